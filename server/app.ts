@@ -1,0 +1,11 @@
+import { Hono } from "hono";
+import type { ServerConfig } from "./config";
+
+/** Builds the HTTP app (middleware + routes); tests call it without a port. */
+export function buildApp(config: ServerConfig) {
+  const app = new Hono();
+  app.get("/api/health", (c) =>
+    c.json({ ok: true, upstream: config.sglang.length > 0 ? config.sglang : "simulator" }),
+  );
+  return app;
+}

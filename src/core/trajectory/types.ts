@@ -1,0 +1,110 @@
+/**
+ * The one data model everything revolves around: the exact token sequence an agent episode
+ * produced, cut into segments. Flat views (token_ids, loss_mask, slime/atropos arrays) are derived
+ * from segments by the format adapters and never stored twice.
+ */
+
+/** Index of a token inside a whole trajectory (0-based). */
+export type TokenIndex = number & { readonly __brand: "TokenIndex" };
+/** Offset in UTF-16 code units inside a decoded text. */
+export type CharOffset = number & { readonly __brand: "CharOffset" };
+/** Offset in bytes inside the UTF-8 encoding of a decoded text. */
+export type ByteOffset = number & { readonly __brand: "ByteOffset" };
+
+export type SegmentKind = "prompt" | "model" | "tool";
+
+export type TrajectoryStatus = "running" | "completed" | "truncated" | "aborted";
+
+/** Why a model turn ended, as a typed union (SGLang `finish_reason.type`). */
+export type FinishReason =
+  | { readonly type: "stop"; readonly matched?: number | string | null }
+  | { readonly type: "length"; readonly length?: number }
+  | { readonly type: "abort"; readonly message?: string };
+
+export interface TopLogprob {
+  readonly tokenId: number;
+  readonly logprob: number;
+}
+
+/** One parsed tool call inside a model segment; `span` is in characters of the segment text. */
+export interface ToolCall {
+  /** Per-response id, e.g. `call_0000` (restarts in every response). */
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The raw text between the call markers. */
+  readonly raw: string;
+  /** [start, end) character offsets of the whole call markup inside the segment text. */
+  readonly span: readonly [number, number];
+  /** Set when the call could not be parsed; the model is fed back an error result. */
+  readonly error?: string;
+  /** The tool's reply, when it ran. */
+  readonly result?: string;
+  readonly resultIsError?: boolean;
+}
+
+export interface Segment {
+  readonly kind: SegmentKind;
+  /** 0 = initial prompt; model/tool segments count up. */
+  readonly turn: number;
+  readonly tokenIds: readonly number[];
+  /** 1 only where the policy is trained (model output). */
+  readonly lossMask: readonly (0 | 1)[];
+  /** null where none was recorded (prompt and tool tokens, usually). */
+  readonly logprobs: readonly (number | null)[];
+  readonly topLogprobs?: readonly (readonly TopLogprob[] | null)[];
+  /** Decoded text of tokenIds, when known (special tokens kept). */
+  readonly text?: string;
+  readonly toolCalls?: readonly ToolCall[];
+  readonly finishReason?: FinishReason;
+  /** True on the segment where the iteration limit (or a length stop / abort) ended the episode. */
+  readonly cutoff?: boolean;
+  readonly cutoffReason?: string;
+}
+
+/** One `/generate` call of a live episode. */
+export interface GenerateCall {
+  readonly rid: string;
+  readonly inputLen: number;
+  readonly outputLen: number;
+  readonly finishReason: FinishReason | null;
+  readonly cachedTokens?: number;
+  readonly e2eLatency?: number;
+  readonly weightVersion?: string;
+}
+
+export interface ChatMessage {
+  readonly role: string;
+  readonly content: string;
+  readonly [key: string]: unknown;
+}
+
+export interface TrajectorySource {
+  /** `live`, or the file name it was read from. */
+  readonly kind: "live" | "file";
+  readonly path?: string;
+  /** 1-based line number inside the file. */
+  readonly line?: number;
+  /** Row inside a group line (atropos), 0 otherwise. */
+  readonly row?: number;
+}
+
+export interface Trajectory {
+  readonly id: string;
+  readonly source: TrajectorySource;
+  /** Format the trajectory was read from (`rollout-lens/v1`, `slime`, `atropos`, `strands`, `verl`). */
+  readonly format: string;
+  readonly createdAt?: string;
+  readonly model?: string;
+  readonly tokenizer?: string;
+  readonly samplingParams?: Readonly<Record<string, unknown>>;
+  readonly status: TrajectoryStatus;
+  readonly reward?: number | null;
+  readonly segments: readonly Segment[];
+  readonly calls?: readonly GenerateCall[];
+  readonly messages?: readonly ChatMessage[];
+  /** Group key for GRPO-style groups (atropos line, slime group_index). */
+  readonly group?: string;
+  /** Free-form metadata and unknown keys, kept verbatim. */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
