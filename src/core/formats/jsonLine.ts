@@ -26,8 +26,9 @@ export function parseJsonLine(text: string): JsonLineParse {
     if (rewritten === undefined) return { ok: false, message: errorMessage(error) };
     try {
       return { ok: true, value: JSON.parse(rewritten, revive) };
-    } catch (second) {
-      return { ok: false, message: errorMessage(second) };
+    } catch {
+      // The first error's positions refer to the text the user has, not to the rewrite.
+      return { ok: false, message: errorMessage(error) };
     }
   }
 }
