@@ -65,7 +65,7 @@ export function exitCodeOf(report: FileReport): number {
   return report.errors.length > 0 ? 1 : 0;
 }
 
-function describe(report: FileReport): string {
+function formatReport(report: FileReport): string {
   if (report.readError !== undefined) return `${report.path}: cannot read: ${report.readError}`;
   const head =
     `${report.path}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
@@ -112,7 +112,7 @@ export async function validateCommand(args: string[], io: CommandIo = processIo)
   if (values.json) {
     io.out(JSON.stringify({ files: reports.map(toJson) }));
   } else {
-    for (const report of reports) io.out(describe(report));
+    for (const report of reports) io.out(formatReport(report));
   }
   return Math.max(...reports.map(exitCodeOf));
 }
