@@ -44,6 +44,7 @@ export function readSlimeSample(
   row = 0,
   fieldPrefix = "",
 ): ReadResult {
+  const at = (name: string) => (fieldPrefix === "" ? name : `${fieldPrefix}.${name}`);
   const parsed = sampleSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error, fieldPrefix) };
   const s = parsed.data;
@@ -52,20 +53,20 @@ export function readSlimeSample(
   if (r > n) {
     return {
       ok: false,
-      error: { field: `${fieldPrefix}response_length`, message: `${r} exceeds the ${n} tokens` },
+      error: { field: at("response_length"), message: `${r} exceeds the ${n} tokens` },
     };
   }
   if (s.loss_mask && s.loss_mask.length !== r) {
     return {
       ok: false,
-      error: lengthError(`${fieldPrefix}loss_mask`, s.loss_mask.length, "response_length", r),
+      error: lengthError(at("loss_mask"), s.loss_mask.length, "response_length", r),
     };
   }
   const lp = s.rollout_log_probs;
   if (lp && lp.length !== r) {
     return {
       ok: false,
-      error: lengthError(`${fieldPrefix}rollout_log_probs`, lp.length, "response_length", r),
+      error: lengthError(at("rollout_log_probs"), lp.length, "response_length", r),
     };
   }
   const promptLength = n - r;
@@ -112,7 +113,7 @@ export function readSlime(
   if (!Array.isArray(samples)) return readSlimeSample(value, context);
   const trajectories: Trajectory[] = [];
   for (const [i, sample] of samples.entries()) {
-    const result = readSlimeSample(sample, context, i, `samples[${i}].`);
+    const result = readSlimeSample(sample, context, i, `samples[${i}]`);
     if (!result.ok) return result;
     for (const t of result.trajectories) {
       trajectories.push({
