@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { validateCommand } from "./commands/validate";
 import { parseServerConfig } from "./config";
 import { startServer } from "./index";
 
@@ -28,11 +29,13 @@ async function serveCommand(args: string[]): Promise<number> {
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
+  validate: validateCommand,
 };
 
 const USAGE = `usage: rollout-lens <command> [options]
 commands:
-  serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]`;
+  serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
+  validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,123 @@
+import { parseArgs } from "node:util";
+import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
+import type { FormatId, LineError } from "../../src/core/formats/types";
+import { readLines } from "../files/readLines";
+
+/** What `validate` found in one file. */
+export interface FileReport {
+  readonly path: string;
+  /** Detected (or forced) format; null when no line could be read. */
+  readonly format: FormatId | null;
+  /** Lines read, blank ones included. */
+  readonly lines: number;
+  readonly blank: number;
+  /** Lines that loaded. */
+  readonly valid: number;
+  readonly trajectories: number;
+  readonly errors: LineError[];
+  /** Set when the file could not be read at all. */
+  readonly readError?: string;
+}
+
+const FORMAT_FLAG: Readonly<Record<string, FormatId | undefined>> = {
+  auto: undefined,
+  "rollout-lens": "rollout-lens/v1",
+  "rollout-lens/v1": "rollout-lens/v1",
+  slime: "slime",
+  atropos: "atropos",
+  strands: "strands",
+  verl: "verl",
+};
+
+/**
+ * Reads `path` line by line and checks every line. With no forced format, the first line that
+ * loads fixes the file's format and later lines must match it.
+ */
+export async function validateFile(path: string, forced?: FormatId): Promise<FileReport> {
+  let format = forced;
+  let lines = 0;
+  let blank = 0;
+  let valid = 0;
+  let trajectories = 0;
+  const errors: LineError[] = [];
+  try {
+    for await (const { lineNo, text } of readLines(path)) {
+      lines = lineNo;
+      const result = readRolloutLine(text, lineNo, format, path);
+      if (result.kind === "blank") blank += 1;
+      else if (result.kind === "error") errors.push(result.error);
+      else {
+        valid += 1;
+        trajectories += result.trajectories.length;
+        format ??= result.format;
+      }
+    }
+  } catch (error) {
+    const readError = error instanceof Error ? error.message : String(error);
+    return { path, format: format ?? null, lines, blank, valid, trajectories, errors, readError };
+  }
+  return { path, format: format ?? null, lines, blank, valid, trajectories, errors };
+}
+
+/** 0 = every line valid, 1 = some lines bad, 2 = unreadable or nothing valid. */
+export function exitCodeOf(report: FileReport): number {
+  if (report.readError !== undefined || report.valid === 0) return 2;
+  return report.errors.length > 0 ? 1 : 0;
+}
+
+function formatReport(report: FileReport): string {
+  if (report.readError !== undefined) return `${report.path}: cannot read: ${report.readError}`;
+  const head =
+    `${report.path}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
+    `from ${report.valid} valid lines (${report.lines} lines, ${report.blank} blank, ` +
+    `${report.errors.length} bad)`;
+  const bad = report.errors.map(
+    (e) => `  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
+  );
+  return [head, ...bad].join("\n");
+}
+
+/** Output sink, so tests can run the command in-process and read what it printed. */
+export interface CommandIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+const processIo: CommandIo = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+/** `rollout-lens validate FILE... [--format F] [--json]`; resolves to the exit code. */
+export async function validateCommand(args: string[], io: CommandIo = processIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      format: { type: "string", default: "auto" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  if (!Object.hasOwn(FORMAT_FLAG, values.format)) {
+    io.err(`validate: --format must be one of ${Object.keys(FORMAT_FLAG).join(", ")}`);
+    return 2;
+  }
+  if (positionals.length === 0) {
+    io.err("validate: give at least one FILE");
+    return 2;
+  }
+  const forced = FORMAT_FLAG[values.format];
+  const reports: FileReport[] = [];
+  for (const path of positionals) reports.push(await validateFile(path, forced));
+  if (values.json) {
+    io.out(JSON.stringify({ files: reports.map(toJson) }));
+  } else {
+    for (const report of reports) io.out(formatReport(report));
+  }
+  return Math.max(...reports.map(exitCodeOf));
+}
+
+function toJson(report: FileReport): Record<string, unknown> {
+  const { readError, ...rest } = report;
+  return readError === undefined ? rest : { ...rest, read_error: readError };
+}
