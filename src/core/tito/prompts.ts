@@ -1,0 +1,122 @@
+import type { ChatTemplateMessage, Tokenizer, ToolSchema } from "../tokenizer/types";
+
+/** Prompt tokens plus the exact text they encode (for the segment's `text`). */
+export interface PromptTokens {
+  readonly tokenIds: number[];
+  readonly text: string;
+}
+
+export interface InitialPromptInput {
+  readonly system?: string;
+  readonly user: string;
+  readonly tools?: readonly ToolSchema[];
+  readonly enableThinking?: boolean;
+}
+
+/** Segment 0: the chat template over system + user (+ tool schemas), generation prompt on. */
+export function initialPrompt(tokenizer: Tokenizer, input: InitialPromptInput): PromptTokens {
+  const messages: ChatTemplateMessage[] = [];
+  if (input.system !== undefined) messages.push({ role: "system", content: input.system });
+  messages.push({ role: "user", content: input.user });
+  const text = tokenizer.applyChatTemplate(messages, {
+    addGenerationPrompt: true,
+    ...(input.tools && input.tools.length > 0 ? { tools: input.tools } : {}),
+    ...(input.enableThinking === undefined ? {} : { enableThinking: input.enableThinking }),
+  });
+  return { tokenIds: tokenizer.encode(text), text };
+}
+
+const MARKER = "__M__";
+const separators = new WeakMap<Tokenizer, string>();
+
+/**
+ * The text a chat template puts after an assistant turn's end-of-turn token and before the next
+ * message (`\n` for Qwen, `` for Llama-3/GLM), detected from the template as strands-sglang v0.4
+ * does: render [user, assistant "__M__"], encode what follows the marker, drop the end-of-turn token.
+ * One refinement: the result stops at the first added token, because some templates (the bundled
+ * Llama-3 one) append the next header or generation prompt whatever `add_generation_prompt` says.
+ */
+export function detectSeparator(tokenizer: Tokenizer): string {
+  const cached = separators.get(tokenizer);
+  if (cached !== undefined) return cached;
+  const rendered = tokenizer.applyChatTemplate([
+    { role: "user", content: "U" },
+    { role: "assistant", content: MARKER },
+  ]);
+  const at = rendered.lastIndexOf(MARKER);
+  if (at === -1) {
+    throw new Error(`tokenizer ${tokenizer.id}: the chat template dropped the assistant content`);
+  }
+  const after = tokenizer.encode(rendered.slice(at + MARKER.length));
+  const [endOfTurn, ...rest] = after;
+  if (endOfTurn === undefined || !tokenizer.isAdded(endOfTurn)) {
+    throw new Error(
+      `tokenizer ${tokenizer.id}: the chat template closes an assistant turn with ` +
+        `${JSON.stringify(rendered.slice(at + MARKER.length))}, which does not start with an ` +
+        "end-of-turn token; cannot tell the model's last token from the template's separator",
+    );
+  }
+  const firstAdded = rest.findIndex((id) => tokenizer.isAdded(id));
+  const separatorIds = firstAdded === -1 ? rest : rest.slice(0, firstAdded);
+  // Guarded because the transformers.js decoder throws on an empty id list.
+  const separator = separatorIds.length === 0 ? "" : tokenizer.decode(separatorIds);
+  separators.set(tokenizer, separator);
+  return separator;
+}
+
+export interface SuffixOptions {
+  /** Overrides the detected separator (tests, odd templates). */
+  readonly separator?: string;
+  /** Must match the initial prompt: Qwen3's generation prompt depends on it. */
+  readonly enableThinking?: boolean;
+}
+
+const FAKE_PREFIX: readonly ChatTemplateMessage[] = [
+  { role: "system", content: "__TITO_SYSTEM__" },
+  { role: "user", content: "__TITO_USER__" },
+];
+
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * Tokens for the messages that follow a model turn (tool results, a user reply) plus the next
+ * generation prompt: ONLY what goes after the ledger's last token, separator first. Uses
+ * strands-sglang v0.4's prefix subtraction over a fake [system, user] conversation, so templates
+ * that inject a default system prompt when none is given still yield just the new part.
+ * Pass parallel tool results in call order (`call_0000` first).
+ */
+export function toolResultSuffix(
+  tokenizer: Tokenizer,
+  newMessages: readonly ChatTemplateMessage[],
+  options: SuffixOptions = {},
+): PromptTokens {
+  if (newMessages.length === 0) {
+    throw new Error("toolResultSuffix: no new messages to render after the model turn");
+  }
+  const thinking =
+    options.enableThinking === undefined ? {} : { enableThinking: options.enableThinking };
+  const base = tokenizer.applyChatTemplate(FAKE_PREFIX, {
+    addGenerationPrompt: false,
+    ...thinking,
+  });
+  const full = tokenizer.applyChatTemplate([...FAKE_PREFIX, ...newMessages], {
+    addGenerationPrompt: true,
+    ...thinking,
+  });
+  if (!full.startsWith(base)) {
+    const at = firstDifference(base, full);
+    throw new Error(
+      `tokenizer ${tokenizer.id}: the chat template does not render [system, user] as a prefix of ` +
+        `[system, user, …new messages] (they differ at character ${at}: ` +
+        `${JSON.stringify(base.slice(at, at + 40))} vs ${JSON.stringify(full.slice(at, at + 40))}); ` +
+        "it appends text after the last message regardless of add_generation_prompt, so the new " +
+        "messages cannot be tokenized incrementally",
+    );
+  }
+  const text = (options.separator ?? detectSeparator(tokenizer)) + full.slice(base.length);
+  return { tokenIds: tokenizer.encode(text), text };
+}
