@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
-import type { EpisodeEvent, EpisodeSummary, StartEpisodeRequest } from "../../src/core/wire/episodes";
 import type { Trajectory } from "../../src/core/trajectory/types";
+import type {
+  EpisodeEvent,
+  EpisodeSummary,
+  StartEpisodeRequest,
+} from "../../src/core/wire/episodes";
 import type { EpisodeStore } from "../store/episodeStore";
 
 /** What the runner gets from the manager for one episode. */
@@ -10,7 +14,12 @@ export interface EpisodeSink {
   /** Publishes an event to subscribers; `segment` events are also journaled. */
   emit(event: EpisodeEvent): void;
   /** Asks the researcher; the reply arrives through `humanReply`. */
-  askHuman(callId: string, question: string, timeoutMs: number, signal: AbortSignal): Promise<string>;
+  askHuman(
+    callId: string,
+    question: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<string>;
   /** Registers how to build the current trajectory while the episode runs. */
   setSnapshot(snapshot: () => Trajectory): void;
 }
@@ -90,7 +99,8 @@ export class EpisodeManager {
 
   /** Starts an episode in the background; throws TooManyEpisodesError beyond the cap. */
   start(request: StartEpisodeRequest): string {
-    if (this.running >= this.options.maxRunning) throw new TooManyEpisodesError(this.options.maxRunning);
+    if (this.running >= this.options.maxRunning)
+      throw new TooManyEpisodesError(this.options.maxRunning);
     const id = newEpisodeId();
     const episode: LiveEpisode = {
       id,
@@ -155,7 +165,13 @@ export class EpisodeManager {
       // The runner should never throw; if it does, keep what was recorded.
       const partial = episode.snapshot?.();
       final = {
-        ...(partial ?? { id: episode.id, source: { kind: "live" }, format: "rollout-lens/v1", segments: [], metadata: {} }),
+        ...(partial ?? {
+          id: episode.id,
+          source: { kind: "live" },
+          format: "rollout-lens/v1",
+          segments: [],
+          metadata: {},
+        }),
         status: "aborted",
         metadata: { ...partial?.metadata, abort_reason: `internal error: ${String(error)}` },
       };
@@ -250,4 +266,3 @@ export class EpisodeManager {
     }
   }
 }
-

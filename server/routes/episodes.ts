@@ -56,7 +56,11 @@ export function episodesRoutes(options: {
     if (!manager.isKnown(id)) return c.json({ error: `no live events for episode "${id}"` }, 404);
     const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
     const fromQuery = Number.parseInt(c.req.query("from") ?? "", 10);
-    const from = Number.isFinite(lastEventId) ? lastEventId + 1 : Number.isFinite(fromQuery) ? fromQuery : 0;
+    const from = Number.isFinite(lastEventId)
+      ? lastEventId + 1
+      : Number.isFinite(fromQuery)
+        ? fromQuery
+        : 0;
     return streamSSE(c, async (stream) => {
       let resolveDone: () => void = () => {};
       const done = new Promise<void>((resolve) => {

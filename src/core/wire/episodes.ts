@@ -35,9 +35,19 @@ export interface EpisodeSummary {
 
 /** Server-Sent Events of one episode, in order; `seq` is the SSE id (replayable from 0). */
 export type EpisodeEvent =
-  | { readonly type: "started"; readonly id: string; readonly upstream: string; readonly model: string }
+  | {
+      readonly type: "started";
+      readonly id: string;
+      readonly upstream: string;
+      readonly model: string;
+    }
   | { readonly type: "segment"; readonly index: number; readonly segment: Segment }
-  | { readonly type: "delta"; readonly turn: number; readonly text: string; readonly tokens: number }
+  | {
+      readonly type: "delta";
+      readonly turn: number;
+      readonly text: string;
+      readonly tokens: number;
+    }
   | { readonly type: "tool_call"; readonly segmentIndex: number; readonly call: ToolCall }
   | {
       readonly type: "tool_result";
