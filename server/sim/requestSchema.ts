@@ -59,11 +59,31 @@ export const detokenizeBodySchema = z.looseObject({
   skip_special_tokens: z.boolean().nullish(),
 });
 
+interface FlatIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+  readonly code: string;
+}
+
+// A union failure (e.g. `sampling_params` is an object or a list) says only "Invalid input"; the
+// branch that got deepest names the real culprit, which is what pydantic would report.
+function flatten(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): FlatIssue[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) {
+    return [{ path, message: issue.message, code: issue.code }];
+  }
+  const branches = issue.errors.map((branch) => branch.flatMap((inner) => flatten(inner, path)));
+  const depth = (branch: FlatIssue[]) => Math.max(0, ...branch.map((i) => i.path.length));
+  const deepest = branches.reduce((best, branch) => (depth(branch) > depth(best) ? branch : best));
+  return depth(deepest) > path.length ? deepest : [{ path, message: issue.message, code: issue.code }];
+}
+
 /** A pydantic-style summary of schema failures, the text SGLang puts in its 400 ErrorResponse. */
 export function describeSchemaError(error: z.ZodError, model: string): string {
-  const count = error.issues.length;
-  const lines = error.issues.map(
-    (issue) => `${issue.path.join(".") || "body"}\n  ${issue.message} [type=${issue.code}]`,
+  const issues = error.issues.flatMap((issue) => flatten(issue, []));
+  const lines = issues.map(
+    (issue) => `${issue.path.map(String).join(".") || "body"}\n  ${issue.message} [type=${issue.code}]`,
   );
+  const count = issues.length;
   return `${count} validation error${count === 1 ? "" : "s"} for ${model}\n${lines.join("\n")}`;
 }
