@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { SIM_USAGE, simCommand } from "./commands/sim";
 import { parseServerConfig } from "./config";
 import { startServer } from "./index";
 
@@ -28,11 +29,13 @@ async function serveCommand(args: string[]): Promise<number> {
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
+  sim: simCommand,
 };
 
 const USAGE = `usage: rollout-lens <command> [options]
 commands:
-  serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]`;
+  serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
+${SIM_USAGE}`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
