@@ -111,6 +111,11 @@ export interface Trajectory {
   readonly messages?: readonly ChatMessage[];
   /** Group key for GRPO-style groups (atropos line, slime group_index). */
   readonly group?: string;
+  /**
+   * Value the source stored at untrained (mask 0) response positions instead of a logprob (slime
+   * writes 0.0). Those positions read as null; writers of that format put the value back.
+   */
+  readonly logprobPlaceholder?: number;
   /** Free-form metadata and unknown keys, kept verbatim. */
   readonly metadata: Readonly<Record<string, unknown>>;
 }

@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { flattenSegments, sliceSegments, spansFromMask } from "../trajectory/flatten";
+import type { ChatMessage, Trajectory } from "../trajectory/types";
+import { chatMessageWireSchema } from "./rolloutLensSchema";
+import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
+import {
+  anyNumber,
+  lengthError,
+  logprobsSchema,
+  remainder,
+  tokenIdsSchema,
+  zodFieldError,
+} from "./wireSchemas";
+
+/** atropos' "not trained" mask value (the PyTorch cross-entropy ignore index). */
+const IGNORE = -100;
+/** atropos writes 1.0 (any value > 0 is impossible for a logprob) at masked positions. */
+const SENTINEL_LOGPROB = 1.0;
+
+const groupSchema = z.looseObject({
+  tokens: z.array(tokenIdsSchema),
+  masks: z.array(z.array(z.int())),
+  scores: z.array(anyNumber),
+  inference_logprobs: z.array(logprobsSchema).nullish(),
+});
+const messagesSchema = z.array(z.array(chatMessageWireSchema));
+
+/** Score spread of a group; `zeroVariance` groups carry no GRPO advantage signal. */
+export interface GroupSummary {
+  readonly size: number;
+  readonly scores: readonly number[];
+  readonly mean: number;
+  readonly std: number;
+  readonly zero_variance: boolean;
+}
+
+function summarize(scores: readonly number[]): GroupSummary {
+  const mean = scores.reduce((a, b) => a + b, 0) / Math.max(scores.length, 1);
+  const variance = scores.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(scores.length, 1);
+  const zero = scores.every((s) => s === scores[0]);
+  return { size: scores.length, scores, mean, std: Math.sqrt(variance), zero_variance: zero };
+}
+
+function checkGroup(g: z.infer<typeof groupSchema>): FieldError | undefined {
+  const rows = g.tokens.length;
+  if (g.masks.length !== rows) return lengthError("masks", g.masks.length, "tokens", rows);
+  if (g.scores.length !== rows) return lengthError("scores", g.scores.length, "tokens", rows);
+  const lp = g.inference_logprobs;
+  if (lp && lp.length !== rows) return lengthError("inference_logprobs", lp.length, "tokens", rows);
+  for (const [i, tokens] of g.tokens.entries()) {
+    const masks = g.masks[i] ?? [];
+    if (masks.length !== tokens.length)
+      return lengthError(`masks[${i}]`, masks.length, `tokens[${i}]`, tokens.length);
+    const rowLp = lp?.[i];
+    if (rowLp && rowLp.length !== tokens.length) {
+      return lengthError(`inference_logprobs[${i}]`, rowLp.length, `tokens[${i}]`, tokens.length);
+    }
+    const k = masks.findIndex((m, j) => m !== IGNORE && m !== tokens[j]);
+    if (k >= 0) {
+      return {
+        field: `masks[${i}][${k}]`,
+        message: `is ${masks[k]}: neither -100 nor the token id ${tokens[k]}`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Reads one atropos ScoredDataGroup line (rollout-formats.md §2) into one trajectory per row.
+ * Group-level keys stay verbatim in every row's metadata (index per-row lists with source.row),
+ * next to a computed `group_summary` that shows zero-variance groups.
+ */
+export function readAtropos(
+  value: Readonly<Record<string, unknown>>,
+  context: ReadContext,
+): ReadResult {
+  const parsed = groupSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
+  const g = parsed.data;
+  const problem = checkGroup(g);
+  if (problem) return { ok: false, error: problem };
+  const consumed = new Set(["tokens", "masks", "scores"]);
+  if (g.inference_logprobs) consumed.add("inference_logprobs");
+  const messages = messagesSchema.safeParse(g.messages);
+  if (messages.success && messages.data.length === g.tokens.length) consumed.add("messages");
+  const metadata = { ...remainder(g, consumed), group_summary: summarize(g.scores) };
+  const group = `L${context.line}`;
+  const trajectories = g.tokens.map((tokenIds, i): Trajectory => {
+    const masks = g.masks[i] ?? [];
+    const lossMask = masks.map((m): 0 | 1 => (m === IGNORE ? 0 : 1));
+    const rowLp = g.inference_logprobs?.[i];
+    const logprobs = tokenIds.map((_, k) => {
+      const v = rowLp?.[k] ?? null;
+      return v !== null && lossMask[k] === 0 && v > 0 ? null : v;
+    });
+    const firstTrained = lossMask.indexOf(1);
+    const promptLength = firstTrained < 0 ? tokenIds.length : firstTrained;
+    const rowMessages: ChatMessage[] | undefined = consumed.has("messages")
+      ? messages.data?.[i]
+      : undefined;
+    return {
+      id: `${group}.${i}`,
+      source: { kind: "file", path: context.path, line: context.line, row: i },
+      format: "atropos",
+      status: "completed",
+      reward: g.scores[i] ?? null,
+      segments: sliceSegments(
+        { tokenIds, lossMask, logprobs },
+        spansFromMask(lossMask, promptLength),
+      ),
+      messages: rowMessages,
+      group,
+      metadata,
+    };
+  });
+  return { ok: true, trajectories };
+}
+
+/** Writes the rows of one group back as a ScoredDataGroup object (-100 masks, 1.0 sentinels). */
+export function writeAtroposGroup(rows: readonly Trajectory[]): Record<string, unknown> {
+  const { group_summary: _summary, ...metadata } = rows[0]?.metadata ?? {};
+  const flats = rows.map((t) => flattenSegments(t.segments));
+  const out: Record<string, unknown> = {
+    ...metadata,
+    tokens: flats.map((f) => f.tokenIds),
+    masks: flats.map((f) => f.tokenIds.map((id, k) => (f.lossMask[k] === 1 ? id : IGNORE))),
+    scores: rows.map((t) => t.reward ?? null),
+  };
+  if (flats.some((f) => f.logprobs.some((v) => v !== null))) {
+    out.inference_logprobs = flats.map((f) => f.logprobs.map((v) => v ?? SENTINEL_LOGPROB));
+  }
+  if (rows.every((t) => t.messages !== undefined)) out.messages = rows.map((t) => t.messages);
+  return out;
+}
+
+export const atroposAdapter: FormatAdapter = {
+  id: "atropos",
+  detect: (v) => Array.isArray(v.tokens) && Array.isArray(v.masks) && Array.isArray(v.scores),
+  read: readAtropos,
+};

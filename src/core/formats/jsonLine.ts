@@ -1,0 +1,88 @@
+/**
+ * JSON lines as Python writes them: `json.dumps` emits bare `NaN`, `Infinity` and `-Infinity`,
+ * which `JSON.parse` rejects. Parsing tries `JSON.parse` first (fast path, almost every line) and
+ * only rewrites those words outside strings when it fails.
+ */
+
+// A string no real record holds: the rewrite turns each bare word into it, the reviver turns it back.
+const SENTINEL_PREFIX = "\u0000rollout-lens:";
+const SENTINEL_JSON = "\\u0000rollout-lens:";
+const SPECIAL: Readonly<Record<string, number>> = {
+  NaN: Number.NaN,
+  Infinity: Number.POSITIVE_INFINITY,
+  "-Infinity": Number.NEGATIVE_INFINITY,
+};
+
+export type JsonLineParse =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly message: string };
+
+/** Parses one JSON text, accepting Python's bare NaN / Infinity / -Infinity outside strings. */
+export function parseJsonLine(text: string): JsonLineParse {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    const rewritten = rewriteSpecialNumbers(text);
+    if (rewritten === undefined) return { ok: false, message: errorMessage(error) };
+    try {
+      return { ok: true, value: JSON.parse(rewritten, revive) };
+    } catch (second) {
+      return { ok: false, message: errorMessage(second) };
+    }
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return `invalid JSON: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function revive(_key: string, value: unknown): unknown {
+  if (typeof value === "string" && value.startsWith(SENTINEL_PREFIX)) {
+    return SPECIAL[value.slice(SENTINEL_PREFIX.length)] ?? value;
+  }
+  return value;
+}
+
+/** Replaces bare special-number words outside strings; undefined when there is none to replace. */
+function rewriteSpecialNumbers(text: string): string | undefined {
+  if (text.includes(SENTINEL_JSON)) return undefined;
+  const parts: string[] = [];
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      continue;
+    }
+    for (const word of ["-Infinity", "Infinity", "NaN"]) {
+      if (text.startsWith(word, i)) {
+        parts.push(text.slice(from, i), `"${SENTINEL_JSON}${word}"`);
+        i += word.length - 1;
+        from = i + 1;
+        break;
+      }
+    }
+  }
+  if (parts.length === 0) return undefined;
+  parts.push(text.slice(from));
+  return parts.join("");
+}
+
+/** Serializes a line object the way Python writes it: non-finite numbers as bare words, -0 as -0.0. */
+export function stringifyJsonLine(value: unknown): string {
+  const json = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === "number" && !Number.isFinite(v)) {
+      return `${SENTINEL_PREFIX}${Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity"}`;
+    }
+    // JSON.stringify writes -0 as 0; Python writes -0.0, and logprobs of exactly -0.0 are common.
+    if (Object.is(v, -0)) return `${SENTINEL_PREFIX}-0.0`;
+    return v;
+  });
+  return json.replace(/"\\u0000rollout-lens:(NaN|Infinity|-Infinity|-0\.0)"/g, "$1");
+}

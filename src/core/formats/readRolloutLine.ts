@@ -1,0 +1,74 @@
+import { checkTrajectory } from "../trajectory/invariants";
+import { atroposAdapter } from "./atropos";
+import { parseJsonLine } from "./jsonLine";
+import { rolloutLensAdapter } from "./rolloutLens";
+import { slimeAdapter } from "./slime";
+import { strandsAdapter } from "./strands";
+import type { FormatAdapter, FormatId, LineResult } from "./types";
+import { verlAdapter } from "./verl";
+
+/** Sniffing order: explicit `format` markers first, then the key patterns of rollout-formats.md §6. */
+export const ADAPTERS: readonly FormatAdapter[] = [
+  rolloutLensAdapter,
+  strandsAdapter,
+  slimeAdapter,
+  atroposAdapter,
+  verlAdapter,
+];
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The format a parsed line looks like, by its keys; undefined when none matches. */
+export function detectFormat(value: Readonly<Record<string, unknown>>): FormatId | undefined {
+  return ADAPTERS.find((a) => a.detect(value))?.id;
+}
+
+/**
+ * Reads one JSONL line (1-based `lineNo`) into trajectories, or a typed error naming the field.
+ * Blank lines are `blank`, not errors. With a `formatHint` the line must be of that format;
+ * without, the format is sniffed from the line's keys. Every trajectory read is also checked
+ * against the model's invariants: the first violation makes the line an error (never fixed).
+ */
+export function readRolloutLine(
+  lineText: string,
+  lineNo: number,
+  formatHint?: FormatId,
+  path?: string,
+): LineResult {
+  if (lineText.trim().length === 0) return { kind: "blank" };
+  const fail = (message: string, field?: string): LineResult => ({
+    kind: "error",
+    error: field === undefined ? { line: lineNo, message } : { line: lineNo, field, message },
+  });
+  const parsed = parseJsonLine(lineText);
+  if (!parsed.ok) return fail(parsed.message);
+  const value = parsed.value;
+  if (!isRecord(value)) return fail("a rollout line must be a JSON object");
+  const detected = detectFormat(value);
+  const format = formatHint ?? detected;
+  const adapter = ADAPTERS.find((a) => a.id === format);
+  if (!adapter) {
+    const keys = Object.keys(value).slice(0, 8).join(", ");
+    return fail(`unknown record format (keys: ${keys}); see docs/format.md for the formats read`);
+  }
+  if (formatHint !== undefined && detected !== undefined && detected !== formatHint) {
+    return fail(
+      `expected a ${formatHint} record but the keys look like ${detected ?? "no known format"}`,
+    );
+  }
+  const result = adapter.read(value, { line: lineNo, path });
+  if (!result.ok) return fail(result.error.message, result.error.field);
+  for (const t of result.trajectories) {
+    const violations = checkTrajectory(t);
+    const first = violations[0];
+    if (first) {
+      const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : "";
+      const row = t.source.row ? `row ${t.source.row}: ` : "";
+      const at = first.index === undefined ? "" : ` at token ${first.index}`;
+      return fail(`${row}${first.message}${at}${more}`, first.field);
+    }
+  }
+  return { kind: "trajectories", format: adapter.id, trajectories: result.trajectories };
+}

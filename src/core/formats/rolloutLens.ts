@@ -1,0 +1,164 @@
+import { flattenSegments } from "../trajectory/flatten";
+import type { Segment, ToolCall, Trajectory } from "../trajectory/types";
+import {
+  ROLLOUT_LENS_V1,
+  type RolloutLensLine,
+  rolloutLensLineSchema,
+  type SegmentWire,
+} from "./rolloutLensSchema";
+import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
+import { callFromWire, callToWire, lengthError, zodFieldError } from "./wireSchemas";
+
+/** Reads one rollout-lens/v1 object (token index space offsets) into a Trajectory. */
+export function readRolloutLens(value: unknown, context: ReadContext): ReadResult {
+  const parsed = rolloutLensLineSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
+  const line = parsed.data;
+  const problem = checkLine(line);
+  if (problem) return { ok: false, error: problem };
+  const segments = line.segments.map((s) => segmentFromWire(line, s));
+  const t: Trajectory = {
+    id: line.id,
+    source: { kind: "file", path: context.path, line: context.line, row: 0 },
+    format: ROLLOUT_LENS_V1,
+    createdAt: line.created_at,
+    model: line.model,
+    tokenizer: line.tokenizer,
+    samplingParams: line.sampling_params,
+    status: line.status,
+    reward: line.reward,
+    segments,
+    calls: line.calls?.map(callFromWire),
+    messages: line.messages,
+    group: line.group,
+    logprobPlaceholder: line.logprob_placeholder,
+    metadata: line.metadata,
+  };
+  return { ok: true, trajectories: [t] };
+}
+
+function checkLine(line: RolloutLensLine): FieldError | undefined {
+  const n = line.token_ids.length;
+  if (line.loss_mask.length !== n)
+    return lengthError("loss_mask", line.loss_mask.length, "token_ids", n);
+  if (line.logprobs.length !== n)
+    return lengthError("logprobs", line.logprobs.length, "token_ids", n);
+  if (line.segments.length !== line.segment_info.length) {
+    return lengthError("segments", line.segments.length, "segment_info", line.segment_info.length);
+  }
+  let offset = 0;
+  for (const [i, s] of line.segments.entries()) {
+    const field = `segments[${i}]`;
+    if (s.start !== offset || s.end < s.start) {
+      return { field, message: `covers [${s.start}, ${s.end}) but must start at ${offset}` };
+    }
+    const [isOutput, length] = line.segment_info[i] ?? [false, 0];
+    if (isOutput !== (s.kind === "model") || length !== s.end - s.start) {
+      return {
+        field: `segment_info[${i}]`,
+        message: `[${isOutput}, ${length}] disagrees with ${field} (${s.kind}, ${s.end - s.start} tokens)`,
+      };
+    }
+    if (s.top_logprobs && s.top_logprobs.length !== s.end - s.start) {
+      return lengthError(
+        `${field}.top_logprobs`,
+        s.top_logprobs.length,
+        "the segment",
+        s.end - s.start,
+      );
+    }
+    offset = s.end;
+  }
+  if (offset !== n)
+    return { field: "segments", message: `cover ${offset} tokens but token_ids has ${n}` };
+  return undefined;
+}
+
+function segmentFromWire(line: RolloutLensLine, s: SegmentWire): Segment {
+  return {
+    kind: s.kind,
+    turn: s.turn,
+    tokenIds: line.token_ids.slice(s.start, s.end),
+    lossMask: line.loss_mask.slice(s.start, s.end),
+    logprobs: line.logprobs.slice(s.start, s.end),
+    topLogprobs: s.top_logprobs?.map(
+      (alts) => alts?.map((a) => ({ tokenId: a.token_id, logprob: a.logprob })) ?? null,
+    ),
+    text: s.text,
+    toolCalls: s.tool_calls?.map(
+      (c): ToolCall => ({
+        id: c.id,
+        name: c.name,
+        arguments: c.arguments,
+        raw: c.raw,
+        span: c.span,
+        error: c.error,
+        result: c.result,
+        resultIsError: c.result_is_error,
+      }),
+    ),
+    finishReason: s.finish_reason,
+    cutoff: s.cutoff,
+    cutoffReason: s.cutoff_reason,
+  };
+}
+
+/** Writes a Trajectory as one rollout-lens/v1 line object (token arrays stored once). */
+export function writeRolloutLens(t: Trajectory): RolloutLensLine {
+  const flat = flattenSegments(t.segments);
+  return {
+    format: ROLLOUT_LENS_V1,
+    id: t.id,
+    created_at: t.createdAt,
+    status: t.status,
+    reward: t.reward,
+    model: t.model,
+    tokenizer: t.tokenizer,
+    sampling_params: t.samplingParams,
+    group: t.group,
+    token_ids: flat.tokenIds,
+    loss_mask: flat.lossMask,
+    logprobs: flat.logprobs,
+    segment_info: flat.segmentInfo.map(([isOutput, length]) => [isOutput, length]),
+    segments: t.segments.map((s, i) => segmentToWire(s, flat.offsets[i])),
+    logprob_placeholder: t.logprobPlaceholder,
+    calls: t.calls?.map(callToWire),
+    messages: t.messages?.map((m) => ({ ...m })),
+    metadata: { ...t.metadata },
+  };
+}
+
+function segmentToWire(
+  s: Segment,
+  offsets: { start: number; end: number } | undefined,
+): SegmentWire {
+  return {
+    kind: s.kind,
+    turn: s.turn,
+    start: offsets?.start ?? 0,
+    end: offsets?.end ?? 0,
+    text: s.text,
+    finish_reason: s.finishReason,
+    tool_calls: s.toolCalls?.map((c) => ({
+      id: c.id,
+      name: c.name,
+      arguments: { ...c.arguments },
+      raw: c.raw,
+      span: [c.span[0], c.span[1]],
+      error: c.error,
+      result: c.result,
+      result_is_error: c.resultIsError,
+    })),
+    cutoff: s.cutoff,
+    cutoff_reason: s.cutoffReason,
+    top_logprobs: s.topLogprobs?.map(
+      (alts) => alts?.map((a) => ({ token_id: a.tokenId, logprob: a.logprob })) ?? null,
+    ),
+  };
+}
+
+export const rolloutLensAdapter: FormatAdapter = {
+  id: ROLLOUT_LENS_V1,
+  detect: (value) => value.format === ROLLOUT_LENS_V1,
+  read: readRolloutLens,
+};

@@ -1,0 +1,160 @@
+import { z } from "zod";
+import { flattenSegments, sliceSegments, spansFromMask } from "../trajectory/flatten";
+import type { Trajectory, TrajectoryStatus } from "../trajectory/types";
+import type { FormatAdapter, ReadContext, ReadResult } from "./types";
+import {
+  lengthError,
+  logprobsSchema,
+  mask01Schema,
+  remainder,
+  tokenIdsSchema,
+  zodFieldError,
+} from "./wireSchemas";
+
+/** The Sample fields we map; every other key stays verbatim in metadata. */
+const sampleSchema = z.looseObject({
+  tokens: tokenIdsSchema,
+  response_length: z.int().nonnegative(),
+  loss_mask: mask01Schema.nullish(),
+  rollout_log_probs: logprobsSchema.nullish(),
+  status: z.string().optional(),
+});
+
+const STATUS_FROM_SLIME: Readonly<Record<string, TrajectoryStatus>> = {
+  pending: "running",
+  completed: "completed",
+  truncated: "truncated",
+  aborted: "aborted",
+};
+const STATUS_TO_SLIME: Readonly<Record<TrajectoryStatus, string>> = {
+  running: "pending",
+  completed: "completed",
+  truncated: "truncated",
+  aborted: "aborted",
+};
+
+/**
+ * Reads one slime `Sample.to_dict()` (rollout-formats.md §1). Response-only arrays are placed after
+ * the prompt (prompt logprobs null); 0.0 placeholders at mask 0 become null and are remembered in
+ * `logprobPlaceholder` so writing back to slime reproduces them.
+ */
+export function readSlimeSample(
+  value: unknown,
+  context: ReadContext,
+  row = 0,
+  fieldPrefix = "",
+): ReadResult {
+  const parsed = sampleSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error, fieldPrefix) };
+  const s = parsed.data;
+  const n = s.tokens.length;
+  const r = s.response_length;
+  if (r > n) {
+    return {
+      ok: false,
+      error: { field: `${fieldPrefix}response_length`, message: `${r} exceeds the ${n} tokens` },
+    };
+  }
+  if (s.loss_mask && s.loss_mask.length !== r) {
+    return {
+      ok: false,
+      error: lengthError(`${fieldPrefix}loss_mask`, s.loss_mask.length, "response_length", r),
+    };
+  }
+  const lp = s.rollout_log_probs;
+  if (lp && lp.length !== r) {
+    return {
+      ok: false,
+      error: lengthError(`${fieldPrefix}rollout_log_probs`, lp.length, "response_length", r),
+    };
+  }
+  const promptLength = n - r;
+  const responseMask = s.loss_mask ?? Array<1>(r).fill(1);
+  const masked = responseMask.flatMap((m, k) => (m === 0 ? [lp?.[k]] : []));
+  // slime's own helpers write 0.0 at mask 0; strands-via-slime copies real scores there instead.
+  const isPlaceholder =
+    lp !== undefined && lp !== null && masked.length > 0 && masked.every((v) => v === 0);
+  const responseLogprobs = responseMask.map((m, k) =>
+    isPlaceholder && m === 0 ? null : (lp?.[k] ?? null),
+  );
+  const lossMask: (0 | 1)[] = [...Array<0>(promptLength).fill(0), ...responseMask];
+  const logprobs = [...Array<null>(promptLength).fill(null), ...responseLogprobs];
+  const segments = sliceSegments(
+    { tokenIds: s.tokens, lossMask, logprobs },
+    spansFromMask(lossMask, promptLength),
+  );
+
+  const consumed = new Set(["tokens", "response_length", "loss_mask", "rollout_log_probs"]);
+  const status = s.status === undefined ? "completed" : STATUS_FROM_SLIME[s.status];
+  if (s.status !== undefined && status !== undefined) consumed.add("status");
+  const reward = s.reward;
+  if (reward === null || typeof reward === "number") consumed.add("reward");
+  const t: Trajectory = {
+    id: row === 0 && fieldPrefix === "" ? `L${context.line}` : `L${context.line}.${row}`,
+    source: { kind: "file", path: context.path, line: context.line, row },
+    format: "slime",
+    status: status ?? "aborted",
+    reward: reward === null || typeof reward === "number" ? reward : undefined,
+    segments,
+    group: typeof s.group_index === "number" ? String(s.group_index) : undefined,
+    logprobPlaceholder: isPlaceholder ? 0 : undefined,
+    metadata: remainder(s, consumed),
+  };
+  return { ok: true, trajectories: [t] };
+}
+
+/** Reads a slime Sample line, or a `{rollout_id, samples}` dump wrapper (one trajectory per sample). */
+export function readSlime(
+  value: Readonly<Record<string, unknown>>,
+  context: ReadContext,
+): ReadResult {
+  const samples = value.samples;
+  if (!Array.isArray(samples)) return readSlimeSample(value, context);
+  const trajectories: Trajectory[] = [];
+  for (const [i, sample] of samples.entries()) {
+    const result = readSlimeSample(sample, context, i, `samples[${i}].`);
+    if (!result.ok) return result;
+    for (const t of result.trajectories) {
+      trajectories.push({
+        ...t,
+        metadata: { ...t.metadata, slime_dump: { rollout_id: value.rollout_id } },
+      });
+    }
+  }
+  return { ok: true, trajectories };
+}
+
+/** Writes a Trajectory as a slime Sample object: response-only arrays after the first prompt segment. */
+export function writeSlime(t: Trajectory): Record<string, unknown> {
+  const flat = flattenSegments(t.segments);
+  const first = t.segments[0];
+  const promptLength = first?.kind === "prompt" ? first.tokenIds.length : 0;
+  const lossMask = flat.lossMask.slice(promptLength);
+  const logprobs = flat.logprobs.slice(promptLength);
+  const placeholder = t.logprobPlaceholder;
+  const hasLogprobs = placeholder !== undefined || logprobs.some((v) => v !== null);
+  const { slime_dump: _dump, ...metadata } = t.metadata;
+  const out: Record<string, unknown> = {
+    ...metadata,
+    tokens: flat.tokenIds,
+    response_length: flat.tokenIds.length - promptLength,
+    loss_mask: lossMask,
+    rollout_log_probs: hasLogprobs
+      ? logprobs.map((v, k) =>
+          v === null && lossMask[k] === 0 && placeholder !== undefined ? placeholder : v,
+        )
+      : null,
+  };
+  // Keys the reader could not map losslessly (a reward dict, a `failed` status) stay as read.
+  if (!("status" in metadata)) out.status = STATUS_TO_SLIME[t.status];
+  if (!("reward" in metadata) && t.reward !== undefined) out.reward = t.reward;
+  return out;
+}
+
+export const slimeAdapter: FormatAdapter = {
+  id: "slime",
+  detect: (v) =>
+    (Array.isArray(v.tokens) && "response_length" in v) ||
+    ("rollout_id" in v && Array.isArray(v.samples)),
+  read: readSlime,
+};

@@ -1,0 +1,55 @@
+import type { Trajectory } from "../trajectory/types";
+
+/** The record formats we read and write. */
+export type FormatId = "rollout-lens/v1" | "slime" | "atropos" | "strands" | "verl";
+
+export const FORMAT_IDS: readonly FormatId[] = [
+  "rollout-lens/v1",
+  "slime",
+  "atropos",
+  "strands",
+  "verl",
+];
+
+/** A bad line: 1-based `line` in its file, `field` the JSON path at fault when known. */
+export interface LineError {
+  readonly line: number;
+  readonly field?: string;
+  readonly message: string;
+}
+
+/** A problem found while reading one JSON object, before the line number is attached. */
+export interface FieldError {
+  readonly field?: string;
+  readonly message: string;
+}
+
+/** What one JSONL line yields: trajectories, nothing (blank line), or one error. */
+export type LineResult =
+  | {
+      readonly kind: "trajectories";
+      readonly format: FormatId;
+      readonly trajectories: Trajectory[];
+    }
+  | { readonly kind: "blank" }
+  | { readonly kind: "error"; readonly error: LineError };
+
+/** Where the object being read came from, used for ids and `Trajectory.source`. */
+export interface ReadContext {
+  /** 1-based line number inside the file. */
+  readonly line: number;
+  readonly path?: string;
+}
+
+/** Adapter read result: trajectories, or the first structural error found. */
+export type ReadResult =
+  | { readonly ok: true; readonly trajectories: Trajectory[] }
+  | { readonly ok: false; readonly error: FieldError };
+
+/** One format: sniff a parsed line, read it into trajectories. */
+export interface FormatAdapter {
+  readonly id: FormatId;
+  /** True when the object's keys look like this format (rollout-formats.md §6 sniffer table). */
+  detect(value: Readonly<Record<string, unknown>>): boolean;
+  read(value: Readonly<Record<string, unknown>>, context: ReadContext): ReadResult;
+}

@@ -1,0 +1,138 @@
+import { flattenSegments } from "./flatten";
+import type { Segment, Trajectory } from "./types";
+
+/** One broken invariant: `field` names the path, `index` the first offending token (trajectory index). */
+export interface Violation {
+  readonly field: string;
+  readonly index?: number;
+  readonly message: string;
+}
+
+const EXPECTED_MASK = { prompt: 0, model: 1, tool: 0 } as const;
+
+/**
+ * Checks a trajectory against the model's invariants and returns every violation (empty = valid).
+ * Per-token rules report one violation per segment and rule, at the first offending token index,
+ * with the count, so a 100k-token mistake stays readable. A trajectory with no segments is valid
+ * (a running episode before its prompt, or a text-only verl record).
+ */
+export function checkTrajectory(t: Trajectory): Violation[] {
+  const out: Violation[] = [];
+  const first = t.segments[0];
+  if (first && first.kind !== "prompt") {
+    out.push({ field: "segments[0].kind", message: `first segment is ${first.kind}, not prompt` });
+  }
+  let start = 0;
+  let cutoffs = 0;
+  t.segments.forEach((segment, i) => {
+    checkSegment(segment, i, start, out);
+    if (segment.cutoff) cutoffs += 1;
+    start += segment.tokenIds.length;
+  });
+  if (cutoffs > 1) {
+    out.push({ field: "segments", message: `${cutoffs} segments are marked cutoff; at most one` });
+  }
+  checkCalls(t, out);
+  return out;
+}
+
+function firstBad<T>(
+  values: readonly T[],
+  isBad: (v: T) => boolean,
+): { at: number; count: number } | undefined {
+  let at = -1;
+  let count = 0;
+  values.forEach((v, k) => {
+    if (isBad(v)) {
+      if (at < 0) at = k;
+      count += 1;
+    }
+  });
+  return at < 0 ? undefined : { at, count };
+}
+
+function checkSegment(segment: Segment, i: number, start: number, out: Violation[]): void {
+  const n = segment.tokenIds.length;
+  const field = `segments[${i}]`;
+  const lengths: [string, number | undefined][] = [
+    ["lossMask", segment.lossMask.length],
+    ["logprobs", segment.logprobs.length],
+    ["topLogprobs", segment.topLogprobs?.length],
+  ];
+  for (const [name, length] of lengths) {
+    if (length !== undefined && length !== n) {
+      out.push({
+        field: `${field}.${name}`,
+        message: `${name} has ${length} entries, tokenIds ${n}`,
+      });
+    }
+  }
+  const badId = firstBad(segment.tokenIds, (id) => !Number.isInteger(id) || id < 0);
+  if (badId) {
+    const value = segment.tokenIds[badId.at];
+    out.push({
+      field: `${field}.tokenIds`,
+      index: start + badId.at,
+      message: `token id ${value} is not a non-negative integer (${badId.count} such ids)`,
+    });
+  }
+  const expected = EXPECTED_MASK[segment.kind];
+  const badMask = firstBad(segment.lossMask, (m) => m !== expected);
+  if (badMask) {
+    out.push({
+      field: `${field}.lossMask`,
+      index: start + badMask.at,
+      message: `${segment.kind} segment must have mask ${expected} on every token; ${badMask.count} differ`,
+    });
+  }
+  if (segment.kind === "model") {
+    const positive = firstBad(segment.logprobs, (lp) => lp !== null && lp > 0);
+    if (positive) {
+      const value = segment.logprobs[positive.at];
+      out.push({
+        field: `${field}.logprobs`,
+        index: start + positive.at,
+        message: `logprob ${value} > 0 on a model token (${positive.count} such); a sentinel, not a logprob?`,
+      });
+    }
+  }
+  segment.toolCalls?.forEach((call, c) => {
+    const [from, to] = call.span;
+    const textLength = segment.text?.length ?? Number.POSITIVE_INFINITY;
+    if (!(from >= 0 && from <= to && to <= textLength)) {
+      out.push({
+        field: `${field}.toolCalls[${c}].span`,
+        message: `span [${from}, ${to}) is outside the segment text (${segment.text?.length ?? "unknown"} chars)`,
+      });
+    }
+  });
+}
+
+function checkCalls(t: Trajectory, out: Violation[]): void {
+  if (!t.calls) return;
+  const flat = flattenSegments(t.segments);
+  const total = flat.tokenIds.length;
+  t.calls.forEach((call, c) => {
+    const field = `calls[${c}]`;
+    if (call.inputLen + call.outputLen > total) {
+      out.push({
+        field,
+        message: `input_len ${call.inputLen} + output_len ${call.outputLen} exceeds the ${total} tokens`,
+      });
+      return;
+    }
+    if (call.outputLen === 0) return;
+    const s = flat.offsets.findIndex(
+      (o, k) => o.start === call.inputLen && t.segments[k]?.kind === "model",
+    );
+    const offsets = flat.offsets[s];
+    if (!offsets) {
+      out.push({ field, message: `no model segment starts at input_len ${call.inputLen}` });
+    } else if (offsets.end - offsets.start !== call.outputLen) {
+      out.push({
+        field,
+        message: `output_len ${call.outputLen} but segments[${s}] has ${offsets.end - offsets.start} tokens`,
+      });
+    }
+  });
+}
