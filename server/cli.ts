@@ -16,10 +16,13 @@ async function serveCommand(args: string[]): Promise<number> {
       tokenizer: { type: "string" },
       data: { type: "string" },
       tools: { type: "string", multiple: true },
+      "max-episodes": { type: "string" },
     },
   });
+  const { "max-episodes": maxEpisodes, ...rest } = values;
   const config = parseServerConfig({
-    ...values,
+    ...rest,
+    maxEpisodes,
     sglang: values.sglang?.split(",").filter((u) => u.length > 0),
     files: positionals,
   });

@@ -5,7 +5,7 @@ import type {
   EpisodeSummary,
   StartEpisodeRequest,
 } from "../../src/core/wire/episodes";
-import type { EpisodeStore } from "../store/episodeStore";
+import type { EpisodeStore, StoredLine } from "../store/episodeStore";
 
 /** What the runner gets from the manager for one episode. */
 export interface EpisodeSink {
@@ -90,6 +90,8 @@ export class EpisodeManager {
       readonly maxRunning: number;
       /** How many finished episodes keep their event log in memory for replay. */
       readonly keepFinished?: number;
+      /** Told where each finished episode was stored. */
+      readonly onStored?: (trajectory: Trajectory, at: StoredLine) => void;
     },
   ) {}
 
@@ -178,7 +180,8 @@ export class EpisodeManager {
     }
     episode.final = final;
     try {
-      await store.finish(final);
+      const at = await store.finish(final);
+      this.options.onStored?.(final, at);
     } catch (error) {
       console.error(`episode ${episode.id}: could not persist: ${String(error)}`);
     }

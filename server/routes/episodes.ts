@@ -62,17 +62,22 @@ export function episodesRoutes(options: {
         ? fromQuery
         : 0;
     return streamSSE(c, async (stream) => {
+      // Writes are chained so they go out in order and all land before the stream closes.
+      let written = Promise.resolve();
       let resolveDone: () => void = () => {};
       const done = new Promise<void>((resolve) => {
         resolveDone = resolve;
       });
       const unsubscribe = manager.subscribe(id, from, (seq, event) => {
-        void stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) });
+        written = written.then(() =>
+          stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) }),
+        );
         if (event.type === "end") resolveDone();
       });
       stream.onAbort(() => resolveDone());
       await done;
       unsubscribe?.();
+      await written;
     });
   });
 

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm, stat, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import type { Segment, Trajectory } from "../../src/core/trajectory/types";
@@ -21,13 +21,22 @@ const EPISODES_FILE = "episodes.jsonl";
 const RUNNING_DIR = "running";
 const TORN_DIR = "torn";
 
-function appendLineSync(path: string, line: string): void {
+/** Where a stored line sits in its file, in bytes. */
+export interface StoredLine {
+  readonly offset: number;
+  readonly length: number;
+}
+
+function appendLineSync(path: string, line: string): StoredLine {
   // One write of a whole line, then fsync: a crash leaves either nothing or the whole line, except
   // for a torn tail on a full disk or power loss, which `open()` detects and moves aside.
   const fd = openSync(path, "a");
   try {
-    writeSync(fd, `${line}\n`);
+    const offset = fstatSync(fd).size;
+    const bytes = Buffer.from(`${line}\n`, "utf8");
+    writeSync(fd, bytes);
     fsyncSync(fd);
+    return { offset, length: bytes.length - 1 };
   } finally {
     closeSync(fd);
   }
@@ -44,7 +53,7 @@ export class EpisodeStore {
 
   constructor(
     readonly dataDir: string,
-    private readonly serialize: SerializeTrajectory,
+    readonly serialize: SerializeTrajectory,
   ) {
     this.episodesPath = join(dataDir, EPISODES_FILE);
     this.runningDir = join(dataDir, RUNNING_DIR);
@@ -123,9 +132,22 @@ export class EpisodeStore {
   }
 
   /** Stores the finished episode as one line and drops its journal. */
-  async finish(trajectory: Trajectory): Promise<void> {
-    appendLineSync(this.episodesPath, JSON.stringify(this.serialize(trajectory)));
+  async finish(trajectory: Trajectory): Promise<StoredLine> {
+    const stored = appendLineSync(this.episodesPath, JSON.stringify(this.serialize(trajectory)));
     await rm(this.journalPath(trajectory.id), { force: true });
+    return stored;
+  }
+
+  /** Reads back one stored line by its position. */
+  async readLine(at: StoredLine): Promise<string> {
+    const handle = await open(this.episodesPath, "r");
+    try {
+      const buffer = Buffer.alloc(at.length);
+      await handle.read(buffer, 0, at.length, at.offset);
+      return buffer.toString("utf8");
+    } finally {
+      await handle.close();
+    }
   }
 
   private journalPath(id: string): string {
