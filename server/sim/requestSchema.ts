@@ -75,14 +75,17 @@ function flatten(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): FlatI
   const branches = issue.errors.map((branch) => branch.flatMap((inner) => flatten(inner, path)));
   const depth = (branch: FlatIssue[]) => Math.max(0, ...branch.map((i) => i.path.length));
   const deepest = branches.reduce((best, branch) => (depth(branch) > depth(best) ? branch : best));
-  return depth(deepest) > path.length ? deepest : [{ path, message: issue.message, code: issue.code }];
+  return depth(deepest) > path.length
+    ? deepest
+    : [{ path, message: issue.message, code: issue.code }];
 }
 
 /** A pydantic-style summary of schema failures, the text SGLang puts in its 400 ErrorResponse. */
 export function describeSchemaError(error: z.ZodError, model: string): string {
   const issues = error.issues.flatMap((issue) => flatten(issue, []));
   const lines = issues.map(
-    (issue) => `${issue.path.map(String).join(".") || "body"}\n  ${issue.message} [type=${issue.code}]`,
+    (issue) =>
+      `${issue.path.map(String).join(".") || "body"}\n  ${issue.message} [type=${issue.code}]`,
   );
   const count = issues.length;
   return `${count} validation error${count === 1 ? "" : "s"} for ${model}\n${lines.join("\n")}`;
