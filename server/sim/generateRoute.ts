@@ -173,7 +173,10 @@ function streamResponse(
 
 function droppedConnection(c: SimHonoContext): Response {
   const socket = c.env?.incoming?.socket;
-  if (socket) socket.destroy();
+  if (socket) {
+    socket.destroy();
+    return new Response(null);
+  }
   // In-process callers have no socket: a body that errors is the closest equivalent.
   return new Response(
     new ReadableStream({
@@ -184,9 +187,15 @@ function droppedConnection(c: SimHonoContext): Response {
   );
 }
 
-function stall(ctx: SimContext, signal: AbortSignal): Promise<Response> {
+/** Never answers; the items stay "waiting" (so `/flush_cache` refuses) until the client leaves. */
+function stall(ctx: SimContext, call: GenerateCall, signal: AbortSignal): Promise<Response> {
+  const waiting = call.items.map((item) => ({ rid: item.rid, isAborted: false, wake: () => {} }));
+  for (const item of waiting) ctx.registry.add(item);
   return new Promise((resolve) => {
-    const release = () => resolve(new Response(null, { status: 499 }));
+    const release = () => {
+      for (const item of waiting) ctx.registry.remove(item);
+      resolve(new Response(null, { status: 499 }));
+    };
     if (signal.aborted || ctx.closing.aborted) return release();
     signal.addEventListener("abort", release, { once: true });
     ctx.closing.addEventListener("abort", release, { once: true });
@@ -232,7 +241,7 @@ export async function handleGenerate(ctx: SimContext, c: SimHonoContext): Promis
     case "drop":
       return droppedConnection(c);
     case "stall":
-      return stall(ctx, signal);
+      return stall(ctx, call, signal);
     case "abort-before-prefill": {
       const bodies = call.items.map((item, index) => {
         const body = abortBeforePrefillBody(item.rid);

@@ -25,6 +25,23 @@ const EASY_PIECE = /^[\s\p{P}]*$/u;
  * continuations likely, digits and new words much less so. Mean of -logprob at temperature 1.
  */
 function difficulty(tokenizer: Tokenizer, id: number): number {
+  let known = difficultyCache.get(tokenizer);
+  if (!known) {
+    known = new Map();
+    difficultyCache.set(tokenizer, known);
+  }
+  let value = known.get(id);
+  if (value === undefined) {
+    value = classify(tokenizer, id);
+    known.set(id, value);
+  }
+  return value;
+}
+
+// A single-token decode costs tens of microseconds in transformers.js; ids repeat a lot.
+const difficultyCache = new WeakMap<Tokenizer, Map<number, number>>();
+
+function classify(tokenizer: Tokenizer, id: number): number {
   if (tokenizer.isAdded(id)) return 0.02;
   const piece = tokenizer.decode([id]);
   if (EASY_PIECE.test(piece)) return 0.12;
