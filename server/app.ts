@@ -1,11 +1,35 @@
 import { Hono } from "hono";
-import type { ServerConfig } from "./config";
+import { episodesRoutes } from "./routes/episodes";
+import type { Services } from "./services";
 
 /** Builds the HTTP app (middleware + routes); tests call it without a port. */
-export function buildApp(config: ServerConfig) {
+export function buildApp(services: Services) {
+  const { config, manager, index, client } = services;
   const app = new Hono();
   app.get("/api/health", (c) =>
-    c.json({ ok: true, upstream: config.sglang.length > 0 ? config.sglang : "simulator" }),
+    c.json({
+      ok: true,
+      upstream: services.isSimulated ? "simulator" : config.sglang,
+      isSimulated: services.isSimulated,
+      model: client.model,
+      tokenizer: config.tokenizer,
+      contextLength: client.contextLength ?? null,
+      tools: [...services.registry.tools.keys()],
+      runningEpisodes: manager.runningCount,
+    }),
   );
+  app.route(
+    "/api/episodes",
+    episodesRoutes({
+      manager,
+      serialize: services.store.serialize,
+      findStored: (id) => index.find(id),
+      listStored: async () => index.summaries(),
+    }),
+  );
+  app.onError((error, c) => {
+    console.error(error);
+    return c.json({ error: `internal error: ${error.message}` }, 500);
+  });
   return app;
 }

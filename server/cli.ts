@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { SIM_USAGE, simCommand } from "./commands/sim";
 import { validateCommand } from "./commands/validate";
 import { parseServerConfig } from "./config";
 import { startServer } from "./index";
@@ -16,10 +17,13 @@ async function serveCommand(args: string[]): Promise<number> {
       tokenizer: { type: "string" },
       data: { type: "string" },
       tools: { type: "string", multiple: true },
+      "max-episodes": { type: "string" },
     },
   });
+  const { "max-episodes": maxEpisodes, ...rest } = values;
   const config = parseServerConfig({
-    ...values,
+    ...rest,
+    maxEpisodes,
     sglang: values.sglang?.split(",").filter((u) => u.length > 0),
     files: positionals,
   });
@@ -29,13 +33,15 @@ async function serveCommand(args: string[]): Promise<number> {
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
+  sim: simCommand,
   validate: validateCommand,
 };
 
 const USAGE = `usage: rollout-lens <command> [options]
 commands:
   serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
-  validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]`;
+  validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]
+${SIM_USAGE}`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {

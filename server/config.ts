@@ -9,6 +9,7 @@ export const serverConfigSchema = z.object({
   data: z.string().default("./data"),
   tools: z.array(z.string()).default([]),
   files: z.array(z.string()).default([]),
+  maxEpisodes: z.coerce.number().int().min(1).max(10_000).default(256),
 });
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>;

@@ -5,20 +5,30 @@ import { serve } from "@hono/node-server";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { buildApp } from "./app";
 import type { ServerConfig } from "./config";
+import { createServices } from "./services";
 
 const distDir = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 
 /** Starts the server on the configured port and shuts it down on SIGINT/SIGTERM. */
 export async function startServer(config: ServerConfig): Promise<void> {
-  const app = buildApp(config);
+  const services = await createServices(config);
+  const app = buildApp(services);
   if (existsSync(distDir)) {
     app.use("/*", serveStatic({ root: distDir }));
     app.get("*", serveStatic({ path: join(distDir, "index.html") }));
   }
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  console.log(`Rollout Lens on http://${config.host}:${config.port}`);
-  const shutdown = () => server.close(() => process.exit(0));
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", () => resolve());
+    server.once("error", reject);
+  });
+  const upstream = services.isSimulated
+    ? "the embedded SGLang simulator"
+    : config.sglang.join(", ");
+  console.log(`Rollout Lens on http://${config.host}:${config.port} (model: ${upstream})`);
+  const shutdown = () => {
+    void services.close().finally(() => server.close(() => process.exit(0)));
+  };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
 }

@@ -19,7 +19,13 @@ export type TrajectoryStatus = "running" | "completed" | "truncated" | "aborted"
 export type FinishReason =
   | { readonly type: "stop"; readonly matched?: number | string | null }
   | { readonly type: "length"; readonly length?: number }
-  | { readonly type: "abort"; readonly message?: string };
+  | {
+      readonly type: "abort";
+      readonly message?: string;
+      /** Newer SGLang servers say which HTTP status the abort carries (e.g. 503 for overload). */
+      readonly statusCode?: number;
+      readonly errType?: string;
+    };
 
 export interface TopLogprob {
   readonly tokenId: number;

@@ -1,0 +1,271 @@
+import { randomBytes } from "node:crypto";
+import type { Trajectory } from "../../src/core/trajectory/types";
+import type {
+  EpisodeEvent,
+  EpisodeSummary,
+  StartEpisodeRequest,
+} from "../../src/core/wire/episodes";
+import type { EpisodeStore, StoredLine } from "../store/episodeStore";
+
+/** What the runner gets from the manager for one episode. */
+export interface EpisodeSink {
+  readonly id: string;
+  readonly signal: AbortSignal;
+  /** Publishes an event to subscribers; `segment` events are also journaled. */
+  emit(event: EpisodeEvent): void;
+  /** Asks the researcher; the reply arrives through `humanReply`. */
+  askHuman(
+    callId: string,
+    question: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<string>;
+  /** Registers how to build the current trajectory while the episode runs. */
+  setSnapshot(snapshot: () => Trajectory): void;
+}
+
+/** Runs one episode to its end; must resolve (never reject) with the final trajectory. */
+export type RunEpisode = (request: StartEpisodeRequest, sink: EpisodeSink) => Promise<Trajectory>;
+
+type Listener = (seq: number, event: EpisodeEvent) => void;
+
+interface LiveEpisode {
+  readonly id: string;
+  readonly request: StartEpisodeRequest;
+  readonly createdAt: string;
+  readonly events: EpisodeEvent[];
+  readonly listeners: Set<Listener>;
+  readonly controller: AbortController;
+  snapshot?: () => Trajectory;
+  final?: Trajectory;
+  pendingHuman?: { callId: string; resolve: (reply: string) => void };
+}
+
+export class TooManyEpisodesError extends Error {
+  constructor(readonly limit: number) {
+    super(`${limit} episodes are already running; wait for one to finish`);
+  }
+}
+
+/** Fixed-width random ids: safe in file names and prefix-free for SGLang rids. */
+export function newEpisodeId(): string {
+  return `ep_${randomBytes(8).toString("hex")}`;
+}
+
+/** Summary counts of a trajectory for the episode list. */
+export function summarize(trajectory: Trajectory, prompt: string): EpisodeSummary {
+  let tokens = 0;
+  let trainable = 0;
+  let toolCalls = 0;
+  for (const segment of trajectory.segments) {
+    tokens += segment.tokenIds.length;
+    for (const m of segment.lossMask) trainable += m;
+    toolCalls += segment.toolCalls?.length ?? 0;
+  }
+  return {
+    id: trajectory.id,
+    status: trajectory.status,
+    createdAt: trajectory.createdAt ?? "",
+    prompt: prompt.slice(0, 200),
+    tokens,
+    trainableTokens: trainable,
+    turns: trajectory.segments.filter((s) => s.kind === "model").length,
+    toolCalls,
+  };
+}
+
+/**
+ * Holds running episodes and the event log of each (replayable for late subscribers), enforces the
+ * cap on concurrent episodes, and persists segments and finished episodes through the store.
+ */
+export class EpisodeManager {
+  private readonly live = new Map<string, LiveEpisode>();
+  private readonly finishedOrder: string[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly options: {
+      readonly store: EpisodeStore;
+      readonly run: RunEpisode;
+      readonly maxRunning: number;
+      /** How many finished episodes keep their event log in memory for replay. */
+      readonly keepFinished?: number;
+      /** Told where each finished episode was stored. */
+      readonly onStored?: (trajectory: Trajectory, at: StoredLine) => void;
+    },
+  ) {}
+
+  get runningCount(): number {
+    return this.running;
+  }
+
+  /** Starts an episode in the background; throws TooManyEpisodesError beyond the cap. */
+  start(request: StartEpisodeRequest): string {
+    if (this.running >= this.options.maxRunning)
+      throw new TooManyEpisodesError(this.options.maxRunning);
+    const id = newEpisodeId();
+    const episode: LiveEpisode = {
+      id,
+      request,
+      createdAt: new Date().toISOString(),
+      events: [],
+      listeners: new Set(),
+      controller: new AbortController(),
+    };
+    this.live.set(id, episode);
+    this.running++;
+    void this.drive(episode);
+    return id;
+  }
+
+  private async drive(episode: LiveEpisode): Promise<void> {
+    const { store } = this.options;
+    let journaled = false;
+    const sink: EpisodeSink = {
+      id: episode.id,
+      signal: episode.controller.signal,
+      emit: (event) => {
+        if (event.type === "segment") {
+          if (!journaled && episode.snapshot) {
+            const { segments: _s, status: _st, ...header } = episode.snapshot();
+            store.begin(header);
+            journaled = true;
+          }
+          if (journaled) store.appendSegment(episode.id, event.segment);
+        }
+        this.publish(episode, event);
+      },
+      askHuman: (callId, question, timeoutMs, signal) =>
+        new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            episode.pendingHuman = undefined;
+            reject(new Error(`no human reply within ${Math.round(timeoutMs / 1000)} s`));
+          }, timeoutMs);
+          signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            episode.pendingHuman = undefined;
+            reject(new Error("episode aborted while waiting for the human"));
+          });
+          episode.pendingHuman = {
+            callId,
+            resolve: (reply) => {
+              clearTimeout(timer);
+              episode.pendingHuman = undefined;
+              resolve(reply);
+            },
+          };
+          this.publish(episode, { type: "waiting_human", callId, question, timeoutMs });
+        }),
+      setSnapshot: (snapshot) => {
+        episode.snapshot = snapshot;
+      },
+    };
+    let final: Trajectory;
+    try {
+      final = await this.options.run(episode.request, sink);
+    } catch (error) {
+      // The runner should never throw; if it does, keep what was recorded.
+      const partial = episode.snapshot?.();
+      final = {
+        ...(partial ?? {
+          id: episode.id,
+          source: { kind: "live" },
+          format: "rollout-lens/v1",
+          segments: [],
+          metadata: {},
+        }),
+        status: "aborted",
+        metadata: { ...partial?.metadata, abort_reason: `internal error: ${String(error)}` },
+      };
+    }
+    episode.final = final;
+    try {
+      const at = await store.finish(final);
+      this.options.onStored?.(final, at);
+    } catch (error) {
+      console.error(`episode ${episode.id}: could not persist: ${String(error)}`);
+    }
+    this.running--;
+    if (!episode.events.some((e) => e.type === "end")) {
+      this.publish(episode, { type: "end", status: final.status });
+    }
+    episode.listeners.clear();
+    this.finishedOrder.push(episode.id);
+    const keep = this.options.keepFinished ?? 200;
+    while (this.finishedOrder.length > keep) {
+      const old = this.finishedOrder.shift();
+      if (old) this.live.delete(old);
+    }
+  }
+
+  private publish(episode: LiveEpisode, event: EpisodeEvent): void {
+    const seq = episode.events.length;
+    episode.events.push(event);
+    for (const listener of episode.listeners) listener(seq, event);
+  }
+
+  /** The trajectory of a live or recently finished episode (status `running` while it runs). */
+  trajectory(id: string): Trajectory | undefined {
+    const episode = this.live.get(id);
+    if (!episode) return undefined;
+    if (episode.final) return episode.final;
+    const snapshot = episode.snapshot?.();
+    return snapshot ? { ...snapshot, status: "running" } : undefined;
+  }
+
+  summaries(): EpisodeSummary[] {
+    const out: EpisodeSummary[] = [];
+    for (const episode of this.live.values()) {
+      const t = this.trajectory(episode.id);
+      if (t) out.push(summarize(t, episode.request.prompt));
+    }
+    return out;
+  }
+
+  isKnown(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  /**
+   * Replays events from `from` and then follows new ones; returns an unsubscribe function, or
+   * undefined when the episode is unknown. `onEnd` runs after the `end` event.
+   */
+  subscribe(id: string, from: number, listener: Listener): (() => void) | undefined {
+    const episode = this.live.get(id);
+    if (!episode) return undefined;
+    for (let seq = Math.max(0, from); seq < episode.events.length; seq++) {
+      const event = episode.events[seq];
+      if (event) listener(seq, event);
+    }
+    if (episode.final) return () => {};
+    episode.listeners.add(listener);
+    return () => episode.listeners.delete(listener);
+  }
+
+  /** Aborts a running episode; false when it is unknown or already finished. */
+  abort(id: string): boolean {
+    const episode = this.live.get(id);
+    if (!episode || episode.final) return false;
+    episode.controller.abort(new Error("aborted by the user"));
+    return true;
+  }
+
+  /** Delivers the researcher's reply to a waiting human tool; false when none is waiting. */
+  humanReply(id: string, reply: string): boolean {
+    const pending = this.live.get(id)?.pendingHuman;
+    if (!pending) return false;
+    pending.resolve(reply);
+    return true;
+  }
+
+  /** Aborts every running episode and waits (bounded) for them to be persisted. */
+  async shutdown(timeoutMs = 5_000): Promise<void> {
+    for (const episode of this.live.values()) {
+      if (!episode.final) episode.controller.abort(new Error("server shutting down"));
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (this.running > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}

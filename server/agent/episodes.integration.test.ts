@@ -1,0 +1,158 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
+import { rolloutLensLineSchema } from "../../src/core/formats/rolloutLensSchema";
+import type { EpisodeEvent } from "../../src/core/wire/episodes";
+import { buildApp } from "../app";
+import { parseServerConfig } from "../config";
+import { createServices, type Services } from "../services";
+import type { ModelClient, ModelTurn } from "./modelClient";
+
+interface Exchange {
+  readonly inputIds: readonly number[];
+  readonly turn: ModelTurn;
+}
+
+let services: Services;
+let app: ReturnType<typeof buildApp>;
+const exchanges: Exchange[] = [];
+
+function recording(client: ModelClient): ModelClient {
+  return {
+    ...client,
+    async generate(request) {
+      const turn = await client.generate(request);
+      exchanges.push({ inputIds: request.inputIds.slice(), turn });
+      return turn;
+    },
+  };
+}
+
+async function post(path: string, body: unknown) {
+  return app.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Reads the whole SSE stream of an episode (it ends after the `end` event). */
+async function events(id: string): Promise<EpisodeEvent[]> {
+  const response = await app.request(`/api/episodes/${id}/events`);
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice(6)));
+}
+
+async function runToEnd(body: unknown) {
+  const started = await post("/api/episodes", body);
+  expect(started.status).toBe(201);
+  const { id } = (await started.json()) as { id: string };
+  const stream = await events(id);
+  const fetched = await app.request(`/api/episodes/${id}`);
+  expect(fetched.status).toBe(200);
+  const line = rolloutLensLineSchema.parse(await fetched.json());
+  return { id, stream, line };
+}
+
+beforeAll(async () => {
+  const data = mkdtempSync(join(tmpdir(), "rl-episodes-"));
+  services = await createServices(parseServerConfig({ data }), { wrapClient: recording });
+  app = buildApp(services);
+});
+
+afterAll(async () => {
+  await services.close();
+});
+
+describe("live episodes against the simulator", () => {
+  it("records the calculator episode token for token (TITO)", async () => {
+    exchanges.length = 0;
+    const { stream, line } = await runToEnd({ prompt: "What is 15*7?", policy: "calculator" });
+    expect(line.status).toBe("completed");
+    expect(stream.at(-1)).toEqual({ type: "end", status: "completed" });
+    expect(exchanges.length).toBeGreaterThanOrEqual(2);
+
+    const last = exchanges.at(-1);
+    expect(line.token_ids).toEqual([...(last?.inputIds ?? []), ...(last?.turn.outputIds ?? [])]);
+    for (let k = 1; k < exchanges.length; k++) {
+      const prev = exchanges[k - 1];
+      const next = exchanges[k]?.inputIds ?? [];
+      const expected = [...(prev?.inputIds ?? []), ...(prev?.turn.outputIds ?? [])];
+      expect(next.slice(0, expected.length)).toEqual(expected);
+    }
+
+    // loss_mask is 1 exactly on model output tokens, and their logprobs are the upstream's.
+    const modelPositions = new Set<number>();
+    for (const segment of line.segments) {
+      if (segment.kind !== "model") continue;
+      for (let i = segment.start; i < segment.end; i++) modelPositions.add(i);
+    }
+    line.loss_mask.forEach((m, i) => {
+      expect(m).toBe(modelPositions.has(i) ? 1 : 0);
+    });
+    const upstreamLogprobs = exchanges.flatMap((e) => e.turn.logprobs);
+    const recorded = line.segments
+      .filter((s) => s.kind === "model")
+      .flatMap((s) => line.logprobs.slice(s.start, s.end));
+    expect(recorded).toEqual(upstreamLogprobs);
+
+    const calls = line.segments.flatMap((s) => s.tool_calls ?? []);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ name: "calculator", result: "105" });
+    expect(stream.map((e) => e.type)).toContain("tool_result");
+    const answer = line.segments.at(-1);
+    expect(answer?.kind).toBe("model");
+  });
+
+  it("keeps the non-canonical policy's odd token splits unchanged", async () => {
+    exchanges.length = 0;
+    const { line } = await runToEnd({ prompt: "Tell me about tokens.", policy: "non-canonical" });
+    const outputs = exchanges.flatMap((e) => e.turn.outputIds);
+    const model = line.segments
+      .filter((s) => s.kind === "model")
+      .flatMap((s) => line.token_ids.slice(s.start, s.end));
+    expect(model).toEqual(outputs);
+    expect(services.tokenizer.encode(services.tokenizer.decode(outputs))).not.toEqual(outputs);
+  });
+
+  it("cuts the looping policy after exactly 3 tool iterations, and stores what the API serves", async () => {
+    exchanges.length = 0;
+    const { id, stream, line } = await runToEnd({
+      prompt: "Loop please",
+      policy: "looping",
+      max_iterations: 3,
+    });
+    expect(line.status).toBe("truncated");
+    expect(exchanges).toHaveLength(3);
+    const models = line.segments.filter((s) => s.kind === "model");
+    expect(models).toHaveLength(3);
+    expect(line.segments.at(-1)).toMatchObject({ kind: "model", cutoff: true });
+    expect(stream.filter((e) => e.type === "cutoff")).toHaveLength(1);
+    expect(line.metadata.untokenized_tool_results).toHaveLength(1);
+
+    const stored = readFileSync(services.store.episodesPath, "utf8")
+      .split("\n")
+      .map((text, i) => readRolloutLine(text, i + 1))
+      .flatMap((r) => (r.kind === "trajectories" ? r.trajectories : []))
+      .find((t) => t.id === id);
+    const served = readRolloutLine(JSON.stringify(line), 1);
+    expect(served.kind).toBe("trajectories");
+    if (served.kind !== "trajectories") return;
+    expect(stored?.segments).toEqual(served.trajectories[0]?.segments);
+  });
+
+  it("lists finished episodes newest first and rejects bad bodies with the field", async () => {
+    const list = await app.request("/api/episodes");
+    const { episodes } = (await list.json()) as { episodes: { id: string; status: string }[] };
+    expect(episodes.length).toBeGreaterThanOrEqual(3);
+    const bad = await post("/api/episodes", { prompt: "", max_iterations: -1 });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/prompt.*max_iterations/);
+  });
+});

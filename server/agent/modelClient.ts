@@ -1,0 +1,39 @@
+import type { FinishReason, TopLogprob } from "../../src/core/trajectory/types";
+
+/** One model turn exactly as the upstream returned it: `outputIds` keep the stop token. */
+export interface ModelTurn {
+  readonly rid: string;
+  readonly outputIds: readonly number[];
+  readonly logprobs: readonly (number | null)[];
+  readonly topLogprobs?: readonly (readonly TopLogprob[] | null)[];
+  readonly finishReason: FinishReason;
+  readonly promptTokens?: number;
+  readonly cachedTokens?: number;
+  readonly e2eLatency?: number;
+  readonly weightVersion?: string;
+}
+
+export interface ModelTurnRequest {
+  readonly inputIds: readonly number[];
+  readonly samplingParams: Readonly<Record<string, unknown>>;
+  readonly topLogprobsNum?: number;
+  readonly signal: AbortSignal;
+  /** Called with the cumulative text and token count while the turn streams (when supported). */
+  readonly onDelta?: (text: string, tokens: number) => void;
+}
+
+/** What the episode runner needs from an inference server (SGLang's native API, or the simulator). */
+export interface ModelClient {
+  /** Shown in the UI: the SGLang URL(s), or "simulator". */
+  readonly upstream: string;
+  /** The model path the upstream reports. */
+  readonly model: string;
+  /** The context window, when the upstream told us (`/v1/models` max_model_len). */
+  readonly contextLength?: number;
+  generate(request: ModelTurnRequest): Promise<ModelTurn>;
+}
+
+/** Thrown (or mapped) when the prompt no longer fits the context window. */
+export class ContextOverflowError extends Error {
+  override readonly name = "ContextOverflowError";
+}

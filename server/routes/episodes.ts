@@ -1,0 +1,101 @@
+import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { Trajectory } from "../../src/core/trajectory/types";
+import { humanReplySchema, startEpisodeSchema } from "../../src/core/wire/episodes";
+import { type EpisodeManager, TooManyEpisodesError } from "../agent/episodeManager";
+import { readJsonBody } from "./readJsonBody";
+
+/** The episodes resource: start, list, fetch, follow (SSE), abort, and answer the human tool. */
+export function episodesRoutes(options: {
+  readonly manager: EpisodeManager;
+  /** Serializes a trajectory as one rollout-lens/v1 object. */
+  readonly serialize: (trajectory: Trajectory) => unknown;
+  /** Finished episodes from the data file (for ones no longer in memory). */
+  readonly findStored: (id: string) => Promise<unknown | undefined>;
+  readonly listStored: () => Promise<readonly unknown[]>;
+}) {
+  const { manager } = options;
+  const app = new Hono();
+
+  app.post("/", async (c) => {
+    const body = await readJsonBody(c, startEpisodeSchema);
+    if (!body.ok) return c.json({ error: body.error }, 400);
+    try {
+      const id = manager.start(body.value);
+      return c.json({ id }, 201);
+    } catch (error) {
+      if (error instanceof TooManyEpisodesError) return c.json({ error: error.message }, 429);
+      throw error;
+    }
+  });
+
+  app.get("/", async (c) => {
+    const live = manager.summaries();
+    const liveIds = new Set(live.map((s) => s.id));
+    const stored = (await options.listStored()).filter(
+      (s) => !(typeof s === "object" && s !== null && "id" in s && liveIds.has(String(s.id))),
+    );
+    const all = [...live, ...stored];
+    const createdAt = (s: unknown) =>
+      typeof s === "object" && s !== null && "createdAt" in s ? String(s.createdAt) : "";
+    all.sort((a, b) => createdAt(b).localeCompare(createdAt(a)));
+    return c.json({ episodes: all });
+  });
+
+  app.get("/:id", async (c) => {
+    const id = c.req.param("id");
+    const trajectory = manager.trajectory(id);
+    if (trajectory) return c.json(options.serialize(trajectory));
+    const stored = await options.findStored(id);
+    if (stored) return c.json(stored);
+    return c.json({ error: `no episode "${id}"` }, 404);
+  });
+
+  app.get("/:id/events", (c) => {
+    const id = c.req.param("id");
+    if (!manager.isKnown(id)) return c.json({ error: `no live events for episode "${id}"` }, 404);
+    const lastEventId = Number.parseInt(c.req.header("Last-Event-ID") ?? "", 10);
+    const fromQuery = Number.parseInt(c.req.query("from") ?? "", 10);
+    const from = Number.isFinite(lastEventId)
+      ? lastEventId + 1
+      : Number.isFinite(fromQuery)
+        ? fromQuery
+        : 0;
+    return streamSSE(c, async (stream) => {
+      // Writes are chained so they go out in order and all land before the stream closes.
+      let written = Promise.resolve();
+      let resolveDone: () => void = () => {};
+      const done = new Promise<void>((resolve) => {
+        resolveDone = resolve;
+      });
+      const unsubscribe = manager.subscribe(id, from, (seq, event) => {
+        written = written.then(() =>
+          stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) }),
+        );
+        if (event.type === "end") resolveDone();
+      });
+      stream.onAbort(() => resolveDone());
+      await done;
+      unsubscribe?.();
+      await written;
+    });
+  });
+
+  app.post("/:id/abort", (c) => {
+    const id = c.req.param("id");
+    if (!manager.abort(id)) return c.json({ error: `episode "${id}" is not running` }, 409);
+    return c.json({ ok: true });
+  });
+
+  app.post("/:id/human-reply", async (c) => {
+    const id = c.req.param("id");
+    const body = await readJsonBody(c, humanReplySchema);
+    if (!body.ok) return c.json({ error: body.error }, 400);
+    if (!manager.humanReply(id, body.value.reply)) {
+      return c.json({ error: `episode "${id}" is not waiting for a human reply` }, 409);
+    }
+    return c.json({ ok: true });
+  });
+
+  return app;
+}

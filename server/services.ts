@@ -1,0 +1,89 @@
+import { writeRolloutLens } from "../src/core/formats/rolloutLens";
+import type { Tokenizer } from "../src/core/tokenizer/types";
+import { EpisodeManager } from "./agent/episodeManager";
+import type { ModelClient } from "./agent/modelClient";
+import { runEpisode } from "./agent/runEpisode";
+import { createSglangModelClient } from "./agent/sglangModelClient";
+import type { ServerConfig } from "./config";
+import { SglangClient } from "./sglang/sglangClient";
+import { type RunningSim, startSim } from "./sim/start";
+import { EpisodeIndex } from "./store/episodeIndex";
+import { EpisodeStore } from "./store/episodeStore";
+import { loadTokenizer } from "./tokenizers/loadTokenizer";
+import { createToolRegistry, loadToolModule, type ToolRegistry } from "./tools/registry";
+
+/** Everything the routes use, built once at startup from the config. */
+export interface Services {
+  readonly config: ServerConfig;
+  readonly tokenizer: Tokenizer;
+  readonly client: ModelClient;
+  readonly sglang: SglangClient;
+  readonly isSimulated: boolean;
+  readonly registry: ToolRegistry;
+  readonly store: EpisodeStore;
+  readonly index: EpisodeIndex;
+  readonly manager: EpisodeManager;
+  close(): Promise<void>;
+}
+
+/** Loads the tokenizer and tools, opens the data directory, and connects to SGLang (or the simulator). */
+export async function createServices(
+  config: ServerConfig,
+  hooks: {
+    /** Wraps the model client (tests record every request and response through it). */
+    readonly wrapClient?: (client: ModelClient) => ModelClient;
+  } = {},
+): Promise<Services> {
+  const tokenizer = await loadTokenizer(config.tokenizer);
+  const extraTools = (await Promise.all(config.tools.map((path) => loadToolModule(path)))).flat();
+  const registry = createToolRegistry(extraTools);
+
+  let sim: RunningSim | undefined;
+  let urls = config.sglang;
+  if (urls.length === 0) {
+    sim = await startSim({ port: 0 }, { tokenizer: config.tokenizer });
+    urls = [sim.url];
+  }
+  const sglang = new SglangClient({ upstreams: urls });
+  const baseClient = await createSglangModelClient(sglang, sim ? "simulator" : urls.join(", "));
+  const client = hooks.wrapClient ? hooks.wrapClient(baseClient) : baseClient;
+
+  const store = new EpisodeStore(config.data, writeRolloutLens);
+  const recovery = await store.open();
+  if (recovery.recovered.length > 0) {
+    console.warn(`recovered ${recovery.recovered.length} interrupted episode(s) as aborted`);
+  }
+  if (recovery.tornBytes > 0) {
+    console.warn(
+      `${store.episodesPath}: a torn last line (${recovery.tornBytes} bytes) was moved to ${recovery.tornPath}`,
+    );
+  }
+  const index = new EpisodeIndex(store);
+  await index.load();
+  for (const problem of index.problems) console.warn(problem);
+
+  const manager = new EpisodeManager({
+    store,
+    maxRunning: config.maxEpisodes,
+    onStored: (trajectory, at) => index.add(trajectory, at),
+    run: (request, sink) =>
+      runEpisode({ tokenizer, tokenizerName: config.tokenizer, client, registry }, request, sink),
+  });
+
+  return {
+    config,
+    tokenizer,
+    client,
+    sglang,
+    isSimulated: sim !== undefined,
+    registry,
+    store,
+    index,
+    manager,
+    async close() {
+      await manager.shutdown();
+      await sglang.close();
+      await sim?.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { SamplingParamsWire } from "../../src/core/wire/sglang";
+
+/** One `input_ids` generation request (spec §1). */
+export interface GenerateRequest {
+  readonly inputIds: readonly number[];
+  /** Always sent explicitly: newer servers otherwise take the model's generation_config defaults. */
+  readonly samplingParams: SamplingParamsWire;
+  /** Default true. */
+  readonly returnLogprob?: boolean;
+  /** Default `inputIds.length - 1`: no prompt logprobs and the prefix cache stays usable (§1.3). */
+  readonly logprobStartLen?: number;
+  readonly topLogprobsNum?: number;
+  /** Rid of the first attempt; retries always use fresh ids. Must be prefix-free; default newRid(). */
+  readonly rid?: string;
+  /** Extra top-level request fields, passed through untouched. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** The JSON body of one /generate call (spec §1). */
+export function buildGenerateBody(request: GenerateRequest, rid: string, stream: boolean) {
+  return {
+    ...request.extra,
+    input_ids: request.inputIds,
+    sampling_params: request.samplingParams,
+    return_logprob: request.returnLogprob ?? true,
+    logprob_start_len: request.logprobStartLen ?? request.inputIds.length - 1,
+    ...(request.topLogprobsNum ? { top_logprobs_num: request.topLogprobsNum } : {}),
+    rid,
+    stream,
+  };
+}
+
+/** Rejects requests SGLang would 400 anyway, before they take a slot or an attempt. */
+export function checkRequest(request: GenerateRequest): void {
+  if (request.inputIds.length === 0) {
+    throw new RangeError("generate: request.inputIds is empty; SGLang rejects empty prompts");
+  }
+  const start = request.logprobStartLen;
+  if (start !== undefined && start >= request.inputIds.length) {
+    throw new RangeError(
+      `generate: request.logprobStartLen ${start} must be < inputIds.length ${request.inputIds.length}`,
+    );
+  }
+}
+
+/** The JSON body of one batch /generate call: per-item lists for every per-item field (spec §3). */
+export function buildBatchBody(requests: readonly GenerateRequest[], rids: readonly string[]) {
+  return {
+    input_ids: requests.map((r) => r.inputIds),
+    sampling_params: requests.map((r) => r.samplingParams),
+    return_logprob: requests.map((r) => r.returnLogprob ?? true),
+    logprob_start_len: requests.map((r) => r.logprobStartLen ?? r.inputIds.length - 1),
+    top_logprobs_num: requests.map((r) => r.topLogprobsNum ?? 0),
+    rid: rids,
+    stream: false,
+  };
+}

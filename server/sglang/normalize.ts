@@ -1,0 +1,175 @@
+import type { FinishReason, TopLogprob } from "../../src/core/trajectory/types";
+import {
+  type FinishReasonWire,
+  type GenerateResponseWire,
+  generateResponseSchema,
+  type LogprobTuple,
+} from "../../src/core/wire/sglang";
+
+/** Token accounting of one /generate reply (spec §2.1); counts are tokens, latency seconds. */
+export interface GenerateUsage {
+  readonly promptTokens: number | undefined;
+  readonly completionTokens: number | undefined;
+  readonly cachedTokens: number | undefined;
+  readonly e2eLatencySeconds: number | undefined;
+  readonly weightVersion: string | undefined;
+}
+
+/** One generation, normalized: ids are authoritative, `text` is display only (spec §2.4). */
+export interface GenerateResult {
+  readonly rid: string;
+  readonly text: string;
+  readonly outputIds: readonly number[];
+  /** One entry per output id; undefined when logprobs were not returned (e.g. abort before prefill). */
+  readonly outputLogprobs: readonly (number | null)[] | undefined;
+  readonly outputTopLogprobs: readonly (readonly TopLogprob[] | null)[] | undefined;
+  /** Aligned with `input_ids[logprob_start_len:]`; entry 0 is always null (spec §2.3). */
+  readonly inputLogprobs: readonly (number | null)[] | undefined;
+  /** null only on intermediate stream snapshots. */
+  readonly finishReason: FinishReason | null;
+  readonly usage: GenerateUsage;
+  /** The raw `meta_info`, unknown keys included, kept verbatim. */
+  readonly meta: Readonly<Record<string, unknown>>;
+}
+
+export type NormalizeOutcome =
+  | { readonly ok: true; readonly value: GenerateResult }
+  | { readonly ok: false; readonly error: string };
+
+/** Maps a wire finish_reason onto the shared FinishReason union (a stop-id list keeps its first id). */
+export function toFinishReason(wire: FinishReasonWire): FinishReason {
+  switch (wire.type) {
+    case "stop": {
+      const m = wire.matched;
+      return { type: "stop", matched: Array.isArray(m) ? (m[0] ?? null) : (m ?? null) };
+    }
+    case "length":
+      return wire.length === undefined
+        ? { type: "length" }
+        : { type: "length", length: wire.length };
+    case "abort":
+      return {
+        type: "abort",
+        ...(wire.message == null ? {} : { message: wire.message }),
+        ...(wire.status_code == null ? {} : { statusCode: wire.status_code }),
+        ...(wire.err_type == null ? {} : { errType: wire.err_type }),
+      };
+    default:
+      return assertNever(wire);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected finish_reason ${JSON.stringify(value)}`);
+}
+
+function toTopLogprobs(
+  list: readonly (readonly LogprobTuple[] | null)[] | undefined,
+): (readonly TopLogprob[] | null)[] | undefined {
+  return list?.map((pos) =>
+    pos === null ? null : pos.map((t) => ({ tokenId: t[1], logprob: t[0] ?? -Infinity })),
+  );
+}
+
+/**
+ * Normalizes one already-schema-checked reply item; `where` names it in error messages. Stream
+ * chunks skip the ids/logprobs length check: older servers sent delta ids with cumulative logprobs.
+ */
+export function normalizeItem(
+  item: GenerateResponseWire,
+  where: string,
+  isStreamChunk = false,
+): NormalizeOutcome {
+  const meta = item.meta_info;
+  const lps = meta.output_token_logprobs;
+  // Older servers omit output_ids in text mode; the ids inside the logprob tuples are the same
+  // tokens in the same order (spec §2, fallback order output_ids → output_token_logprobs → error).
+  const outputIds = item.output_ids ?? lps?.map((t) => t[1]);
+  const isAbort = meta.finish_reason?.type === "abort";
+  if (outputIds === undefined && !isAbort) {
+    return {
+      ok: false,
+      error: `${where}: neither output_ids nor meta_info.output_token_logprobs is present`,
+    };
+  }
+  const ids = outputIds ?? [];
+  if (!isStreamChunk && lps !== undefined && lps.length !== ids.length) {
+    return {
+      ok: false,
+      error: `${where}: meta_info.output_token_logprobs has ${lps.length} entries for ${ids.length} output_ids`,
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      rid: meta.id,
+      text: item.text ?? "",
+      outputIds: ids,
+      outputLogprobs: lps?.map((t) => t[0]),
+      outputTopLogprobs: toTopLogprobs(meta.output_top_logprobs),
+      inputLogprobs: meta.input_token_logprobs?.map((t) => t[0]),
+      finishReason: meta.finish_reason ? toFinishReason(meta.finish_reason) : null,
+      usage: {
+        promptTokens: meta.prompt_tokens,
+        completionTokens: meta.completion_tokens,
+        cachedTokens: meta.cached_tokens,
+        e2eLatencySeconds: meta.e2e_latency,
+        weightVersion: meta.weight_version,
+      },
+      meta,
+    },
+  };
+}
+
+/** Validates and normalizes one parsed JSON reply item; `where` names it in error messages. */
+export function normalizeResponse(
+  json: unknown,
+  where: string,
+  isStreamChunk = false,
+): NormalizeOutcome {
+  const parsed = generateResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue ? issue.path.join(".") || "(root)" : "(root)";
+    return { ok: false, error: `${where}: field ${path}: ${issue?.message ?? "invalid"}` };
+  }
+  return normalizeItem(parsed.data, where, isStreamChunk);
+}
+
+/**
+ * Folds one stream chunk into the snapshot held so far. Chunks are cumulative by default and deltas
+ * under `--incremental-streaming-output` (spec §4). `completion_tokens` is always the running total,
+ * so a chunk carrying fewer ids than that total is a delta; without it, a chunk shorter than what we
+ * hold, or not extending it, is a delta.
+ */
+export function mergeStreamChunk(
+  held: GenerateResult | undefined,
+  chunk: GenerateResult,
+): GenerateResult {
+  if (held === undefined) return chunk;
+  const total = chunk.usage.completionTokens;
+  const n = chunk.outputIds.length;
+  const isDelta =
+    total !== undefined
+      ? n < total
+      : n < held.outputIds.length || !held.outputIds.every((id, i) => chunk.outputIds[i] === id);
+  if (!isDelta) return chunk;
+  const appendOrReplace = <T>(a: readonly T[] | undefined, b: readonly T[] | undefined) => {
+    if (b === undefined) return a;
+    if (a === undefined) return b;
+    // The older `--stream-output` flag made only output_ids incremental; other arrays stayed
+    // cumulative, which shows as b already covering every merged id.
+    return b.length === held.outputIds.length + n ? b : [...a, ...b];
+  };
+  // Text is display only (ids are authoritative); a delta that repeats the whole text so far is
+  // indistinguishable from a cumulative chunk and is taken as cumulative.
+  const isTextCumulative = held.text.length > 0 && chunk.text.startsWith(held.text);
+  return {
+    ...chunk,
+    text: isTextCumulative ? chunk.text : held.text + chunk.text,
+    outputIds: [...held.outputIds, ...chunk.outputIds],
+    outputLogprobs: appendOrReplace(held.outputLogprobs, chunk.outputLogprobs),
+    outputTopLogprobs: appendOrReplace(held.outputTopLogprobs, chunk.outputTopLogprobs),
+    inputLogprobs: chunk.inputLogprobs ?? held.inputLogprobs,
+  };
+}

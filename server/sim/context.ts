@@ -1,0 +1,18 @@
+import type { Tokenizer } from "../../src/core/tokenizer/types";
+import type { FaultKind } from "./faults";
+import type { SimOptions } from "./options";
+import type { PrefixCache } from "./prefixCache";
+import type { Registry } from "./registry";
+
+/** Everything a simulator route needs; one per simulator instance. */
+export interface SimContext {
+  readonly options: SimOptions;
+  readonly tokenizer: Tokenizer;
+  readonly cache: PrefixCache;
+  readonly registry: Registry;
+  readonly pickFault: () => FaultKind;
+  /** Aborted when the simulator closes, releasing stalled requests. */
+  readonly closing: AbortSignal;
+  readonly startedAt: number;
+  isHealthy: boolean;
+}

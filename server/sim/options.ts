@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+/** The scripted agents the simulator can play; see `policies.ts`. */
+export const POLICY_NAMES = [
+  "calculator",
+  "looping",
+  "malformed",
+  "long-winded",
+  "non-canonical",
+] as const;
+
+export const policyNameSchema = z.enum(POLICY_NAMES);
+export type PolicyName = z.infer<typeof policyNameSchema>;
+
+const rate = z.number().min(0).max(1).default(0);
+
+/** Fault rates are per `/generate` call, drawn from one seeded stream in arrival order. */
+export const faultOptionsSchema = z
+  .object({
+    /** 503 with the spec's ErrorResponse body (overload). */
+    rate503: rate,
+    /** 500 with the spec's ErrorResponse body (internal failure). */
+    rate500: rate,
+    /** The socket is destroyed without any response. */
+    rateDrop: rate,
+    /** No response until the client gives up (aborts or disconnects). */
+    rateStall: rate,
+    /** 200 with a truncated, unparsable JSON body (or SSE event). */
+    rateMalformed: rate,
+    /** 200 with the spec's "Abort before prefill" body. */
+    rateAbortBeforePrefill: rate,
+    seed: z.number().int().default(1),
+  })
+  .refine(
+    (f) =>
+      f.rate503 +
+        f.rate500 +
+        f.rateDrop +
+        f.rateStall +
+        f.rateMalformed +
+        f.rateAbortBeforePrefill <=
+      1,
+    { message: "fault rates must add up to at most 1" },
+  );
+
+export type FaultOptions = z.infer<typeof faultOptionsSchema>;
+
+export const simOptionsSchema = z.object({
+  policy: policyNameSchema.default("calculator"),
+  /** Short name (`qwen3`, `llama3`) or a local model folder, as `loadTokenizer` takes it. */
+  tokenizer: z.string().min(1).default("qwen3"),
+  /** Context window in tokens, reported as `max_model_len` / `context_length`. */
+  contextLength: z.number().int().positive().default(32768),
+  /** Base seed for logprobs when a request sends no `sampling_seed`. */
+  seed: z.number().int().default(0),
+  /** Milliseconds spent "queued" before the first token of every `/generate` call. */
+  requestLatencyMs: z.number().min(0).default(0),
+  /** Milliseconds between two decode steps. */
+  tokenLatencyMs: z.number().min(0).default(0),
+  /** `cumulative` is SGLang's default; `delta` mimics `--incremental-streaming-output`. */
+  streamMode: z.enum(["cumulative", "delta"]).default("cumulative"),
+  faults: faultOptionsSchema.default({
+    rate503: 0,
+    rate500: 0,
+    rateDrop: 0,
+    rateStall: 0,
+    rateMalformed: 0,
+    rateAbortBeforePrefill: 0,
+    seed: 1,
+  }),
+});
+
+export type SimOptions = z.infer<typeof simOptionsSchema>;
+export type SimOptionsInput = z.input<typeof simOptionsSchema>;
+
+/** Validates simulator options, naming every bad field. */
+export function parseSimOptions(raw: unknown): SimOptions {
+  const result = simOptionsSchema.safeParse(raw);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`);
+    throw new Error(`invalid simulator options:\n  ${issues.join("\n  ")}`);
+  }
+  return result.data;
+}
+
+/** The model name the simulator shows everywhere, so it can never pass for a real model. */
+export function simModelName(policy: PolicyName): string {
+  return `rollout-lens/simulator (${policy})`;
+}

@@ -1,0 +1,174 @@
+/**
+ * Wire shapes of SGLang's native HTTP API (see shared/reference/sglang-native-api.md), as zod
+ * schemas. Objects are loose: SGLang adds keys between versions and the spec says to treat unknown
+ * keys as opaque, so they pass through untouched. Token ids are vocabulary ids; logprobs are natural
+ * logs.
+ */
+import { z } from "zod";
+
+const tokenId = z.number().int().nonnegative();
+
+/** `[logprob, token_id, text|null]`; logprob is null for the first input position (spec §2.3). */
+export const logprobTupleSchema = z.tuple([z.number().nullable(), tokenId], z.unknown());
+export type LogprobTuple = z.infer<typeof logprobTupleSchema>;
+
+/** Top-k per position: a list of tuples, or null where none was computed (input position 0). */
+export const topLogprobsSchema = z.array(z.array(logprobTupleSchema).nullable());
+
+/** `finish_reason` (spec §2.2). `matched` is a token id, a stop string, or (some versions) a list. */
+export const finishReasonWireSchema = z.discriminatedUnion("type", [
+  z.looseObject({
+    type: z.literal("stop"),
+    matched: z.union([tokenId, z.string(), z.array(tokenId), z.null()]).optional(),
+  }),
+  z.looseObject({ type: z.literal("length"), length: z.number().int().optional() }),
+  z.looseObject({
+    type: z.literal("abort"),
+    message: z.string().nullish(),
+    status_code: z.number().int().nullish(),
+    err_type: z.string().nullish(),
+  }),
+]);
+export type FinishReasonWire = z.infer<typeof finishReasonWireSchema>;
+
+/** `meta_info` of a /generate reply (spec §2.1); only the keys the client reads are typed. */
+export const metaInfoSchema = z.looseObject({
+  id: z.string(),
+  finish_reason: finishReasonWireSchema.nullish(),
+  prompt_tokens: z.number().int().nonnegative().optional(),
+  completion_tokens: z.number().int().nonnegative().optional(),
+  cached_tokens: z.number().int().nonnegative().optional(),
+  e2e_latency: z.number().optional(),
+  weight_version: z.string().optional(),
+  input_token_logprobs: z.array(logprobTupleSchema).optional(),
+  output_token_logprobs: z.array(logprobTupleSchema).optional(),
+  input_top_logprobs: topLogprobsSchema.optional(),
+  output_top_logprobs: topLogprobsSchema.optional(),
+});
+export type MetaInfoWire = z.infer<typeof metaInfoSchema>;
+
+/** One /generate reply item (non-streaming body, one SSE chunk, or one batch element). */
+export const generateResponseSchema = z.looseObject({
+  text: z.string().optional(),
+  output_ids: z.array(tokenId).optional(),
+  meta_info: metaInfoSchema,
+  /** Streaming batch only: position of this item in the batch. */
+  index: z.number().int().optional(),
+});
+export type GenerateResponseWire = z.infer<typeof generateResponseSchema>;
+
+/** Non-streaming batch reply: one item per prompt, in input order (spec §3). */
+export const batchResponseSchema = z.array(generateResponseSchema);
+
+/** `sampling_params` we send explicitly (spec §1.2); extra keys pass through. */
+export const samplingParamsSchema = z.looseObject({
+  max_new_tokens: z.number().int().nonnegative().optional(),
+  temperature: z.number().nonnegative().optional(),
+  top_p: z.number().gt(0).lte(1).optional(),
+  top_k: z.number().int().optional(),
+  min_p: z.number().min(0).max(1).optional(),
+  stop: z.union([z.string(), z.array(z.string())]).optional(),
+  stop_token_ids: z.array(tokenId).optional(),
+  ignore_eos: z.boolean().optional(),
+  skip_special_tokens: z.boolean().optional(),
+  spaces_between_special_tokens: z.boolean().optional(),
+  no_stop_trim: z.boolean().optional(),
+  sampling_seed: z.number().int().optional(),
+});
+export type SamplingParamsWire = z.infer<typeof samplingParamsSchema>;
+
+/** The /generate request body for one `input_ids` prompt (spec §1). */
+export const generateRequestSchema = z.looseObject({
+  input_ids: z.array(tokenId).min(1),
+  sampling_params: samplingParamsSchema,
+  return_logprob: z.boolean(),
+  logprob_start_len: z.number().int().min(-1),
+  top_logprobs_num: z.number().int().nonnegative().optional(),
+  rid: z.string().min(1),
+  stream: z.boolean(),
+});
+export type GenerateRequestWire = z.infer<typeof generateRequestSchema>;
+
+/** `400 {"error":{"message"}}`: semantic errors raised while tokenizing/validating (spec §5). */
+export const semanticErrorBodySchema = z.looseObject({
+  error: z.looseObject({ message: z.string() }),
+});
+/** Newer schema-validation 400s and scheduler 503/500 aborts: OpenAI-style ErrorResponse. */
+export const errorResponseBodySchema = z.looseObject({
+  object: z.literal("error"),
+  message: z.string(),
+  type: z.string().optional(),
+  code: z.number().int().optional(),
+});
+/** Older FastAPI validation 422 (and 404): `{"detail": ...}`. */
+export const detailErrorBodySchema = z.looseObject({ detail: z.unknown() });
+
+/** `/get_model_info` or `/model_info` (spec §6). */
+export const modelInfoSchema = z.looseObject({
+  model_path: z.string(),
+  tokenizer_path: z.string().nullish(),
+  is_generation: z.boolean().optional(),
+  weight_version: z.string().optional(),
+  preferred_sampling_params: z.unknown().optional(),
+});
+export type ModelInfoWire = z.infer<typeof modelInfoSchema>;
+
+/** `/get_server_info` or `/server_info`: a flat dict of server args plus scheduler info. */
+export const serverInfoSchema = z.looseObject({
+  context_length: z.number().int().nullish(),
+  max_req_input_len: z.number().int().optional(),
+  max_total_num_tokens: z.number().int().optional(),
+  version: z.string().optional(),
+});
+export type ServerInfoWire = z.infer<typeof serverInfoSchema>;
+
+/** `GET /v1/models`; `max_model_len` is the context window in tokens. */
+export const modelsListSchema = z.looseObject({
+  object: z.literal("list").optional(),
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      object: z.string().optional(),
+      max_model_len: z.number().int().nullish(),
+      root: z.string().nullish(),
+    }),
+  ),
+});
+export type ModelsListWire = z.infer<typeof modelsListSchema>;
+
+/** The message carried by any §5 error body, or undefined when the body has none. */
+export function errorMessageOf(body: unknown): string | undefined {
+  const semantic = semanticErrorBodySchema.safeParse(body);
+  if (semantic.success) return semantic.data.error.message;
+  const response = errorResponseBodySchema.safeParse(body);
+  if (response.success) return response.data.message;
+  const detail = detailErrorBodySchema.safeParse(body);
+  if (detail.success) {
+    const value = detail.data.detail;
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return undefined;
+}
+
+const CONTEXT_LENGTH_MARKERS = [
+  "is longer than the model's context length",
+  "requested token count exceeds the model's maximum context length",
+];
+
+/** True when an error message is one of SGLang's context-length rejections (spec §5). */
+export function isContextLengthMessage(message: string): boolean {
+  const lower = message.toLowerCase();
+  return CONTEXT_LENGTH_MARKERS.some((marker) => lower.includes(marker));
+}
+
+/**
+ * The largest `max_new_tokens` (in tokens) that fits: `contextLength - promptTokens`, capped at
+ * `wanted`. Older servers reject when the sum equals the window, so we keep one token of slack.
+ */
+export function fitMaxNewTokens(
+  contextLength: number,
+  promptTokens: number,
+  wanted: number,
+): number {
+  return Math.max(0, Math.min(wanted, contextLength - promptTokens - 1));
+}
