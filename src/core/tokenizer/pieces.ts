@@ -13,7 +13,10 @@ export const CONTINUATION_MARKER = "\u22EF";
  * Cumulative byte offsets of `ids`: `offsets[i]` is where token i starts in the concatenation of
  * every token's bytes, `offsets[ids.length]` the total byte length. Token index -> byte offset.
  */
-export function byteOffsets(ids: ArrayLike<number>, tokenBytes: TokenBytesOf): Uint32Array {
+export function byteOffsets(
+  ids: ArrayLike<number>,
+  tokenBytes: TokenBytesOf,
+): Uint32Array<ArrayBuffer> {
   const offsets = new Uint32Array(ids.length + 1);
   for (let i = 0; i < ids.length; i++) {
     offsets[i + 1] = (offsets[i] ?? 0) + tokenBytes(ids[i] ?? 0).length;
