@@ -4,6 +4,7 @@
 // Neither library can fetch anything: tokenizer files are always handed in, so remote loading is off.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import type { Tokenizer } from "../core/tokenizer/types";
+import { utf8Encode } from "../core/tokenizer/utf8";
 import { type VocabByteScheme, vocabPieceBytes } from "../core/tokenizer/vocabBytes";
 import { configTokenContent, createChatTemplateRenderer } from "./chatTemplate";
 
@@ -107,9 +108,7 @@ export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer 
       if (!bytes) {
         const piece = pieceOf(tokenId);
         // Added tokens are stored as their literal text, never byte-level spelled.
-        bytes = added.has(tokenId)
-          ? new TextEncoder().encode(piece)
-          : vocabPieceBytes(piece, scheme);
+        bytes = added.has(tokenId) ? utf8Encode(piece) : vocabPieceBytes(piece, scheme);
         bytesCache.set(tokenId, bytes);
       }
       return bytes;
