@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { episodesRoutes } from "./routes/episodes";
+import { tokenizerRoutes } from "./routes/tokenizers";
 import type { Services } from "./services";
 
 /** Builds the HTTP app (middleware + routes); tests call it without a port. */
@@ -18,6 +19,7 @@ export function buildApp(services: Services) {
       runningEpisodes: manager.runningCount,
     }),
   );
+  app.route("/api/tokenizers", tokenizerRoutes(config));
   app.route(
     "/api/episodes",
     episodesRoutes({
