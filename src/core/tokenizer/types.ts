@@ -1,5 +1,5 @@
 /**
- * The narrow tokenizer interface core code depends on. Implemented on @huggingface/transformers in
+ * The narrow tokenizer interface core code depends on. Implemented on @huggingface/tokenizers + @huggingface/jinja (what @huggingface/transformers uses inside) in
  * `src/tokenizer/`; core tests use a tiny fake.
  */
 
