@@ -119,8 +119,12 @@ function cutoff(): Demo {
   const base = calculator();
   const [prompt, model, tool] = base.trajectory.segments;
   if (!prompt || !model || !tool) throw new Error("calculator demo lost a segment");
+  const repeated = withCallSpan(modelSegment(calculatorModel1, 3, 13));
+  // The limiter stops the episode before this call runs: it has no result.
+  const unrun = repeated.toolCalls?.map(({ result: _unused, ...call }) => call);
   const again: Segment = {
-    ...withCallSpan(modelSegment(calculatorModel1, 3, 13)),
+    ...repeated,
+    toolCalls: unrun,
     cutoff: true,
     cutoffReason: "iteration limit: max_tool_iters (2) reached",
   };
