@@ -13,7 +13,8 @@ interface DetailsPanelProps {
 }
 
 function formatLogprob(lp: number): string {
-  return lp.toFixed(4);
+  // Near-certain tokens would all read -0.0000; keep their magnitude visible.
+  return lp !== 0 && Math.abs(lp) < 1e-3 ? lp.toExponential(2) : lp.toFixed(4);
 }
 
 function formatProbability(lp: number): string {
