@@ -1,10 +1,15 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
 
 // Debian's Chromium (never `playwright install`, which downloads); CHROMIUM_PATH overrides it, and
 // Playwright's own browser is used where neither exists.
 const systemChromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined;
+
+const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), "rollout-lens-e2e-"));
+process.env.E2E_DATA_DIR = dataDir;
 
 export default defineConfig({
   testDir: "e2e",
@@ -14,9 +19,10 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   reporter: [["list"]],
-  // The app alone for now (demo routes need no server); switch to the real server when it serves dist/.
+  // The real app: a production build served by the real server, with the embedded simulator and a
+  // fresh data directory per run.
   webServer: {
-    command: "npx vite --port 4317 --strictPort",
+    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve --port 4317 --data ${dataDir}`,
     url: "http://127.0.0.1:4317",
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

@@ -15,7 +15,11 @@ export async function startServer(config: ServerConfig): Promise<void> {
   const app = buildApp(services);
   if (existsSync(distDir)) {
     app.use("/*", serveStatic({ root: distDir }));
-    app.get("*", serveStatic({ path: join(distDir, "index.html") }));
+    // Client-side routes get the app; unknown API paths and missing assets stay 404s.
+    app.get("*", async (c, next) => {
+      if (c.req.path.startsWith("/api/") || c.req.path.startsWith("/assets/")) return next();
+      return serveStatic({ path: join(distDir, "index.html") })(c, next);
+    });
   }
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
