@@ -121,10 +121,17 @@ export class EpisodeManager {
   private async drive(episode: LiveEpisode): Promise<void> {
     const { store } = this.options;
     let journaled = false;
+    // The runner's `end` is held back until the episode is persisted, so a client that sees it can
+    // fetch the finished trajectory at once.
+    let endEvent: EpisodeEvent | undefined;
     const sink: EpisodeSink = {
       id: episode.id,
       signal: episode.controller.signal,
       emit: (event) => {
+        if (event.type === "end") {
+          endEvent = event;
+          return;
+        }
         if (event.type === "segment") {
           if (!journaled && episode.snapshot) {
             const { segments: _s, status: _st, ...header } = episode.snapshot();
@@ -186,9 +193,7 @@ export class EpisodeManager {
       console.error(`episode ${episode.id}: could not persist: ${String(error)}`);
     }
     this.running--;
-    if (!episode.events.some((e) => e.type === "end")) {
-      this.publish(episode, { type: "end", status: final.status });
-    }
+    this.publish(episode, endEvent ?? { type: "end", status: final.status });
     episode.listeners.clear();
     this.finishedOrder.push(episode.id);
     const keep = this.options.keepFinished ?? 200;
