@@ -14,10 +14,17 @@ export function isTokenId(value: unknown): value is number {
 }
 
 /** A list of token ids (one per generated token: hot path, checked with a plain loop). */
-export const tokenIdListSchema = z.custom<number[]>(
-  (v) => Array.isArray(v) && v.every(isTokenId),
-  "expected a list of token ids (non-negative integers)",
-);
+export const tokenIdListSchema = z.custom<number[]>((v) => Array.isArray(v) && v.every(isTokenId), {
+  error: (issue) =>
+    `expected a list of token ids (non-negative integers)${badElement(issue.input, isTokenId)}`,
+});
+
+/** ", element i is X" for the first element failing `isGood`, so errors point at the position. */
+function badElement(input: unknown, isGood: (v: unknown) => boolean): string {
+  if (!Array.isArray(input)) return `, got ${typeof input}`;
+  const i = input.findIndex((v) => !isGood(v));
+  return i < 0 ? "" : `, element ${i} is ${JSON.stringify(input[i])}`;
+}
 
 /** `[logprob, token_id, text|null]`; logprob is null for the first input position (spec §2.3). */
 export type LogprobTuple = readonly [number | null, number, ...unknown[]];
@@ -34,7 +41,10 @@ export function isLogprobTuple(value: unknown): value is LogprobTuple {
 /** A list of logprob tuples, one per position. */
 export const logprobListSchema = z.custom<LogprobTuple[]>(
   (v) => Array.isArray(v) && v.every(isLogprobTuple),
-  "expected a list of [logprob|null, token_id, text|null] tuples",
+  {
+    error: (issue) =>
+      `expected a list of [logprob|null, token_id, text|null] tuples${badElement(issue.input, isLogprobTuple)}`,
+  },
 );
 
 /** Top-k per position: a list of tuples, or null where none was computed (input position 0). */
