@@ -19,7 +19,8 @@ export interface AttemptRequestOptions {
  * One attempt's cancellation. Timeouts are undici's own per-request timers: `headersTimeout` bounds
  * the wait for the reply (a non-streaming /generate sends headers only when generation ends) and
  * `bodyTimeout` every gap between body bytes (stream idleness). An AbortController exists only when
- * the caller passed a signal: measured, a controller + listener per request cost ~10 µs on a 60 µs
+ * the caller passed a signal. undici runs timeouts on its coarse "fast timers" (about 1 s
+ * resolution), fine for minute-scale RL timeouts. Measured, a controller + listener per request cost ~10 µs on a 60 µs
  * loopback round trip, most of the client's overhead budget.
  */
 export class AttemptGuard {

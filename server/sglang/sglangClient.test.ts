@@ -392,6 +392,24 @@ describe("generate: timeouts and aborts", () => {
     expect(error instanceof SglangAbortedError && error.partial?.outputIds).toEqual([]);
   });
 
+  it("a caller abort while queued for a slot sends nothing", async () => {
+    const held: ServerResponse[] = [];
+    const s = await stub((_req, res) => void held.push(res));
+    const c = client(s.url, { maxConcurrency: 1 });
+    const first = c.generate({ inputIds: [1], samplingParams: {} });
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    const controller = new AbortController();
+    const queued = failure(
+      c.generate({ inputIds: [1], samplingParams: {} }, { signal: controller.signal }),
+    );
+    controller.abort();
+    const error = await queued;
+    expect(error).toBeInstanceOf(SglangAbortedError);
+    for (const res of held) sendJson(res, 200, EXAMPLE_A_REPLY);
+    expect((await first).rid).toBe("ep42-t0");
+    expect(s.count("/generate")).toBe(1);
+  });
+
   it("queues beyond maxConcurrency instead of sending", async () => {
     const held: ServerResponse[] = [];
     const s = await stub((_req, res) => void held.push(res));

@@ -194,7 +194,8 @@ export class SglangClient {
   /**
    * Streaming /generate: yields cumulative snapshots (delta-mode servers are folded, spec §4); the
    * last one has a finish reason. Failures before the first snapshot are retried; later ones throw,
-   * since a retry would sample a different continuation. Stopping iteration aborts the request.
+   * since a retry would sample a different continuation. Stopping iteration (break/return) aborts
+   * the request; a consumer that neither finishes nor stops keeps its concurrency slot.
    */
   async *generateStream(
     request: GenerateRequest,
