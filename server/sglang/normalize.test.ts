@@ -46,7 +46,14 @@ describe("normalizeResponse", () => {
   it.each([
     [{ output_ids: [1] }, "field meta_info"],
     [{ meta_info: { id: "r", finish_reason: { type: "weird" } } }, "field meta_info.finish_reason"],
-    [{ output_ids: [1.5], meta_info: { id: "r" } }, "field output_ids.0"],
+    [
+      { output_ids: [1, 1.5], meta_info: { id: "r" } },
+      "field output_ids: expected a list of token ids (non-negative integers), element 1 is 1.5",
+    ],
+    [
+      { output_ids: [1], meta_info: { id: "r", output_token_logprobs: [[-1, -3, null]] } },
+      "field meta_info.output_token_logprobs: expected a list of [logprob|null, token_id, text|null] tuples, element 0 is [-1,-3,null]",
+    ],
     [
       { output_ids: [1, 2], meta_info: { id: "r", output_token_logprobs: [[-1, 1, null]] } },
       "1 entries for 2",

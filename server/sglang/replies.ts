@@ -65,17 +65,21 @@ export function resultFromJson(
   return outcome.value;
 }
 
+/** The typed abort error for a result whose finish_reason is abort, else undefined. */
+export function abortErrorOf(
+  result: GenerateResult,
+  context: ErrorContext,
+): SglangAbortedError | undefined {
+  const fr = result.finishReason;
+  if (fr?.type !== "abort") return undefined;
+  const message = `SGLang aborted the request: ${fr.message ?? "no message"}`;
+  return new SglangAbortedError(message, "server", result, context);
+}
+
 /** Throws the typed abort error when a finished result's finish_reason is abort. */
 export function rejectAbort(result: GenerateResult, context: ErrorContext): GenerateResult {
-  const fr = result.finishReason;
-  if (fr?.type === "abort") {
-    throw new SglangAbortedError(
-      `SGLang aborted the request: ${fr.message ?? "no message"}`,
-      "server",
-      result,
-      context,
-    );
-  }
+  const error = abortErrorOf(result, context);
+  if (error) throw error;
   return result;
 }
 

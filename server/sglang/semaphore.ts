@@ -14,6 +14,13 @@ export class Semaphore {
     return this.#waiters.length;
   }
 
+  /** Takes a free slot synchronously; false when none is free (then call `acquire`). */
+  tryAcquire(): boolean {
+    if (this.#free === 0) return false;
+    this.#free--;
+    return true;
+  }
+
   /** Resolves once a slot is held; rejects with the signal's reason if it aborts first. */
   acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

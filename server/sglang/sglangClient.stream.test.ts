@@ -194,6 +194,24 @@ describe("generateStream", () => {
     expect(s.bodies("/abort_request")).toEqual([{ rid: ridOf(s.bodies("/generate")[0]) }]);
   });
 
+  it("the caller's AbortSignal ends the stream typed and aborts its rid", async () => {
+    const s = await stub((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify(generateReply(ridOf(req.body), [9], null))}\n\n`);
+    });
+    const controller = new AbortController();
+    const stream = client(s.url).generateStream(
+      { ...REQUEST, rid: "ep8-stream" },
+      { signal: controller.signal },
+    );
+    const first = await stream.next();
+    expect(first.value?.outputIds).toEqual([9]);
+    controller.abort();
+    const { error } = await collect(stream);
+    expect(error).toBeInstanceOf(SglangAbortedError);
+    expect(s.bodies("/abort_request")).toEqual([{ rid: "ep8-stream" }]);
+  });
+
   it("breaking out of the loop aborts the request server-side", async () => {
     const s = await stub((req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });

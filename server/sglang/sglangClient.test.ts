@@ -258,6 +258,54 @@ describe("generate: finish reasons and reply shapes", () => {
   });
 });
 
+describe("generateBatch", () => {
+  it("reports a server-aborted item as a typed abort next to the finished ones", async () => {
+    const s = await stub((req, res) => {
+      const [a, b] = (req.body as { rid: string[] }).rid; // the client always sends a rid list
+      sendJson(res, 200, [
+        generateReply(a ?? "", [1, 2]),
+        JSON.parse(EXAMPLE_E_ABORT_BEFORE_PREFILL(b ?? "")),
+      ]);
+    });
+    const items = await client(s.url).generateBatch([
+      { inputIds: [1], samplingParams: {} },
+      { inputIds: [2], samplingParams: {} },
+    ]);
+    expect(items[0]?.ok && items[0].result.outputIds).toEqual([1, 2]);
+    const second = items[1];
+    expect(second?.ok).toBe(false);
+    expect(second && !second.ok && second.error.isBeforePrefill).toBe(true);
+  });
+
+  it("a caller abort sends /abort_request for every item rid", async () => {
+    const s = await stub(() => undefined);
+    const controller = new AbortController();
+    const pending = failure(
+      client(s.url).generateBatch(
+        [
+          { inputIds: [1], samplingParams: {}, rid: "ep1-a" },
+          { inputIds: [2], samplingParams: {}, rid: "ep1-b" },
+        ],
+        { signal: controller.signal },
+      ),
+    );
+    await vi.waitFor(() => expect(s.count("/generate")).toBe(1));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(SglangAbortedError);
+    // Sent in parallel, so they may arrive in either order.
+    expect(s.bodies("/abort_request").map(ridOf).sort()).toEqual(["ep1-a", "ep1-b"]);
+  });
+
+  it("rejects a reply whose length does not match the batch", async () => {
+    const s = await stub((_req, res) => sendJson(res, 200, EXAMPLE_C_REPLY));
+    const error = await failure(
+      client(s.url).generateBatch([{ inputIds: [1], samplingParams: {} }]),
+    );
+    expect(error).toBeInstanceOf(SglangDecodingError);
+    expect(error.message).toContain("a batch of 1 got 2 items");
+  });
+});
+
 describe("generate: error shapes", () => {
   it.each([
     [400, EXAMPLE_E_TOP_P, SglangHttpError, "top_p must be in (0, 1], got 1.5."],
@@ -390,6 +438,24 @@ describe("generate: timeouts and aborts", () => {
     expect(error).toBeInstanceOf(SglangAbortedError);
     expect(error instanceof SglangAbortedError && error.isBeforePrefill).toBe(true);
     expect(error instanceof SglangAbortedError && error.partial?.outputIds).toEqual([]);
+  });
+
+  it("a caller abort while queued for a slot sends nothing", async () => {
+    const held: ServerResponse[] = [];
+    const s = await stub((_req, res) => void held.push(res));
+    const c = client(s.url, { maxConcurrency: 1 });
+    const first = c.generate({ inputIds: [1], samplingParams: {} });
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    const controller = new AbortController();
+    const queued = failure(
+      c.generate({ inputIds: [1], samplingParams: {} }, { signal: controller.signal }),
+    );
+    controller.abort();
+    const error = await queued;
+    expect(error).toBeInstanceOf(SglangAbortedError);
+    for (const res of held) sendJson(res, 200, EXAMPLE_A_REPLY);
+    expect((await first).rid).toBe("ep42-t0");
+    expect(s.count("/generate")).toBe(1);
   });
 
   it("queues beyond maxConcurrency instead of sending", async () => {

@@ -112,6 +112,21 @@ describe("several upstreams", () => {
     expect(well.count("/generate")).toBe(4);
   });
 
+  it("the background probe benches a failing upstream and restores it", async () => {
+    let isSick = true;
+    const s = await startStub((req, res) =>
+      req.path === "/health" && isSick
+        ? sendJson(res, 503, "")
+        : sendJson(res, 200, EXAMPLE_A_REPLY),
+    );
+    stubs.push(s);
+    const c = new SglangClient({ upstreams: s.url, health: { intervalMs: 10, timeoutMs: 1000 } });
+    clients.push(c);
+    await vi.waitFor(() => expect(c.upstreamStates()[0]?.isHealthy).toBe(false));
+    isSick = false;
+    await vi.waitFor(() => expect(c.upstreamStates()[0]?.isHealthy).toBe(true));
+  });
+
   it("works through a base path, as behind a router or gateway", async () => {
     const s = await startStub((_req, res) => sendJson(res, 200, EXAMPLE_A_REPLY));
     stubs.push(s);

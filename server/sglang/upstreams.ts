@@ -87,18 +87,21 @@ export class UpstreamSet {
    * error after their attempts instead of waiting for a probe.
    */
   pick(): Upstream {
+    const list = this.upstreams;
+    const n = list.length;
     const now = Date.now();
-    for (const u of this.upstreams) {
-      if (!u.isHealthy && now - u.lastProbeAt >= this.policy.reprobeMs) void this.probe(u);
+    let hasHealthy = false;
+    for (const u of list) {
+      if (u.isHealthy) hasHealthy = true;
+      else if (now - u.lastProbeAt >= this.policy.reprobeMs) void this.probe(u);
     }
-    const healthy = this.upstreams.filter((u) => u.isHealthy);
-    const pool = healthy.length > 0 ? healthy : this.upstreams;
-    const n = pool.length;
+    // One allocation-free pass: this runs on every attempt.
     const start = this.#cursor++ % n;
-    let best = pool[start];
-    for (let i = 1; i < n; i++) {
-      const u = pool[(start + i) % n];
-      if (u && best && u.inFlight < best.inFlight) best = u;
+    let best: Upstream | undefined;
+    for (let i = 0; i < n; i++) {
+      const u = list[(start + i) % n];
+      if (!u || (hasHealthy && !u.isHealthy)) continue;
+      if (!best || u.inFlight < best.inFlight) best = u;
     }
     if (!best) throw new Error("unreachable: empty upstream pool");
     return best;

@@ -1,0 +1,96 @@
+import { AttemptGuard } from "./attemptGuard";
+import { SglangConnectionError } from "./errors";
+import { buildGenerateBody, type GenerateRequest } from "./generateBody";
+import { type GenerateResult, mergeStreamChunk } from "./normalize";
+import { errorFromStatus, parseJson, rejectAbort, resultFromJson } from "./replies";
+import { newRid } from "./rid";
+import type { ClientGenerateResult } from "./sglangClient";
+import { sseData } from "./sse";
+import { type Attempt, contextOf, headerOf, type Transport } from "./transport";
+
+/**
+ * Streaming /generate: yields cumulative snapshots (delta-mode servers are folded, spec §4); the
+ * last one has a finish reason. Failures before the first snapshot are retried; later ones throw,
+ * since a retry would sample a different continuation. Stopping iteration (break/return) aborts
+ * the request; a consumer that neither finishes nor stops keeps its concurrency slot.
+ */
+export async function* generateStream(
+  t: Transport,
+  request: GenerateRequest,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ClientGenerateResult, void, undefined> {
+  await t.acquire(signal);
+  try {
+    let rid = request.rid ?? newRid();
+    for (let number = 1; ; number++) {
+      const attempt: Attempt = { upstream: t.set.pick(), rid, number, rids: [rid] };
+      let yielded = false;
+      try {
+        for await (const snapshot of streamAttempt(t, request, attempt, signal)) {
+          yielded = true;
+          yield snapshot;
+        }
+        return;
+      } catch (error) {
+        const failure = t.classifyFailure(error, attempt);
+        if (yielded || !(await t.shouldRetry(failure, attempt, signal))) throw failure;
+      }
+      rid = newRid();
+    }
+  } finally {
+    t.semaphore.release();
+  }
+}
+
+async function* streamAttempt(
+  t: Transport,
+  request: GenerateRequest,
+  attempt: Attempt,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ClientGenerateResult> {
+  const ctx = contextOf(attempt);
+  const where = `${attempt.upstream.url}/generate (stream)`;
+  const guard = new AttemptGuard(signal, t.streamIdleTimeoutMs);
+  t.track(attempt, true);
+  let isFinished = false;
+  let body: { destroy(): unknown } | undefined;
+  try {
+    const res = await attempt.upstream.pool.request({
+      method: "POST",
+      path: `${attempt.upstream.basePath}/generate`,
+      headers: t.headers,
+      body: JSON.stringify(buildGenerateBody(request, attempt.rid, true)),
+      ...guard.requestOptions,
+    });
+    body = res.body;
+    if (res.statusCode !== 200) {
+      const text = await res.body.text();
+      throw errorFromStatus(res.statusCode, text, headerOf(res.headers["retry-after"]), ctx);
+    }
+    let held: GenerateResult | undefined;
+    for await (const data of sseData(res.body)) {
+      if (data === "[DONE]") break;
+      const chunk = resultFromJson(parseJson(data, ctx), where, ctx, true);
+      held = mergeStreamChunk(held, chunk);
+      if (held.finishReason !== null) {
+        isFinished = true;
+        rejectAbort(held, ctx);
+      }
+      yield { ...held, upstream: attempt.upstream.url, attempts: attempt.number };
+    }
+    t.set.reportSuccess(attempt.upstream);
+    if (!isFinished) {
+      throw new SglangConnectionError(`${where}: stream ended without a final finish_reason`, ctx);
+    }
+  } catch (error) {
+    throw guard.classify(error, ctx);
+  } finally {
+    guard.dispose();
+    t.track(attempt, false);
+    if (!isFinished) {
+      // Closing the socket aborts server-side only after ~2 s (spec §4); tell the server now.
+      body?.destroy();
+      await t.sendAbort(attempt.upstream, attempt.rid);
+    }
+  }
+}
