@@ -8,6 +8,8 @@ import { defineConfig } from "@playwright/test";
 const systemChromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const executablePath = existsSync(systemChromium) ? systemChromium : undefined;
 
+// E2E_PORT lets several checkouts run their suites side by side.
+const port = Number(process.env.E2E_PORT ?? 4317);
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), "rollout-lens-e2e-"));
 process.env.E2E_DATA_DIR = dataDir;
 
@@ -22,13 +24,13 @@ export default defineConfig({
   // The real app: a production build served by the real server, with the embedded simulator and a
   // fresh data directory per run.
   webServer: {
-    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve --port 4317 --data ${dataDir}`,
-    url: "http://127.0.0.1:4317",
+    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve --port ${port} --data ${dataDir}`,
+    url: `http://127.0.0.1:${port}`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,
   },
   use: {
-    baseURL: "http://127.0.0.1:4317",
+    baseURL: `http://127.0.0.1:${port}`,
     headless: true,
     trace: "off",
     launchOptions: {
