@@ -2,8 +2,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeRolloutLens } from "../src/core/formats/rolloutLens";
-import type { Tokenizer } from "../src/core/tokenizer/types";
 import { EpisodeManager } from "../server/agent/episodeManager";
 import type { ModelClient, ModelTurn } from "../server/agent/modelClient";
 import { runEpisode } from "../server/agent/runEpisode";
@@ -12,6 +10,8 @@ import { SglangClient } from "../server/sglang/sglangClient";
 import { EpisodeStore } from "../server/store/episodeStore";
 import { loadTokenizer } from "../server/tokenizers/loadTokenizer";
 import { createToolRegistry } from "../server/tools/registry";
+import { writeRolloutLens } from "../src/core/formats/rolloutLens";
+import type { Tokenizer } from "../src/core/tokenizer/types";
 
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -88,8 +88,12 @@ async function ledgerCostPerTurn(tokenizer: Tokenizer) {
   }
   const turn1 = median(runs.slice(1).map((r) => r[0] ?? Number.NaN));
   const turnLast = median(runs.slice(1).map((r) => r.at(-2) ?? Number.NaN));
-  console.log(`episode: ${turns} turns, ${totalTokens} tokens at the end (median of 6 runs after a warm-up)`);
-  console.log(`server time of turn 1: ${turn1.toFixed(2)} ms; of turn ${turns - 1} (last with a tool call): ${turnLast.toFixed(2)} ms`);
+  console.log(
+    `episode: ${turns} turns, ${totalTokens} tokens at the end (median of 6 runs after a warm-up)`,
+  );
+  console.log(
+    `server time of turn 1: ${turn1.toFixed(2)} ms; of turn ${turns - 1} (last with a tool call): ${turnLast.toFixed(2)} ms`,
+  );
   console.log(`ratio late/first: ${(turnLast / turn1).toFixed(2)} (target <= 1.5)`);
 }
 
@@ -140,9 +144,15 @@ async function concurrentCpuPerTurn(tokenizer: Tokenizer) {
     await measure(8, 1); // warm-up
     const single = await measure(32, 1);
     const many = await measure(128, 64);
-    console.log(`one at a time: ${single.turns} turns, server CPU ${single.perTurnMs.toFixed(2)} ms/turn, ${(single.turns / (single.wall / 1000)).toFixed(0)} turns/s`);
-    console.log(`64 concurrent: ${many.turns} turns, server CPU ${many.perTurnMs.toFixed(2)} ms/turn, ${(many.turns / (many.wall / 1000)).toFixed(0)} turns/s`);
-    console.log(`ratio CPU per turn 64-concurrent/single: ${(many.perTurnMs / single.perTurnMs).toFixed(2)} (target <= 1.3)`);
+    console.log(
+      `one at a time: ${single.turns} turns, server CPU ${single.perTurnMs.toFixed(2)} ms/turn, ${(single.turns / (single.wall / 1000)).toFixed(0)} turns/s`,
+    );
+    console.log(
+      `64 concurrent: ${many.turns} turns, server CPU ${many.perTurnMs.toFixed(2)} ms/turn, ${(many.turns / (many.wall / 1000)).toFixed(0)} turns/s`,
+    );
+    console.log(
+      `ratio CPU per turn 64-concurrent/single: ${(many.perTurnMs / single.perTurnMs).toFixed(2)} (target <= 1.3)`,
+    );
     await sglang.close();
   } finally {
     sim.kill();
