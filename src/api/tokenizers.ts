@@ -40,6 +40,14 @@ export const tokenizerQueries = {
       queryFn: ({ signal }) => getJson("/api/tokenizers", catalogSchema, signal),
       staleTime: Number.POSITIVE_INFINITY,
     }),
+  /** Loads a tokenizer into the worker (once); its info tells the vocabulary size and EOS ids. */
+  load: (name: string) =>
+    queryOptions({
+      queryKey: [...tokenizerQueries.all(), name, "load"] as const,
+      queryFn: () => tokenizerClient().load(name),
+      staleTime: Number.POSITIVE_INFINITY,
+      retry: false,
+    }),
   /** Byte-correct display pieces from the tokenizer worker; deterministic, so never stale. */
   pieces: (name: string, tokenIds: readonly number[]) =>
     queryOptions({

@@ -1,10 +1,16 @@
 import { useQuery } from "@tanstack/react-query";
 import { healthQueries, upstreamText } from "../../api/health";
+import { tokenizerQueries } from "../../api/tokenizers";
 import styles from "./UpstreamStatus.module.css";
 
 /** Which upstream answers (SGLang URL or the simulator), with its model, tokenizer and context. */
 export function UpstreamStatus() {
   const { data: health, error } = useQuery(healthQueries.status());
+  // Loading the tokenizer early means the first tokens already show as text, not `#id`.
+  const tokenizer = useQuery({
+    ...tokenizerQueries.load(health?.tokenizer ?? ""),
+    enabled: health !== undefined,
+  });
   if (error) {
     return (
       <div className={`${styles.status} ${styles.down}`} data-testid="upstream-status">
@@ -28,7 +34,16 @@ export function UpstreamStatus() {
       <dt>model</dt>
       <dd>{health.model}</dd>
       <dt>tokenizer</dt>
-      <dd>{health.tokenizer}</dd>
+      <dd>
+        {health.tokenizer}{" "}
+        <span className={styles.muted} data-testid="tokenizer-state">
+          {tokenizer.error
+            ? `(not loaded: ${tokenizer.error.message}; showing token ids)`
+            : tokenizer.data
+              ? `(loaded, ${tokenizer.data.vocabSize.toLocaleString("en-US")} tokens)`
+              : "(loading in the browser…)"}
+        </span>
+      </dd>
       <dt>context</dt>
       <dd>
         {health.contextLength === null

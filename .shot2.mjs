@@ -1,0 +1,11 @@
+import { chromium } from "@playwright/test";
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--headless"] });
+const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+page.on("console", (m) => console.log("console:", m.type(), m.text()));
+page.on("pageerror", (e) => console.log("pageerror:", e.message));
+page.on("requestfailed", (r) => console.log("failed:", r.url()));
+page.on("response", (r) => { if (r.url().includes("tokenizer")) console.log("resp", r.status(), r.url()); });
+await page.goto(process.argv[2]);
+await page.waitForTimeout(6000);
+console.log(await page.locator('[data-t="1"]').first().textContent());
+await browser.close();
