@@ -8,6 +8,10 @@ function when(createdAt: string): string {
   return Number.isNaN(date.getTime()) ? createdAt : date.toLocaleTimeString("en-GB");
 }
 
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** Episodes the server knows, newest first; each opens in the trajectory view. */
 export function EpisodeHistory({ limit }: { readonly limit?: number }) {
   const { data: episodes, error, isPending } = useQuery(episodeQueries.list());
@@ -35,8 +39,10 @@ export function EpisodeHistory({ limit }: { readonly limit?: number }) {
                 {e.prompt}
               </span>
               <span className={styles.muted}>
-                {when(e.createdAt)} · {e.tokens.toLocaleString("en-US")} tok · {e.turns} turns ·{" "}
-                {e.toolCalls} calls
+                {when(e.createdAt)}
+                {e.status === "running"
+                  ? " · in progress"
+                  : ` · ${e.tokens.toLocaleString("en-US")} tok · ${plural(e.turns, "turn")} · ${plural(e.toolCalls, "tool call")}`}
               </span>
             </Link>
           </li>
