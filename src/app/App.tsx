@@ -1,5 +1,9 @@
 import { useEffect } from "react";
-import { BrowserRouter, Link, Route, Routes } from "react-router";
+import { BrowserRouter, Link, NavLink, Route, Routes } from "react-router";
+import { EpisodeHistory } from "../features/episodes/EpisodeHistory";
+import { EpisodePage } from "../features/episodes/EpisodePage";
+import { EpisodesPage } from "../features/episodes/EpisodesPage";
+import { PlaygroundPage } from "../features/playground/PlaygroundPage";
 import { prefsActions, useTheme } from "../stores/prefsStore";
 import styles from "./App.module.css";
 import { DemoPage } from "./DemoPage";
@@ -20,6 +24,10 @@ export function App() {
             <Link to="/">Rollout Lens</Link>
           </h1>
           <span className={styles.tagline}>exact tokens of agentic-RL rollouts</span>
+          <nav className={styles.nav}>
+            <NavLink to="/playground">Playground</NavLink>
+            <NavLink to="/episodes">Episodes</NavLink>
+          </nav>
           <button
             type="button"
             className={styles.themeToggle}
@@ -33,6 +41,12 @@ export function App() {
           <Routes>
             <Route index element={<HomePage />} />
             <Route path="demo/:name" element={<DemoPage />} />
+            <Route
+              path="playground"
+              element={<PlaygroundPage history={<EpisodeHistory limit={30} />} />}
+            />
+            <Route path="episodes" element={<EpisodesPage />} />
+            <Route path="episodes/:id" element={<EpisodePage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </main>

@@ -7,10 +7,20 @@ const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
   huge: "131,072 tokens, ending in a length cut",
 };
 
-/** Start page: links to the demo trajectories (live episodes and files arrive later). */
+/** Start page: links to the demo trajectories and the live playground. */
 export function HomePage() {
   return (
     <section>
+      <h2>Live episodes</h2>
+      <ul>
+        <li>
+          <Link to="/playground">Playground</Link> — run an agent episode against SGLang (or the
+          embedded simulator) and watch its tokens arrive
+        </li>
+        <li>
+          <Link to="/episodes">Episodes</Link> — reopen finished episodes in the trajectory view
+        </li>
+      </ul>
       <h2>Demo trajectories</h2>
       <ul>
         {demoNames.map((name) => (

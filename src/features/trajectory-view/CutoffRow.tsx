@@ -11,7 +11,12 @@ interface CutoffRowProps {
 export const CutoffRow = memo(function CutoffRow({ reason, lastToken, style }: CutoffRowProps) {
   return (
     <div className={styles.cutoffRow} style={style}>
-      <div className={styles.cutoff} role="note" data-testid="cutoff-marker">
+      <div
+        className={styles.cutoff}
+        role="note"
+        data-testid="cutoff-marker"
+        title={`Episode cut after token #${lastToken}: ${reason}`}
+      >
         <span aria-hidden="true">✂</span> Episode cut after token #{lastToken}: {reason}
       </div>
     </div>

@@ -31,7 +31,11 @@ export const SegmentHeaderRow = memo(function SegmentHeaderRow(props: SegmentHea
           {segment.toolCalls.length} tool call{segment.toolCalls.length > 1 ? "s" : ""}
         </span>
       )}
-      {cutReason && <span className={styles.cutBadge}>✂ {cutReason}</span>}
+      {cutReason && (
+        <span className={styles.cutBadge} title={cutReason}>
+          ✂ {cutReason}
+        </span>
+      )}
     </div>
   );
 });

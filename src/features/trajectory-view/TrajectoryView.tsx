@@ -1,5 +1,6 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { isAtEnd } from "../../core/layout/followTail";
 import { rowOfToken } from "../../core/layout/tokenRows";
 import { findLowConfidence, findText, findTokenId } from "../../core/layout/tokenSearch";
 import type { Trajectory } from "../../core/trajectory/types";
@@ -20,6 +21,8 @@ export interface TrajectoryViewProps {
   /** Token index to open scrolled to and selected (deep link). */
   readonly initialToken?: number;
   readonly onSelectToken?: (token: number) => void;
+  /** Keep the newest token in view as the trajectory grows, unless the user scrolled away. */
+  readonly isFollowingEnd?: boolean;
 }
 
 /** Every token of one trajectory: coloured by loss mask, virtualized, searchable, with details. */
@@ -28,6 +31,7 @@ export function TrajectoryView({
   pieces,
   initialToken,
   onSelectToken,
+  isFollowingEnd = false,
 }: TrajectoryViewProps) {
   const model = useTrajectoryModel(trajectory, pieces);
   const { flat } = model;
@@ -78,6 +82,23 @@ export function TrajectoryView({
     hasScrolledInitially.current = true;
     if (selected >= 0) scrollToToken(selected);
   }, [layout, selected, scrollToToken]);
+
+  // Follow the end: remember on every scroll whether the user is at the end, and after each new
+  // layout scroll to the last row only if they were.
+  const wasAtEnd = useRef(true);
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (!el || !isFollowingEnd) return;
+    const handleScroll = () => {
+      wasAtEnd.current = isAtEnd(el.scrollTop, el.clientHeight, el.scrollHeight);
+    };
+    el.addEventListener("scroll", handleScroll, { passive: true });
+    return () => el.removeEventListener("scroll", handleScroll);
+  }, [isFollowingEnd]);
+  useEffect(() => {
+    if (isFollowingEnd && wasAtEnd.current && layout.rowCount > 0)
+      virtualizer.scrollToIndex(layout.rowCount - 1, { align: "end" });
+  }, [isFollowingEnd, layout, virtualizer]);
 
   const pieceOfId = useMemo(() => {
     let map: Map<number, string> | undefined;

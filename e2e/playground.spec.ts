@@ -1,0 +1,81 @@
+import { expect, type Page, test } from "@playwright/test";
+
+// Tall enough that every row of these short episodes is mounted at once.
+test.use({ viewport: { width: 1400, height: 1700 } });
+
+async function runEpisode(
+  page: Page,
+  options: { prompt: string; policy: string; maxIterations?: string },
+) {
+  await page.goto("/playground");
+  await expect(page.getByTestId("upstream-status")).toContainText("simulator");
+  await page.getByLabel("user prompt").fill(options.prompt);
+  await page.getByLabel("simulator policy").selectOption(options.policy);
+  if (options.maxIterations !== undefined)
+    await page.getByLabel("max iterations").fill(options.maxIterations);
+  await page.getByRole("button", { name: "▶ Run" }).click();
+  await expect(page).toHaveURL(/episode=ep_[0-9a-f]+/);
+  return new URL(page.url()).searchParams.get("episode") ?? "";
+}
+
+test("a calculator episode streams in: segments, tool card, final answer", async ({ page }) => {
+  await runEpisode(page, { prompt: "What is 12 * 7?", policy: "calculator" });
+  await expect(page.getByTestId("run-status")).toHaveText("✓ completed");
+
+  const headers = page.locator("[data-segment]");
+  await expect(headers).toHaveCount(4);
+  await expect(headers.nth(0)).toContainText("prompt");
+  await expect(headers.nth(1)).toContainText("model output");
+  await expect(headers.nth(1)).toContainText("1 tool call");
+  await expect(headers.nth(2)).toContainText("tool result");
+  await expect(headers.nth(3)).toContainText("model output");
+  await expect(headers.nth(3)).toContainText("turn 2");
+
+  const card = page.getByTestId("tool-call-card");
+  await expect(card).toHaveCount(1);
+  await expect(card).toContainText("calculator");
+  await expect(card).toContainText('{"expression":"12 * 7"}');
+  await expect(card).toContainText("84");
+  await expect(card).toContainText("ok");
+
+  await expect(page.getByTestId("final-answer")).toContainText(
+    "The calculator returned 84, so the answer is 84.",
+  );
+  // Once the tokenizer worker has the pieces, the tokens read as text, not `#id`.
+  await expect(page.getByTestId("token-scroller")).toContainText("so the answer is 84");
+  await expect(page.getByTestId("cutoff-marker")).toHaveCount(0);
+  await expect(page.getByTestId("streaming-turn")).toHaveCount(0);
+});
+
+test("the looping policy with max iterations 2 is cut and marked truncated", async ({ page }) => {
+  await runEpisode(page, { prompt: "What is 3 + 4?", policy: "looping", maxIterations: "2" });
+  await expect(page.getByTestId("run-status")).toHaveText("✂ truncated");
+  await expect(page.getByTestId("run-reason")).toContainText("Max tool iterations (2) reached");
+  const marker = page.getByTestId("cutoff-marker");
+  await expect(marker).toHaveCount(1);
+  await expect(marker).toContainText("Max tool iterations (2) reached");
+  // Two tool iterations, each one calculator call; the cut falls after the second model turn.
+  await expect(page.getByTestId("tool-call-card")).toHaveCount(2);
+  await expect(page.locator("[data-segment]")).toHaveCount(4);
+  await expect(page.locator("[data-segment]").nth(3)).toContainText("Max tool iterations (2)");
+});
+
+test("a finished episode reopens from the history, deep-linkable to a token", async ({ page }) => {
+  const id = await runEpisode(page, { prompt: "What is 6 * 9?", policy: "calculator" });
+  await expect(page.getByTestId("run-status")).toHaveText("✓ completed");
+
+  const item = page.locator(`[data-testid="history-item"][data-episode="${id}"]`);
+  await expect(item).toContainText("completed");
+  await item.click();
+  await expect(page).toHaveURL(new RegExp(`/episodes/${id}$`));
+  await expect(page.getByTestId("episode-status")).toHaveText("completed");
+  await expect(page.locator("[data-segment]")).toHaveCount(4);
+  await expect(page.getByTestId("tool-call-card")).toContainText("54");
+  await expect(page.getByTestId("final-answer")).toContainText("the answer is 54");
+
+  await page.goto(`/episodes/${id}?token=200`);
+  const token = page.locator('[data-t="200"]').first();
+  await expect(token).toBeInViewport();
+  await expect(token).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByTestId("detail-position")).toHaveText("#200");
+});

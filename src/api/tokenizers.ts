@@ -1,0 +1,69 @@
+import { queryOptions } from "@tanstack/react-query";
+import { z } from "zod";
+import { createTokenizerClient, type TokenizerClient } from "../workers/tokenizerClient";
+import { getJson } from "./http";
+
+const catalogSchema = z.object({
+  default: z.string(),
+  tokenizers: z.array(z.object({ name: z.string(), source: z.string() })),
+});
+
+let client: TokenizerClient | undefined;
+
+/** The one long-lived tokenizer worker, started on first use. */
+function tokenizerClient(): TokenizerClient {
+  client ??= createTokenizerClient();
+  return client;
+}
+
+/** A cheap content hash of token ids (FNV-1a over the 32-bit ids), for query keys. */
+function hashIds(ids: readonly number[]): string {
+  let h = 0x811c9dc5;
+  for (const id of ids) {
+    h ^= id;
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16);
+}
+
+/** Display pieces of a token sequence with the ids they were computed for. */
+export interface PiecesOf {
+  readonly tokenIds: readonly number[];
+  readonly pieces: readonly string[];
+}
+
+export const tokenizerQueries = {
+  all: () => ["tokenizers"] as const,
+  catalog: () =>
+    queryOptions({
+      queryKey: [...tokenizerQueries.all(), "catalog"] as const,
+      queryFn: ({ signal }) => getJson("/api/tokenizers", catalogSchema, signal),
+      staleTime: Number.POSITIVE_INFINITY,
+    }),
+  /** Loads a tokenizer into the worker (once); its info tells the vocabulary size and EOS ids. */
+  load: (name: string) =>
+    queryOptions({
+      queryKey: [...tokenizerQueries.all(), name, "load"] as const,
+      queryFn: () => tokenizerClient().load(name),
+      staleTime: Number.POSITIVE_INFINITY,
+      retry: false,
+    }),
+  /** Byte-correct display pieces from the tokenizer worker; deterministic, so never stale. */
+  pieces: (name: string, tokenIds: readonly number[]) =>
+    queryOptions({
+      queryKey: [
+        ...tokenizerQueries.all(),
+        name,
+        "pieces",
+        tokenIds.length,
+        hashIds(tokenIds),
+      ] as const,
+      queryFn: async (): Promise<PiecesOf> => {
+        const { pieces } = await tokenizerClient().pieces(name, tokenIds);
+        return { tokenIds, pieces };
+      },
+      staleTime: Number.POSITIVE_INFINITY,
+      // An unknown tokenizer stays unknown; the view keeps its `#id` placeholders.
+      retry: false,
+    }),
+};

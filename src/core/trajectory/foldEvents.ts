@@ -1,0 +1,166 @@
+import type { EpisodeEvent } from "../wire/episodes";
+import type { Segment, ToolCall, Trajectory, TrajectoryStatus } from "./types";
+
+/** The text of a model turn while it streams (`delta` events), before its segment arrives. */
+export interface PartialTurn {
+  readonly turn: number;
+  readonly text: string;
+  /** Tokens generated so far in this turn. */
+  readonly tokens: number;
+}
+
+/** The human tool waiting for the researcher; `deadlineMs` is in the caller's clock (epoch ms). */
+export interface WaitingHuman {
+  readonly callId: string;
+  readonly question: string;
+  readonly deadlineMs: number;
+}
+
+/** Everything the browser knows about a live episode, folded from its SSE events. */
+export interface LiveEpisodeState {
+  readonly id: string;
+  /** SSE id of the last event folded; -1 before any. Events at or below it are replays. */
+  readonly lastSeq: number;
+  readonly upstream?: string;
+  readonly model?: string;
+  readonly status: TrajectoryStatus;
+  readonly endReason?: string;
+  readonly segments: readonly Segment[];
+  readonly partial?: PartialTurn;
+  readonly waiting?: WaitingHuman;
+  /** Tool results that arrived before the segment they belong to (by segment index, call id). */
+  readonly pendingResults: Readonly<Record<string, ToolResult>>;
+}
+
+interface ToolResult {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+/** The state of an episode before any event arrived. */
+export function emptyLiveEpisode(id: string): LiveEpisodeState {
+  return { id, lastSeq: -1, status: "running", segments: [], pendingResults: {} };
+}
+
+const resultKey = (segmentIndex: number, callId: string) => `${segmentIndex}:${callId}`;
+
+function withResults(
+  segment: Segment,
+  index: number,
+  results: LiveEpisodeState["pendingResults"],
+): Segment {
+  if (!segment.toolCalls) return segment;
+  let changed = false;
+  const toolCalls = segment.toolCalls.map((call): ToolCall => {
+    const result = results[resultKey(index, call.id)];
+    if (!result || call.result !== undefined) return call;
+    changed = true;
+    return { ...call, result: result.content, resultIsError: result.isError };
+  });
+  return changed ? { ...segment, toolCalls } : segment;
+}
+
+function replaceSegment(
+  segments: readonly Segment[],
+  index: number,
+  update: (segment: Segment) => Segment,
+): readonly Segment[] {
+  const segment = segments[index];
+  if (!segment) return segments;
+  const next = segments.slice();
+  next[index] = update(segment);
+  return next;
+}
+
+/**
+ * Folds one SSE event (with its SSE id `seq`) into the state. Replay-safe: an event whose seq is at
+ * or below `lastSeq` returns the state unchanged, so a reconnect that replays from 0 is harmless.
+ * `nowMs` (epoch ms) dates a `waiting_human` event's deadline.
+ */
+export function foldEpisodeEvent(
+  state: LiveEpisodeState,
+  seq: number,
+  event: EpisodeEvent,
+  nowMs: number,
+): LiveEpisodeState {
+  if (seq <= state.lastSeq) return state;
+  const next = { ...state, lastSeq: seq };
+  switch (event.type) {
+    case "started":
+      return { ...next, upstream: event.upstream, model: event.model };
+    case "segment": {
+      const segments = state.segments.slice();
+      // Segments arrive in order; an index past the end (a gap) is kept in place all the same.
+      segments[event.index] = withResults(event.segment, event.index, state.pendingResults);
+      const isTurnDone =
+        event.segment.kind === "model" && state.partial && state.partial.turn <= event.segment.turn;
+      return { ...next, segments, ...(isTurnDone ? { partial: undefined } : {}) };
+    }
+    case "delta":
+      return { ...next, partial: { turn: event.turn, text: event.text, tokens: event.tokens } };
+    case "tool_call":
+      // The model segment already carries its parsed calls; nothing to add.
+      return next;
+    case "tool_result": {
+      const pendingResults = {
+        ...state.pendingResults,
+        [resultKey(event.segmentIndex, event.callId)]: {
+          content: event.content,
+          isError: event.isError,
+        },
+      };
+      const segments = replaceSegment(state.segments, event.segmentIndex, (s) =>
+        withResults(s, event.segmentIndex, pendingResults),
+      );
+      const waiting = state.waiting?.callId === event.callId ? undefined : state.waiting;
+      return { ...next, segments, pendingResults, waiting };
+    }
+    case "waiting_human":
+      return {
+        ...next,
+        waiting: {
+          callId: event.callId,
+          question: event.question,
+          deadlineMs: nowMs + event.timeoutMs,
+        },
+      };
+    case "cutoff":
+      return {
+        ...next,
+        segments: replaceSegment(state.segments, event.segmentIndex, (s) => ({
+          ...s,
+          cutoff: true,
+          cutoffReason: event.reason,
+        })),
+      };
+    case "end":
+      return {
+        ...next,
+        status: event.status,
+        endReason: event.reason,
+        partial: undefined,
+        waiting: undefined,
+      };
+    default:
+      return assertNever(event);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unknown episode event: ${JSON.stringify(value)}`);
+}
+
+/** The live state as a Trajectory for the trajectory view (segments in token-index order). */
+export function liveTrajectory(state: LiveEpisodeState, tokenizer?: string): Trajectory {
+  return {
+    id: state.id,
+    source: { kind: "live" },
+    format: "rollout-lens/v1",
+    status: state.status,
+    // A gap left by a missing segment event must not shift later tokens: drop holes.
+    segments: state.segments.filter((s): s is Segment => s !== undefined),
+    ...(state.model === undefined ? {} : { model: state.model }),
+    ...(tokenizer === undefined ? {} : { tokenizer }),
+    metadata: state.endReason === undefined ? {} : { end_reason: state.endReason },
+  };
+}

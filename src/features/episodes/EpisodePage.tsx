@@ -1,0 +1,64 @@
+import { useQuery } from "@tanstack/react-query";
+import { useCallback, useMemo } from "react";
+import { Link, useParams, useSearchParams } from "react-router";
+import { episodeQueries } from "../../api/episodes";
+import { finalAnswer } from "../../core/trajectory/finalAnswer";
+import { useTokenPieces } from "../../hooks/useTokenPieces";
+import { TrajectoryView } from "../trajectory-view/TrajectoryView";
+import styles from "./EpisodePage.module.css";
+
+/** `/episodes/:id?token=N`: a stored (or running) episode in the trajectory view. */
+export function EpisodePage() {
+  const { id = "" } = useParams();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const { data: trajectory, error } = useQuery(episodeQueries.detail(id));
+  const tokenIds = useMemo(
+    () => trajectory?.segments.flatMap((s) => s.tokenIds) ?? [],
+    [trajectory],
+  );
+  const { pieces } = useTokenPieces(trajectory?.tokenizer, tokenIds);
+  const tokenParam = searchParams.get("token");
+  const initialToken =
+    tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
+  const handleSelectToken = useCallback(
+    (token: number) => setSearchParams({ token: String(token) }, { replace: true }),
+    [setSearchParams],
+  );
+  if (error) return <div className={styles.error}>{error.message}</div>;
+  if (!trajectory) return <div className={styles.muted}>loading {id}…</div>;
+  const reason = trajectory.metadata.end_reason;
+  const answer = finalAnswer(trajectory);
+  return (
+    <>
+      <div className={styles.meta}>
+        <strong>{trajectory.id}</strong>
+        <span
+          className={`${styles.status} ${styles[trajectory.status]}`}
+          data-testid="episode-status"
+        >
+          {trajectory.status}
+        </span>
+        {typeof reason === "string" && <span className={styles.reason}>{reason}</span>}
+        <span>{trajectory.model}</span>
+        <span>{trajectory.createdAt}</span>
+        {trajectory.status === "running" && (
+          <Link to={`/playground?episode=${trajectory.id}`}>follow it live</Link>
+        )}
+      </div>
+      {answer !== undefined && (
+        <div className={styles.answer} data-testid="final-answer">
+          <span className={styles.label}>final answer</span> {answer}
+        </div>
+      )}
+      <div className={styles.view}>
+        <TrajectoryView
+          key={trajectory.id}
+          trajectory={trajectory}
+          pieces={pieces}
+          initialToken={initialToken}
+          onSelectToken={handleSelectToken}
+        />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,56 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type ReactNode, useState } from "react";
+import { useSearchParams } from "react-router";
+import { episodeQueries, startEpisode } from "../../api/episodes";
+import { healthQueries } from "../../api/health";
+import { buildStartRequest, type FormField } from "../../core/playground/startRequest";
+import { LiveRun } from "./LiveRun";
+import styles from "./PlaygroundPage.module.css";
+import { usePlaygroundForm } from "./playgroundFormStore";
+import { RunForm } from "./RunForm";
+import { UpstreamStatus } from "./UpstreamStatus";
+
+/**
+ * `/playground?episode=ID`: start an episode and watch its tokens arrive. The episode id lives in
+ * the URL, so a reload (or a colleague) follows the same episode, replayed from its first event.
+ */
+export function PlaygroundPage({ history }: { readonly history?: ReactNode }) {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const episodeId = searchParams.get("episode") ?? undefined;
+  const { data: health } = useQuery(healthQueries.status());
+  const form = usePlaygroundForm();
+  const queryClient = useQueryClient();
+  const [errors, setErrors] = useState<Partial<Record<FormField, string>>>({});
+  const start = useMutation({
+    mutationFn: startEpisode,
+    onSuccess: (id) => {
+      setSearchParams({ episode: id });
+      void queryClient.invalidateQueries({ queryKey: episodeQueries.all() });
+    },
+  });
+  const handleRun = () => {
+    const built = buildStartRequest(form, health?.isSimulated ?? false);
+    setErrors(built.ok ? {} : built.errors);
+    if (built.ok) start.mutate(built.request);
+  };
+  return (
+    <div className={styles.page}>
+      <aside className={styles.side}>
+        <UpstreamStatus />
+        <RunForm health={health} errors={errors} isStarting={start.isPending} onRun={handleRun} />
+        {start.error && <div className={styles.error}>{start.error.message}</div>}
+        {history}
+      </aside>
+      <section className={styles.main}>
+        {episodeId ? (
+          <LiveRun key={episodeId} episodeId={episodeId} tokenizer={health?.tokenizer} />
+        ) : (
+          <div className={styles.empty}>
+            <p>Run an episode to see its tokens arrive, segment by segment.</p>
+            <p>Prompt tokens are grey, model output (trained, mask 1) blue, tool results orange.</p>
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}

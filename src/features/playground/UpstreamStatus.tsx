@@ -1,0 +1,61 @@
+import { useQuery } from "@tanstack/react-query";
+import { healthQueries, upstreamText } from "../../api/health";
+import { tokenizerQueries } from "../../api/tokenizers";
+import styles from "./UpstreamStatus.module.css";
+
+/** Which upstream answers (SGLang URL or the simulator), with its model, tokenizer and context. */
+export function UpstreamStatus() {
+  const { data: health, error } = useQuery(healthQueries.status());
+  // Loading the tokenizer early means the first tokens already show as text, not `#id`.
+  const tokenizer = useQuery({
+    ...tokenizerQueries.load(health?.tokenizer ?? ""),
+    enabled: health !== undefined,
+  });
+  if (error) {
+    return (
+      <div className={`${styles.status} ${styles.down}`} data-testid="upstream-status">
+        server unreachable: {error.message}
+      </div>
+    );
+  }
+  if (!health) return <div className={styles.status}>checking upstream…</div>;
+  return (
+    <dl className={styles.status} data-testid="upstream-status">
+      <dt>upstream</dt>
+      <dd>
+        {health.isSimulated ? (
+          <span className={styles.simBadge} title="the embedded SGLang simulator: scripted replies">
+            simulator
+          </span>
+        ) : (
+          <code className={styles.url}>{upstreamText(health)}</code>
+        )}
+      </dd>
+      <dt>model</dt>
+      <dd>{health.model}</dd>
+      <dt>tokenizer</dt>
+      <dd>
+        {health.tokenizer}{" "}
+        <span className={styles.muted} data-testid="tokenizer-state">
+          {tokenizer.error
+            ? `(not loaded: ${tokenizer.error.message}; showing token ids)`
+            : tokenizer.data
+              ? `(loaded, ${tokenizer.data.vocabSize.toLocaleString("en-US")} tokens)`
+              : "(loading in the browser…)"}
+        </span>
+      </dd>
+      <dt>context</dt>
+      <dd>
+        {health.contextLength === null
+          ? "unknown"
+          : `${health.contextLength.toLocaleString("en-US")} tokens`}
+      </dd>
+      {health.runningEpisodes > 0 && (
+        <>
+          <dt>running</dt>
+          <dd>{health.runningEpisodes}</dd>
+        </>
+      )}
+    </dl>
+  );
+}

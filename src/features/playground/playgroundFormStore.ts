@@ -1,0 +1,39 @@
+import { create } from "zustand";
+import type { PlaygroundForm } from "../../core/playground/startRequest";
+
+type TextField = Exclude<keyof PlaygroundForm, "tools" | "isStreaming">;
+
+interface FormState extends PlaygroundForm {
+  fieldEdited(field: TextField, value: string): void;
+  toolToggled(name: string): void;
+  streamingToggled(): void;
+}
+
+/** What the researcher typed in the playground; kept while they look at other pages. */
+const useFormStore = create<FormState>()((set) => ({
+  system: "",
+  prompt: "What is 12 * 7? Use the calculator.",
+  tools: ["calculator"],
+  maxIterations: "8",
+  maxNewTokens: "1024",
+  temperature: "0.7",
+  topP: "0.95",
+  topK: "",
+  policy: "calculator",
+  isStreaming: true,
+  fieldEdited: (field, value) => set({ [field]: value }),
+  toolToggled: (name) =>
+    set((s) => ({
+      tools: s.tools.includes(name) ? s.tools.filter((t) => t !== name) : [...s.tools, name],
+    })),
+  streamingToggled: () => set((s) => ({ isStreaming: !s.isStreaming })),
+}));
+
+/** The form's values (stable while nothing changes). */
+export const usePlaygroundForm = () => useFormStore();
+export const formActions = {
+  fieldEdited: (field: TextField, value: string) =>
+    useFormStore.getState().fieldEdited(field, value),
+  toolToggled: (name: string) => useFormStore.getState().toolToggled(name),
+  streamingToggled: () => useFormStore.getState().streamingToggled(),
+};

@@ -1,0 +1,39 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
+import { episodeQueries, followEpisodeEvents } from "../../api/episodes";
+import {
+  emptyLiveEpisode,
+  foldEpisodeEvent,
+  liveTrajectory,
+} from "../../core/trajectory/foldEvents";
+
+/**
+ * Follows one episode's SSE events and folds them into its live state and Trajectory. Mount it
+ * with a `key` of the episode id: a new episode starts from an empty state.
+ */
+export function useLiveEpisode(id: string, tokenizer: string | undefined) {
+  const queryClient = useQueryClient();
+  const [state, setState] = useState(() => emptyLiveEpisode(id));
+  const [streamError, setStreamError] = useState<string>();
+  useEffect(
+    () =>
+      followEpisodeEvents(id, {
+        onEvent: (seq, event) => {
+          setState((s) => foldEpisodeEvent(s, seq, event, Date.now()));
+          // The history lists finished episodes: it changes when one ends.
+          if (event.type === "end")
+            void queryClient.invalidateQueries({ queryKey: episodeQueries.all() });
+        },
+        onError: setStreamError,
+      }),
+    [id, queryClient],
+  );
+  const { segments, status, model, endReason } = state;
+  // Rebuilt only when the token data changes, not on every streamed delta.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the listed fields are all it reads
+  const trajectory = useMemo(
+    () => liveTrajectory(state, tokenizer),
+    [segments, status, model, endReason, tokenizer],
+  );
+  return { state, trajectory, streamError };
+}

@@ -1,0 +1,24 @@
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { tokenizerQueries } from "../api/tokenizers";
+import { fitPieces } from "../core/layout/fitPieces";
+
+/**
+ * Byte-correct display pieces for `tokenIds` from the tokenizer worker; undefined until the
+ * tokenizer has loaded (the view shows `#id` placeholders meanwhile). While a growing sequence is
+ * re-pieced, the known prefix keeps its pieces and only the new tokens wait.
+ */
+export function useTokenPieces(tokenizer: string | undefined, tokenIds: readonly number[]) {
+  const query = useQuery({
+    ...tokenizerQueries.pieces(tokenizer ?? "", tokenIds),
+    enabled: tokenizer !== undefined && tokenIds.length > 0,
+    placeholderData: keepPreviousData,
+  });
+  const { data, isPlaceholderData, error } = query;
+  const pieces = useMemo(() => {
+    if (!data) return undefined;
+    if (!isPlaceholderData && data.pieces.length === tokenIds.length) return data.pieces;
+    return fitPieces(tokenIds, data.tokenIds, data.pieces);
+  }, [data, isPlaceholderData, tokenIds]);
+  return { pieces, error: error ? error.message : undefined };
+}
