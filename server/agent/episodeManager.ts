@@ -161,7 +161,13 @@ export class EpisodeManager {
               resolve(reply);
             },
           };
-          this.publish(episode, { type: "waiting_human", callId, question, timeoutMs });
+          this.publish(episode, {
+            type: "waiting_human",
+            callId,
+            question,
+            timeoutMs,
+            deadline: Date.now() + timeoutMs,
+          });
         }),
       setSnapshot: (snapshot) => {
         episode.snapshot = snapshot;

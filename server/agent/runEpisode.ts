@@ -185,18 +185,24 @@ export async function runEpisode(
       for (const call of toolCalls) {
         const outcome = call.error
           ? { content: errorToolResult(call), isError: true }
-          : await runTool(registry, call.name, call.arguments, {
-              episodeId: sink.id,
-              signal: sink.signal,
-              mockReplies: request.mock_replies ?? {},
-              askHuman: (question, signal) =>
-                sink.askHuman(
-                  call.id,
-                  question,
-                  registry.get(call.name)?.timeoutMs ?? 600_000,
-                  signal,
-                ),
-            });
+          : !toolNames.includes(call.name)
+            ? {
+                // Only the episode's own tools run, whatever else the server knows.
+                content: `Error: tool "${call.name}" is not available. Available tools: ${toolNames.join(", ")}.`,
+                isError: true,
+              }
+            : await runTool(registry, call.name, call.arguments, {
+                episodeId: sink.id,
+                signal: sink.signal,
+                mockReplies: request.mock_replies ?? {},
+                askHuman: (question, signal) =>
+                  sink.askHuman(
+                    call.id,
+                    question,
+                    registry.get(call.name)?.timeoutMs ?? 600_000,
+                    signal,
+                  ),
+              });
         results.push({ call, ...outcome });
         sink.emit({
           type: "tool_result",

@@ -33,9 +33,11 @@ function declaredToolNames(turns: readonly ChatTurn[]): string[] {
   const names: string[] = [];
   for (const turn of turns) {
     if (turn.role !== "system") continue;
-    const block = /<tools>([\s\S]*?)<\/tools>/.exec(turn.content)?.[1] ?? "";
-    for (const match of block.matchAll(/"name":\s*"([^"]+)"/g)) {
-      if (match[1] && !names.includes(match[1])) names.push(match[1]);
+    // Every <tools> block: Qwen's template also mentions an empty "<tools></tools>" in its prose.
+    for (const block of turn.content.matchAll(/<tools>([\s\S]*?)<\/tools>/g)) {
+      for (const match of (block[1] ?? "").matchAll(/"name":\s*"([^"]+)"/g)) {
+        if (match[1] && !names.includes(match[1])) names.push(match[1]);
+      }
     }
   }
   return names;

@@ -176,3 +176,34 @@ describe("prompt reading helpers", () => {
     expect(firstNumber(text)).toBe(expected);
   });
 });
+
+describe("tool choice", () => {
+  it("calls the tool the template declares, with that tool's argument", async () => {
+    const prompt = sim.tokenizer.applyChatTemplate([question], {
+      addGenerationPrompt: true,
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "ask_human",
+            parameters: { type: "object", properties: { question: { type: "string" } } },
+          },
+        },
+      ],
+    });
+    const answer = await callSim(sim, "POST", "/generate", {
+      input_ids: sim.tokenizer.encode(prompt),
+      sampling_params: {
+        max_new_tokens: 512,
+        temperature: 0,
+        custom_params: { policy: "calculator" },
+      },
+    });
+    const body = generateResponseSchema.parse(answer.json);
+    const [call] = toolCallBodies(body.text);
+    expect(JSON.parse(call ?? "")).toEqual({
+      name: "ask_human",
+      arguments: { question: "What is 12 * 7?" },
+    });
+  });
+});

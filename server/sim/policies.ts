@@ -41,7 +41,14 @@ function toolName(view: PromptView): string {
 
 // Python's json.dumps spacing, which is what Hermes-style chat templates and models produce.
 function toolCall(name: string, expression: string): string {
-  return `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": {"expression": ${JSON.stringify(expression)}}}\n</tool_call>`;
+  // The argument each built-in tool declares; a researcher's own tool gets `expression`.
+  const argument =
+    name === "ask_human"
+      ? `"question": ${JSON.stringify(`What is ${expression}?`)}`
+      : name === "mock"
+        ? `"query": ${JSON.stringify(expression)}`
+        : `"expression": ${JSON.stringify(expression)}`;
+  return `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": {${argument}}}\n</tool_call>`;
 }
 
 function brokenToolCall(name: string, expression: string): string {

@@ -55,6 +55,7 @@ export const episodeEventSchema = z.discriminatedUnion("type", [
     callId: z.string(),
     question: z.string(),
     timeoutMs: z.number().nonnegative(),
+    deadline: z.number(),
   }),
   z.object({ type: z.literal("cutoff"), segmentIndex: z.int(), reason: z.string() }),
   z.object({ type: z.literal("end"), status: statusSchema, reason: z.string().optional() }),

@@ -44,7 +44,7 @@ const calculatorEvents: readonly EpisodeEvent[] = [
 
 function foldAll(events: readonly EpisodeEvent[], from = 0, start = emptyLiveEpisode("ep_1")) {
   return events.reduce<LiveEpisodeState>(
-    (state, event, i) => foldEpisodeEvent(state, from + i, event, 1_000),
+    (state, event, i) => foldEpisodeEvent(state, from + i, event),
     start,
   );
 }
@@ -115,30 +115,30 @@ describe("foldEpisodeEvent", () => {
     const waiting = foldAll([
       { type: "segment", index: 0, segment: prompt },
       { type: "segment", index: 1, segment: model1 },
-      { type: "waiting_human", callId: "call_0000", question: "why?", timeoutMs: 60_000 },
+      {
+        type: "waiting_human",
+        callId: "call_0000",
+        question: "why?",
+        timeoutMs: 60_000,
+        deadline: 61_000,
+      },
     ]);
     expect(waiting.waiting).toEqual({ callId: "call_0000", question: "why?", deadlineMs: 61_000 });
-    const answered = foldEpisodeEvent(
-      waiting,
-      3,
-      {
-        type: "tool_result",
-        segmentIndex: 1,
-        callId: "call_0000",
-        name: "ask_human",
-        content: "because",
-        isError: false,
-      },
-      2_000,
-    );
+    const answered = foldEpisodeEvent(waiting, 3, {
+      type: "tool_result",
+      segmentIndex: 1,
+      callId: "call_0000",
+      name: "ask_human",
+      content: "because",
+      isError: false,
+    });
     expect(answered.waiting).toBeUndefined();
     expect(answered.segments[1]?.toolCalls?.[0]?.result).toBe("because");
-    const ended = foldEpisodeEvent(
-      waiting,
-      3,
-      { type: "end", status: "aborted", reason: "aborted by the user" },
-      2_000,
-    );
+    const ended = foldEpisodeEvent(waiting, 3, {
+      type: "end",
+      status: "aborted",
+      reason: "aborted by the user",
+    });
     expect(ended.waiting).toBeUndefined();
     expect(ended.status).toBe("aborted");
   });
@@ -159,7 +159,7 @@ describe("liveTrajectory", () => {
     expect(t).toMatchObject({ id: "ep_1", status: "running", tokenizer: "qwen3", model: "sim" });
     expect(t.segments.map((s) => s.tokenIds.length)).toEqual([3, 2, 2]);
     const ended = liveTrajectory(
-      foldEpisodeEvent(state, 99, { type: "end", status: "aborted", reason: "boom" }, 0),
+      foldEpisodeEvent(state, 99, { type: "end", status: "aborted", reason: "boom" }),
     );
     expect(ended.metadata).toEqual({ end_reason: "boom" });
   });

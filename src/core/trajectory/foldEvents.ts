@@ -75,13 +75,11 @@ function replaceSegment(
 /**
  * Folds one SSE event (with its SSE id `seq`) into the state. Replay-safe: an event whose seq is at
  * or below `lastSeq` returns the state unchanged, so a reconnect that replays from 0 is harmless.
- * `nowMs` (epoch ms) dates a `waiting_human` event's deadline.
  */
 export function foldEpisodeEvent(
   state: LiveEpisodeState,
   seq: number,
   event: EpisodeEvent,
-  nowMs: number,
 ): LiveEpisodeState {
   if (seq <= state.lastSeq) return state;
   const next = { ...state, lastSeq: seq };
@@ -121,7 +119,8 @@ export function foldEpisodeEvent(
         waiting: {
           callId: event.callId,
           question: event.question,
-          deadlineMs: nowMs + event.timeoutMs,
+          // The server's deadline: a replayed event (after a reload) still counts down correctly.
+          deadlineMs: event.deadline,
         },
       };
     case "cutoff":

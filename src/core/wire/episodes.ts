@@ -62,6 +62,8 @@ export type EpisodeEvent =
       readonly callId: string;
       readonly question: string;
       readonly timeoutMs: number;
+      /** When the wait ends (ms since the epoch), so a replayed event still shows the right time. */
+      readonly deadline: number;
     }
   | { readonly type: "cutoff"; readonly segmentIndex: number; readonly reason: string }
   | {

@@ -19,7 +19,7 @@ export function useLiveEpisode(id: string, tokenizer: string | undefined) {
     () =>
       followEpisodeEvents(id, {
         onEvent: (seq, event) => {
-          setState((s) => foldEpisodeEvent(s, seq, event, Date.now()));
+          setState((s) => foldEpisodeEvent(s, seq, event));
           // The history lists finished episodes: it changes when one ends.
           if (event.type === "end")
             void queryClient.invalidateQueries({ queryKey: episodeQueries.all() });
