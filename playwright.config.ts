@@ -14,7 +14,15 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   reporter: [["list"]],
+  // The app alone for now (demo routes need no server); switch to the real server when it serves dist/.
+  webServer: {
+    command: "npx vite --port 4317 --strictPort",
+    url: "http://127.0.0.1:4317",
+    reuseExistingServer: !process.env.CI,
+    timeout: 60_000,
+  },
   use: {
+    baseURL: "http://127.0.0.1:4317",
     headless: true,
     trace: "off",
     launchOptions: {

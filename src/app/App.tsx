@@ -1,15 +1,42 @@
+import { useEffect } from "react";
+import { BrowserRouter, Link, Route, Routes } from "react-router";
+import { prefsActions, useTheme } from "../stores/prefsStore";
 import styles from "./App.module.css";
+import { DemoPage } from "./DemoPage";
+import { HomePage } from "./HomePage";
+import { NotFoundPage } from "./NotFoundPage";
 
+/** The shell: header with the theme toggle, and the routes. */
 export function App() {
+  const theme = useTheme();
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
   return (
-    <div className={styles.shell}>
-      <header className={styles.header}>
-        <h1 className={styles.title}>Rollout Lens</h1>
-        <span className={styles.tagline}>exact tokens of agentic-RL rollouts</span>
-      </header>
-      <main className={styles.main}>
-        <p>Playground, trajectory view and rollout files arrive here.</p>
-      </main>
-    </div>
+    <BrowserRouter>
+      <div className={styles.shell}>
+        <header className={styles.header}>
+          <h1 className={styles.title}>
+            <Link to="/">Rollout Lens</Link>
+          </h1>
+          <span className={styles.tagline}>exact tokens of agentic-RL rollouts</span>
+          <button
+            type="button"
+            className={styles.themeToggle}
+            onClick={prefsActions.themeToggled}
+            aria-label="toggle theme"
+          >
+            {theme === "dark" ? "☀ light" : "☾ dark"}
+          </button>
+        </header>
+        <main className={styles.main}>
+          <Routes>
+            <Route index element={<HomePage />} />
+            <Route path="demo/:name" element={<DemoPage />} />
+            <Route path="*" element={<NotFoundPage />} />
+          </Routes>
+        </main>
+      </div>
+    </BrowserRouter>
   );
 }

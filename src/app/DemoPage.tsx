@@ -1,0 +1,42 @@
+import { useCallback, useMemo } from "react";
+import { useParams, useSearchParams } from "react-router";
+import { buildDemo } from "../core/demo/demoTrajectories";
+import { TrajectoryView } from "../features/trajectory-view/TrajectoryView";
+import styles from "./DemoPage.module.css";
+import { NotFoundPage } from "./NotFoundPage";
+
+/** `/demo/:name?token=N`: a generated trajectory, optionally opened at a token. */
+export function DemoPage() {
+  const { name = "" } = useParams();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const demo = useMemo(() => buildDemo(name), [name]);
+  const tokenParam = searchParams.get("token");
+  const initialToken =
+    tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
+  const handleSelectToken = useCallback(
+    (token: number) => setSearchParams({ token: String(token) }, { replace: true }),
+    [setSearchParams],
+  );
+  if (!demo) return <NotFoundPage what={`demo "${name}"`} />;
+  const { trajectory } = demo;
+  return (
+    <>
+      <div className={styles.meta}>
+        <strong>{trajectory.id}</strong>
+        <span>{trajectory.model}</span>
+        <span className={styles[trajectory.status]}>{trajectory.status}</span>
+        {trajectory.reward !== undefined && <span>reward {trajectory.reward}</span>}
+      </div>
+      <div className={styles.view}>
+        <TrajectoryView
+          // A new trajectory starts a new view (scroll position, selection).
+          key={name}
+          trajectory={trajectory}
+          pieces={demo.pieces}
+          initialToken={initialToken}
+          onSelectToken={handleSelectToken}
+        />
+      </div>
+    </>
+  );
+}

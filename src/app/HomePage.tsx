@@ -1,0 +1,24 @@
+import { Link } from "react-router";
+import { demoNames } from "../core/demo/demoTrajectories";
+
+const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
+  calculator: "a Qwen3 episode: tool call, tool result, answer",
+  cutoff: "an episode cut by the iteration limit",
+  huge: "131,072 tokens, ending in a length cut",
+};
+
+/** Start page: links to the demo trajectories (live episodes and files arrive later). */
+export function HomePage() {
+  return (
+    <section>
+      <h2>Demo trajectories</h2>
+      <ul>
+        {demoNames.map((name) => (
+          <li key={name}>
+            <Link to={`/demo/${name}`}>{name}</Link> — {DESCRIPTIONS[name]}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

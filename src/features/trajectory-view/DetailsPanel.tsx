@@ -1,0 +1,106 @@
+import { segmentOfToken } from "../../core/layout/flatTrajectory";
+import type { Trajectory } from "../../core/trajectory/types";
+import styles from "./DetailsPanel.module.css";
+import { KIND_LABEL } from "./kindLabels";
+import type { TrajectoryModel } from "./useTrajectoryModel";
+
+interface DetailsPanelProps {
+  readonly trajectory: Trajectory;
+  readonly model: TrajectoryModel;
+  /** Token index to describe, or -1. */
+  readonly token: number;
+  readonly pieceOfId: (id: number) => string | undefined;
+}
+
+function formatLogprob(lp: number): string {
+  return lp.toFixed(4);
+}
+
+function formatProbability(lp: number): string {
+  const p = Math.exp(lp);
+  return p >= 0.001 ? `${(p * 100).toFixed(2)} %` : p.toExponential(2);
+}
+
+/** Everything known about one token: position, id, piece, logprob, rank, top-k, segment, turn. */
+export function DetailsPanel({ trajectory, model, token, pieceOfId }: DetailsPanelProps) {
+  const { flat, pieces } = model;
+  if (token < 0 || token >= flat.tokenCount) {
+    return (
+      <aside className={styles.panel} data-testid="token-details">
+        <p className={styles.hint}>Hover a token, or click one and use ← → to step.</p>
+      </aside>
+    );
+  }
+  const s = segmentOfToken(flat.segmentStarts, token);
+  const segment = trajectory.segments[s];
+  const local = token - (flat.segmentStarts[s] ?? 0);
+  const lp = flat.logprobs[token] ?? Number.NaN;
+  const id = flat.tokenIds[token] ?? 0;
+  const top = segment?.topLogprobs?.[local] ?? undefined;
+  const rankIndex = top ? top.findIndex((alt) => alt.tokenId === id) : -1;
+  return (
+    <aside className={styles.panel} data-testid="token-details">
+      <dl className={styles.grid}>
+        <dt>position</dt>
+        <dd data-testid="detail-position">#{token}</dd>
+        <dt>token id</dt>
+        <dd>{id}</dd>
+        <dt>piece</dt>
+        <dd>
+          <code className={styles.piece}>{JSON.stringify(pieces[token] ?? "")}</code>
+        </dd>
+        <dt>logprob</dt>
+        <dd data-testid="detail-logprob">
+          {Number.isNaN(lp) ? (
+            <span className={styles.muted}>not recorded</span>
+          ) : (
+            formatLogprob(lp)
+          )}
+        </dd>
+        <dt>probability</dt>
+        <dd>{Number.isNaN(lp) ? "—" : formatProbability(lp)}</dd>
+        <dt>rank</dt>
+        <dd>
+          {top === undefined
+            ? "—"
+            : rankIndex >= 0
+              ? `${rankIndex + 1} of top ${top.length}`
+              : `not in top ${top.length}`}
+        </dd>
+        <dt>loss mask</dt>
+        <dd>{flat.lossMask[token]}</dd>
+        <dt>segment</dt>
+        <dd>
+          {s} · {segment ? KIND_LABEL[segment.kind] : "?"}
+        </dd>
+        <dt>turn</dt>
+        <dd>{segment?.turn}</dd>
+      </dl>
+      {top && top.length > 0 && (
+        <table className={styles.top}>
+          <caption>top-{top.length} alternatives</caption>
+          <thead>
+            <tr>
+              <th>piece</th>
+              <th>id</th>
+              <th>logprob</th>
+              <th>p</th>
+            </tr>
+          </thead>
+          <tbody>
+            {top.map((alt) => (
+              <tr key={alt.tokenId} className={alt.tokenId === id ? styles.chosen : undefined}>
+                <td>
+                  <code>{JSON.stringify(pieceOfId(alt.tokenId) ?? `#${alt.tokenId}`)}</code>
+                </td>
+                <td>{alt.tokenId}</td>
+                <td>{formatLogprob(alt.logprob)}</td>
+                <td>{formatProbability(alt.logprob)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </aside>
+  );
+}

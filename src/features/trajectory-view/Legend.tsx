@@ -1,0 +1,46 @@
+import { heatGradient } from "./heatColor";
+import styles from "./Legend.module.css";
+
+/** Colour key: the three segment kinds, or the probability scale in heatmap mode. */
+export function Legend({ isHeatmap }: { readonly isHeatmap: boolean }) {
+  if (isHeatmap) {
+    return (
+      <div className={styles.legend} data-testid="legend">
+        <span>model-token probability</span>
+        <span className={styles.scale}>
+          <span>0</span>
+          <span className={styles.gradient} style={{ background: heatGradient }} />
+          <span>1</span>
+        </span>
+        <span className={styles.item}>
+          <span className={`${styles.swatch} ${styles.notRecorded}`} />
+          not recorded
+        </span>
+        <span className={styles.item}>
+          <span className={`${styles.swatch} ${styles.prompt} ${styles.faded}`} />
+          mask 0 (faded)
+        </span>
+      </div>
+    );
+  }
+  return (
+    <div className={styles.legend} data-testid="legend">
+      <span className={styles.item}>
+        <span className={`${styles.swatch} ${styles.prompt}`} />
+        prompt (mask 0)
+      </span>
+      <span className={styles.item}>
+        <span className={`${styles.swatch} ${styles.model}`} />
+        model output (mask 1)
+      </span>
+      <span className={styles.item}>
+        <span className={`${styles.swatch} ${styles.tool}`} />
+        tool result (mask 0)
+      </span>
+      <span className={styles.item}>
+        <span className={`${styles.swatch} ${styles.chip}`} />
+        special token
+      </span>
+    </div>
+  );
+}

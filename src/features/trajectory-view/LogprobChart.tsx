@@ -1,0 +1,108 @@
+import { memo, useMemo } from "react";
+import {
+  Area,
+  ComposedChart,
+  Line,
+  ReferenceArea,
+  ReferenceLine,
+  ResponsiveContainer,
+  XAxis,
+  YAxis,
+} from "recharts";
+import type { FlatTrajectory } from "../../core/layout/flatTrajectory";
+import { downsampleLogprobs, segmentBands } from "../../core/series/logprobSeries";
+import type { SegmentKind } from "../../core/trajectory/types";
+import { useTheme } from "../../stores/prefsStore";
+import styles from "./LogprobChart.module.css";
+
+/** SVG attributes cannot read CSS variables reliably, so the chart keeps its own copy per theme. */
+const COLORS = {
+  light: {
+    prompt: "#8a94a3",
+    model: "#2f6fdb",
+    tool: "#e08a1e",
+    line: "#1b1f24",
+    cursor: "#d6336c",
+  },
+  dark: {
+    prompt: "#5d6673",
+    model: "#5b9bff",
+    tool: "#f0a040",
+    line: "#e4e7eb",
+    cursor: "#ff6b9a",
+  },
+} as const satisfies Record<string, Record<SegmentKind | "line" | "cursor", string>>;
+
+const MAX_POINTS = 1500;
+
+interface LogprobChartProps {
+  readonly flat: FlatTrajectory;
+  readonly selected: number;
+  readonly onPick: (token: number) => void;
+}
+
+/** Logprob of trained tokens over position (min–max band and mean), with segment bands; click to jump. */
+export const LogprobChart = memo(function LogprobChart({
+  flat,
+  selected,
+  onPick,
+}: LogprobChartProps) {
+  const colors = COLORS[useTheme()];
+  const buckets = useMemo(
+    () => downsampleLogprobs(flat.logprobs, flat.lossMask, MAX_POINTS),
+    [flat],
+  );
+  const bands = useMemo(() => segmentBands(flat.segmentStarts, flat.segmentKinds), [flat]);
+  const data = useMemo(
+    () => buckets.map((b) => ({ x: b.position, range: b.range, mean: b.mean })),
+    [buckets],
+  );
+  return (
+    <div className={styles.chart} data-testid="logprob-chart">
+      <ResponsiveContainer width="100%" height={110}>
+        <ComposedChart
+          data={data}
+          margin={{ top: 6, right: 12, bottom: 0, left: 0 }}
+          onClick={(state) => {
+            const index = Number(state.activeTooltipIndex);
+            const bucket = Number.isInteger(index) ? buckets[index] : undefined;
+            if (bucket) onPick(bucket.range ? bucket.minAt : bucket.start);
+          }}
+        >
+          {bands.map((band) => (
+            <ReferenceArea
+              key={band.start}
+              x1={band.start}
+              x2={band.end}
+              fill={colors[band.kind]}
+              fillOpacity={0.18}
+              ifOverflow="hidden"
+            />
+          ))}
+          <XAxis dataKey="x" type="number" domain={[0, flat.tokenCount]} tick={{ fontSize: 10 }} />
+          <YAxis
+            width={44}
+            tick={{ fontSize: 10 }}
+            domain={["auto", 0]}
+            allowDataOverflow={false}
+          />
+          <Area
+            dataKey="range"
+            stroke="none"
+            fill={colors.model}
+            fillOpacity={0.45}
+            isAnimationActive={false}
+          />
+          <Line
+            dataKey="mean"
+            stroke={colors.line}
+            strokeWidth={1}
+            dot={false}
+            isAnimationActive={false}
+          />
+          {selected >= 0 && <ReferenceLine x={selected} stroke={colors.cursor} strokeWidth={2} />}
+        </ComposedChart>
+      </ResponsiveContainer>
+    </div>
+  );
+});

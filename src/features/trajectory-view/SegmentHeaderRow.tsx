@@ -1,0 +1,37 @@
+import { type CSSProperties, memo } from "react";
+import type { Segment } from "../../core/trajectory/types";
+import { finishText, KIND_LABEL } from "./kindLabels";
+import styles from "./SegmentRows.module.css";
+
+interface SegmentHeaderRowProps {
+  readonly segment: Segment;
+  readonly index: number;
+  readonly firstToken: number;
+  readonly cutReason: string | undefined;
+  readonly style: CSSProperties;
+}
+
+/** The header above a segment's tokens: turn, kind, token count, finish reason. */
+export const SegmentHeaderRow = memo(function SegmentHeaderRow(props: SegmentHeaderRowProps) {
+  const { segment, index, firstToken, cutReason } = props;
+  const finish = finishText(segment.finishReason);
+  return (
+    <div
+      className={`${styles.header} ${styles[segment.kind]}`}
+      style={props.style}
+      data-segment={index}
+    >
+      <span className={styles.badge}>{KIND_LABEL[segment.kind]}</span>
+      <span>turn {segment.turn}</span>
+      <span>{segment.tokenIds.length.toLocaleString("en-US")} tokens</span>
+      <span className={styles.muted}>from #{firstToken}</span>
+      {finish && <span className={styles.muted}>finish: {finish}</span>}
+      {segment.toolCalls && segment.toolCalls.length > 0 && (
+        <span className={styles.muted}>
+          {segment.toolCalls.length} tool call{segment.toolCalls.length > 1 ? "s" : ""}
+        </span>
+      )}
+      {cutReason && <span className={styles.cutBadge}>✂ {cutReason}</span>}
+    </div>
+  );
+});

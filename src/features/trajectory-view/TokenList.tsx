@@ -1,0 +1,122 @@
+import type { Virtualizer } from "@tanstack/react-virtual";
+import type { KeyboardEvent, MouseEvent, RefObject } from "react";
+import { RowKind, type TokenLayout } from "../../core/layout/tokenRows";
+import type { Trajectory } from "../../core/trajectory/types";
+import { useIsHeatmap, useShowWhitespace } from "../../stores/prefsStore";
+import { CutoffRow } from "./CutoffRow";
+import { SegmentHeaderRow } from "./SegmentHeaderRow";
+import styles from "./TokenList.module.css";
+import { TokenRow } from "./TokenRow";
+import { ToolCallRow } from "./ToolCallRow";
+import type { TrajectoryModel } from "./useTrajectoryModel";
+
+interface TokenListProps {
+  readonly trajectory: Trajectory;
+  readonly model: TrajectoryModel;
+  readonly layout: TokenLayout;
+  readonly virtualizer: Virtualizer<HTMLDivElement, Element>;
+  readonly scrollRef: RefObject<HTMLDivElement | null>;
+  readonly selected: number;
+  readonly onHover: (token: number) => void;
+  readonly onSelect: (token: number) => void;
+  readonly onStep: (delta: number) => void;
+}
+
+function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
+  const target = event.target instanceof Element ? event.target.closest("[data-t]") : null;
+  const value = target?.getAttribute("data-t");
+  return value === null || value === undefined ? undefined : Number(value);
+}
+
+/** The virtualized rows: only rows in (or near) the viewport are mounted. */
+export function TokenList(props: TokenListProps) {
+  const { trajectory, model, layout, virtualizer, selected } = props;
+  const showWhitespace = useShowWhitespace();
+  const isHeatmap = useIsHeatmap();
+  const { flat, pieces, cutReasons } = model;
+
+  const rows = virtualizer.getVirtualItems().map((item) => {
+    const r = item.index;
+    const s = layout.rowSegment[r] ?? 0;
+    const segment = trajectory.segments[s];
+    if (!segment) return null;
+    const style = { transform: `translateY(${item.start}px)`, height: item.size };
+    const first = flat.segmentStarts[s] ?? 0;
+    const last = (flat.segmentStarts[s + 1] ?? first) - 1;
+    const reason = cutReasons[s];
+    switch (layout.rowKind[r]) {
+      case RowKind.header:
+        return (
+          <SegmentHeaderRow
+            key={item.key}
+            segment={segment}
+            index={s}
+            firstToken={first}
+            cutReason={reason}
+            style={style}
+          />
+        );
+      case RowKind.toolCall: {
+        const call = segment.toolCalls?.[layout.rowItem[r] ?? 0];
+        return call ? (
+          <ToolCallRow key={item.key} call={call} isCut={reason !== undefined} style={style} />
+        ) : null;
+      }
+      case RowKind.cutoff:
+        return <CutoffRow key={item.key} reason={reason ?? "cut"} lastToken={last} style={style} />;
+      default: {
+        const lo = layout.fragToken[layout.rowFragStart[r] ?? 0] ?? 0;
+        const hi = layout.fragToken[(layout.rowFragStart[r + 1] ?? 1) - 1] ?? 0;
+        return (
+          <TokenRow
+            key={item.key}
+            row={r}
+            layout={layout}
+            pieces={pieces}
+            flat={flat}
+            kind={segment.kind}
+            showWhitespace={showWhitespace}
+            isHeatmap={isHeatmap}
+            selected={selected >= lo && selected <= hi ? selected : -1}
+            cutToken={reason !== undefined && last >= lo && last <= hi ? last : -1}
+            style={style}
+          />
+        );
+      }
+    }
+  });
+
+  return (
+    <div
+      ref={props.scrollRef}
+      className={styles.scroller}
+      role="listbox"
+      aria-label="tokens"
+      tabIndex={0}
+      data-testid="token-scroller"
+      onMouseOver={(event) => {
+        const token = tokenOf(event);
+        if (token !== undefined) props.onHover(token);
+      }}
+      onMouseLeave={() => props.onHover(-1)}
+      onClick={(event) => {
+        const token = tokenOf(event);
+        if (token !== undefined) props.onSelect(token);
+      }}
+      onFocus={(event) => {
+        const token = tokenOf(event);
+        if (token !== undefined && token !== selected) props.onSelect(token);
+      }}
+      onKeyDown={(event) => {
+        if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+          event.preventDefault();
+          props.onStep(event.key === "ArrowRight" ? 1 : -1);
+        }
+      }}
+    >
+      <div className={styles.inner} style={{ height: virtualizer.getTotalSize() }}>
+        {rows}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,95 @@
+import { useState } from "react";
+import {
+  prefsActions,
+  useIsHeatmap,
+  useLowConfidenceThreshold,
+  useShowWhitespace,
+} from "../../stores/prefsStore";
+import { Legend } from "./Legend";
+import styles from "./Toolbar.module.css";
+
+export type FindMode = "text" | "id";
+
+interface ToolbarProps {
+  readonly onFind: (query: string, mode: FindMode) => boolean;
+  readonly onNextLowConfidence: (threshold: number) => boolean;
+}
+
+/** Find, next-low-confidence, display toggles and the legend. */
+export function Toolbar({ onFind, onNextLowConfidence }: ToolbarProps) {
+  const [query, setQuery] = useState("");
+  const [mode, setMode] = useState<FindMode>("text");
+  const [message, setMessage] = useState("");
+  const threshold = useLowConfidenceThreshold();
+  const isHeatmap = useIsHeatmap();
+  const showWhitespace = useShowWhitespace();
+
+  const handleFind = () => setMessage(onFind(query, mode) ? "" : "no match");
+  const handleLow = () => setMessage(onNextLowConfidence(threshold) ? "" : "none below threshold");
+
+  return (
+    <div className={styles.toolbar}>
+      <form
+        className={styles.group}
+        onSubmit={(event) => {
+          event.preventDefault();
+          handleFind();
+        }}
+      >
+        <select
+          aria-label="find mode"
+          value={mode}
+          onChange={(event) => setMode(event.target.value === "id" ? "id" : "text")}
+        >
+          <option value="text">text</option>
+          <option value="id">token id</option>
+        </select>
+        <input
+          aria-label="find"
+          placeholder={mode === "text" ? "find text…" : "find token id…"}
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
+        <button type="submit">Find next</button>
+      </form>
+      <div className={styles.group}>
+        <label>
+          logprob &lt;{" "}
+          <input
+            aria-label="low-confidence threshold"
+            className={styles.number}
+            type="number"
+            step="0.5"
+            max="0"
+            value={threshold}
+            onChange={(event) => {
+              const value = Number(event.target.value);
+              if (Number.isFinite(value)) prefsActions.thresholdChanged(value);
+            }}
+          />
+        </label>
+        <button type="button" onClick={handleLow}>
+          Next low-confidence
+        </button>
+      </div>
+      <span className={styles.message} role="status">
+        {message}
+      </span>
+      <div className={styles.group}>
+        <label>
+          <input
+            type="checkbox"
+            checked={showWhitespace}
+            onChange={prefsActions.whitespaceToggled}
+          />{" "}
+          whitespace
+        </label>
+        <label>
+          <input type="checkbox" checked={isHeatmap} onChange={prefsActions.heatmapToggled} />{" "}
+          logprob heatmap
+        </label>
+      </div>
+      <Legend isHeatmap={isHeatmap} />
+    </div>
+  );
+}
