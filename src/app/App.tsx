@@ -1,5 +1,8 @@
 import { useEffect } from "react";
 import { BrowserRouter, Link, Route, Routes } from "react-router";
+import { FilesPage } from "../features/rollouts/FilesPage";
+import { FileTrajectoryPage } from "../features/rollouts/FileTrajectoryPage";
+import { RolloutsPage } from "../features/rollouts/RolloutsPage";
 import { prefsActions, useTheme } from "../stores/prefsStore";
 import styles from "./App.module.css";
 import { DemoPage } from "./DemoPage";
@@ -33,6 +36,9 @@ export function App() {
           <Routes>
             <Route index element={<HomePage />} />
             <Route path="demo/:name" element={<DemoPage />} />
+            <Route path="files" element={<FilesPage />} />
+            <Route path="files/:fileId" element={<RolloutsPage />} />
+            <Route path="files/:fileId/:row" element={<FileTrajectoryPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </main>

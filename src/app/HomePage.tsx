@@ -11,6 +11,9 @@ const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
 export function HomePage() {
   return (
     <section>
+      <h2>
+        <Link to="/files">Open a rollout file</Link>
+      </h2>
       <h2>Demo trajectories</h2>
       <ul>
         {demoNames.map((name) => (
