@@ -29,7 +29,11 @@ export function useTrajectoryModel(trajectory: Trajectory, pieces: readonly stri
     return reasons;
   }, [trajectory]);
   const textIndex = useMemo(() => buildTextIndex(shownPieces), [shownPieces]);
-  return { flat, pieces: shownPieces, cutReasons, textIndex };
+  // One object per input change: useTokenLayout and the view's measure effect depend on its identity.
+  return useMemo(
+    () => ({ flat, pieces: shownPieces, cutReasons, textIndex }),
+    [flat, shownPieces, cutReasons, textIndex],
+  );
 }
 
 export type TrajectoryModel = ReturnType<typeof useTrajectoryModel>;
