@@ -9,6 +9,12 @@ import { useRowQuery } from "./useRowQuery";
 
 /** `/files/:fileId/:row`: one trajectory of a file, parsed from its line on demand; n/p step. */
 export function FileTrajectoryPage() {
+  const { fileId = "", row = "" } = useParams();
+  // A fresh page per sample: scroll position, selection and the pending read start clean.
+  return <FileTrajectory key={`${fileId}/${row}`} />;
+}
+
+function FileTrajectory() {
   const { fileId = "", row: rowParam = "" } = useParams();
   const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
   const navigate = useNavigate();
@@ -74,7 +80,7 @@ export function FileTrajectoryPage() {
       )}
       {trajectory.data && (
         <div className={styles.view}>
-          <TrajectoryView key={`${fileId}/${rowIndex}`} trajectory={trajectory.data} />
+          <TrajectoryView trajectory={trajectory.data} />
         </div>
       )}
     </div>
