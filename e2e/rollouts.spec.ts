@@ -30,7 +30,7 @@ test.beforeAll(async () => {
     const text = `${BAD_LINES.get(lineCount) ?? generateLine(lineCount, { tokens: TOKENS_PER_LINE })}\n`;
     bytes += Buffer.byteLength(text);
     lineCount += 1;
-    if (!out.write(text)) await new Promise((resolve) => out.once("drain", resolve));
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
   }
   await new Promise<void>((resolve, reject) =>
     out.end((e?: Error | null) => (e ? reject(e) : resolve())),
