@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
@@ -75,6 +75,24 @@ test("open a big file through the picker, sort, filter, open and step through sa
   await expect
     .poll(async () => [...new Set(await statusCells.allTextContents())])
     .toEqual(["truncated"]);
+
+  // Export the filtered set as slime JSONL: one line per shown trajectory, all truncated.
+  const shown = Number(
+    (await page.getByTestId("row-count").textContent())?.split(" / ")[0]?.replace(/,/g, ""),
+  );
+  await page.getByLabel("export format").selectOption("slime");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: /^export/ }).click(),
+  ]);
+  const exported = (await readFile(await download.path(), "utf8")).trimEnd().split("\n");
+  expect(exported).toHaveLength(shown);
+  for (const text of exported.slice(0, 3)) {
+    expect(JSON.parse(text)).toMatchObject({
+      status: "truncated",
+      response_length: expect.any(Number),
+    });
+  }
 
   await table.focus();
   await page.keyboard.press("j");
