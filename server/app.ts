@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { episodesRoutes } from "./routes/episodes";
+import { filesRoutes } from "./routes/files";
 import { tokenizerRoutes } from "./routes/tokenizers";
 import type { Services } from "./services";
 
@@ -29,6 +30,7 @@ export function buildApp(services: Services) {
       listStored: async () => index.summaries(),
     }),
   );
+  app.route("/api/files", filesRoutes({ files: config.files, dataDir: config.data }));
   app.onError((error, c) => {
     console.error(error);
     return c.json({ error: `internal error: ${error.message}` }, 500);

@@ -34,12 +34,14 @@ async function serveCommand(args: string[]): Promise<number> {
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   sim: simCommand,
+  view: serveCommand,
   validate: validateCommand,
 };
 
 const USAGE = `usage: rollout-lens <command> [options]
 commands:
   serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
+  view FILE... (same as serve; the files are listed at /files)
   validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]
 ${SIM_USAGE}`;
 

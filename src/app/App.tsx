@@ -4,6 +4,9 @@ import { EpisodeHistory } from "../features/episodes/EpisodeHistory";
 import { EpisodePage } from "../features/episodes/EpisodePage";
 import { EpisodesPage } from "../features/episodes/EpisodesPage";
 import { PlaygroundPage } from "../features/playground/PlaygroundPage";
+import { FilesPage } from "../features/rollouts/FilesPage";
+import { FileTrajectoryPage } from "../features/rollouts/FileTrajectoryPage";
+import { RolloutsPage } from "../features/rollouts/RolloutsPage";
 import { prefsActions, useTheme } from "../stores/prefsStore";
 import styles from "./App.module.css";
 import { DemoPage } from "./DemoPage";
@@ -27,6 +30,7 @@ export function App() {
           <nav className={styles.nav}>
             <NavLink to="/playground">Playground</NavLink>
             <NavLink to="/episodes">Episodes</NavLink>
+            <NavLink to="/files">Rollout files</NavLink>
           </nav>
           <button
             type="button"
@@ -47,6 +51,9 @@ export function App() {
             />
             <Route path="episodes" element={<EpisodesPage />} />
             <Route path="episodes/:id" element={<EpisodePage />} />
+            <Route path="files" element={<FilesPage />} />
+            <Route path="files/:fileId" element={<RolloutsPage />} />
+            <Route path="files/:fileId/:row" element={<FileTrajectoryPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </main>

@@ -21,6 +21,9 @@ export function HomePage() {
           <Link to="/episodes">Episodes</Link> — reopen finished episodes in the trajectory view
         </li>
       </ul>
+      <h2>
+        <Link to="/files">Open a rollout file</Link>
+      </h2>
       <h2>Demo trajectories</h2>
       <ul>
         {demoNames.map((name) => (

@@ -29,7 +29,7 @@ export function useTrajectoryModel(trajectory: Trajectory, pieces: readonly stri
     return reasons;
   }, [trajectory]);
   const textIndex = useMemo(() => buildTextIndex(shownPieces), [shownPieces]);
-  // One stable object: the layout and every memoized row depend on its identity.
+  // One object per input change: useTokenLayout and the view's measure effect depend on its identity.
   return useMemo(
     () => ({ flat, pieces: shownPieces, cutReasons, textIndex }),
     [flat, shownPieces, cutReasons, textIndex],

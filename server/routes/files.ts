@@ -1,0 +1,59 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { MAX_RANGE_BYTES } from "../../src/core/files/filesWire";
+import { describeFile, readRange, registerFiles } from "../files/fileRegistry";
+
+export interface FilesRoutesOptions {
+  /** Files named on the command line. */
+  readonly files: readonly string[];
+  /** The data directory; its `episodes.jsonl` is listed too. */
+  readonly dataDir: string;
+}
+
+const rangeQuery = z
+  .object({
+    start: z.coerce.number().int().nonnegative(),
+    end: z.coerce.number().int().nonnegative(),
+  })
+  .refine((q) => q.end >= q.start, { message: "end must not be before start" })
+  .refine((q) => q.end - q.start <= MAX_RANGE_BYTES, {
+    message: `a range may span at most ${MAX_RANGE_BYTES} bytes`,
+  });
+
+/**
+ * `/api/files`: the files the server was told about, and byte ranges of exactly those files, so
+ * the browser's worker indexes them with the same code as a local file. Mount with
+ * `app.route("/api/files", filesRoutes({ files: config.files, dataDir: config.data }))`.
+ */
+export function filesRoutes(options: FilesRoutesOptions) {
+  const registry = registerFiles(options.files, options.dataDir);
+  const find = (id: string) => registry.find((f) => f.id === id);
+  return new Hono()
+    .get("/", async (c) => c.json({ files: await Promise.all(registry.map(describeFile)) }))
+    .get("/:fileId", async (c) => {
+      const file = find(c.req.param("fileId"));
+      if (!file) return c.json({ error: `no file with id "${c.req.param("fileId")}"` }, 404);
+      return c.json(await describeFile(file));
+    })
+    .get("/:fileId/range", async (c) => {
+      const file = find(c.req.param("fileId"));
+      if (!file) return c.json({ error: `no file with id "${c.req.param("fileId")}"` }, 404);
+      const query = rangeQuery.safeParse(c.req.query());
+      if (!query.success) {
+        const issue = query.error.issues[0];
+        const field = issue?.path.join(".") || "range";
+        return c.json({ error: `${field}: ${issue?.message ?? "invalid"}` }, 400);
+      }
+      try {
+        const bytes = await readRange(file.path, query.data.start, query.data.end);
+        // A fresh ArrayBuffer: the Response body must not alias a larger pooled buffer.
+        return c.body(bytes.slice().buffer, 200, {
+          "content-type": "application/octet-stream",
+          "cache-control": "no-store",
+        });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        return c.json({ error: `${file.name}: ${reason}` }, 404);
+      }
+    });
+}

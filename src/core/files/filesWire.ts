@@ -1,0 +1,19 @@
+import { z } from "zod";
+
+/** A file the server was told about (CLI argument or `<data>/episodes.jsonl`); sizes in bytes. */
+export const serverFileSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Where it came from: named on the command line, or the live-episode store. */
+  origin: z.enum(["cli", "data"]),
+  /** Current size in bytes; undefined while the file does not exist yet. */
+  size: z.number().int().nonnegative().optional(),
+});
+export type ServerFile = z.infer<typeof serverFileSchema>;
+
+/** `GET /api/files` reply. */
+export const serverFileListSchema = z.object({ files: z.array(serverFileSchema) });
+export type ServerFileList = z.infer<typeof serverFileListSchema>;
+
+/** Largest byte range one `GET /api/files/:id/range` request may ask for (bytes). */
+export const MAX_RANGE_BYTES = 16 * 1024 * 1024;

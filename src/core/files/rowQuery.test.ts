@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { row } from "../../test/rowSummaryBuilders";
+import { queryFromParams, queryToParams, type RowQuery, selectRows } from "./rowQuery";
+
+const rows = [
+  row(0, { reward: 1, totalTokens: 300, status: "completed", searchText: "the answer is 42" }),
+  row(1, { reward: -1, totalTokens: 100, status: "truncated", finishReason: "length" }),
+  row(2, { reward: undefined, totalTokens: 200, status: "aborted", toolErrors: 2 }),
+  row(3, { reward: 0.5, totalTokens: 100, status: "completed", group: "g", id: "EP-X" }),
+];
+
+describe("selectRows", () => {
+  const cases: { name: string; query: RowQuery; want: number[] }[] = [
+    { name: "no query keeps file order", query: {}, want: [0, 1, 2, 3] },
+    { name: "status", query: { status: ["completed", "aborted"] }, want: [0, 2, 3] },
+    { name: "reward range excludes missing", query: { rewardMin: 0, rewardMax: 1 }, want: [0, 3] },
+    { name: "length range", query: { lengthMin: 150, lengthMax: 300 }, want: [0, 2] },
+    { name: "has tool errors", query: { hasToolErrors: true }, want: [2] },
+    { name: "no tool errors", query: { hasToolErrors: false }, want: [0, 1, 3] },
+    { name: "finish reason", query: { finishReason: "length" }, want: [1] },
+    { name: "group", query: { group: "g" }, want: [3] },
+    { name: "text is case-insensitive", query: { text: "ANSWER" }, want: [0] },
+    { name: "sort by reward, missing last", query: { sort: "reward" }, want: [1, 3, 0, 2] },
+    {
+      name: "sort by reward descending, missing still last",
+      query: { sort: "reward", descending: true },
+      want: [0, 3, 1, 2],
+    },
+    { name: "ties keep file order", query: { sort: "totalTokens" }, want: [1, 3, 2, 0] },
+    { name: "sort by id", query: { sort: "id" }, want: [3, 0, 1, 2] },
+    { name: "index descending", query: { descending: true }, want: [3, 2, 1, 0] },
+    {
+      name: "filter and sort together",
+      query: { status: ["completed"], sort: "reward", descending: true },
+      want: [0, 3],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => expect(selectRows(rows, c.query)).toEqual(c.want));
+  }
+});
+
+describe("URL params", () => {
+  it("round-trips every field", () => {
+    const query: RowQuery = {
+      status: ["completed", "truncated"],
+      rewardMin: -0.5,
+      rewardMax: 1,
+      lengthMin: 10,
+      lengthMax: 20000,
+      hasToolErrors: false,
+      finishReason: "length",
+      group: "L7",
+      text: "tool_call",
+      sort: "meanLogprob",
+      descending: true,
+    };
+    const params = new URLSearchParams(queryToParams(query));
+    expect(params.toString()).toBe(
+      "status=completed%2Ctruncated&rewardMin=-0.5&rewardMax=1&lengthMin=10&lengthMax=20000&toolErrors=0&finish=length&group=L7&q=tool_call&sort=meanLogprob&desc=1",
+    );
+    expect(queryFromParams((n) => params.get(n))).toEqual(query);
+  });
+
+  it("ignores values it cannot read instead of failing", () => {
+    const params = new URLSearchParams(
+      "status=done,completed&rewardMin=abc&sort=nope&toolErrors=x",
+    );
+    const q = queryFromParams((n) => params.get(n));
+    expect(q.status).toEqual(["completed"]);
+    expect(q.rewardMin).toBeUndefined();
+    expect(q.sort).toBeUndefined();
+    expect(q.hasToolErrors).toBeUndefined();
+  });
+});

@@ -1,0 +1,145 @@
+import type { TrajectoryStatus } from "../trajectory/types";
+import type { RowSummary } from "./rowSummary";
+
+/** Sortable table columns (keys of RowSummary). */
+export const SORT_COLUMNS = [
+  "index",
+  "id",
+  "format",
+  "status",
+  "reward",
+  "totalTokens",
+  "trainableTokens",
+  "turns",
+  "toolCalls",
+  "toolErrors",
+  "finishReason",
+  "meanLogprob",
+  "group",
+  "advantage",
+] as const;
+export type SortColumn = (typeof SORT_COLUMNS)[number];
+
+const STATUSES: readonly TrajectoryStatus[] = ["completed", "truncated", "aborted", "running"];
+
+/** Table filter + sort; every field maps to one URL search param so a view can be shared. */
+export interface RowQuery {
+  readonly status?: readonly TrajectoryStatus[];
+  /** Inclusive reward range. */
+  readonly rewardMin?: number;
+  readonly rewardMax?: number;
+  /** Inclusive total-token range. */
+  readonly lengthMin?: number;
+  readonly lengthMax?: number;
+  readonly hasToolErrors?: boolean;
+  readonly finishReason?: string;
+  readonly group?: string;
+  /** Case-insensitive substring of the id or decoded text. */
+  readonly text?: string;
+  readonly sort?: SortColumn;
+  readonly descending?: boolean;
+}
+
+function numberParam(raw: string | null): number | undefined {
+  if (raw === null || raw.trim() === "") return undefined;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function isSortColumn(value: string): value is SortColumn {
+  return SORT_COLUMNS.some((c) => c === value);
+}
+
+function isStatus(value: string): value is TrajectoryStatus {
+  return STATUSES.some((s) => s === value);
+}
+
+/** Reads a query from URL search params (`get` is URLSearchParams.get); bad values are ignored. */
+export function queryFromParams(get: (name: string) => string | null): RowQuery {
+  const status = (get("status") ?? "").split(",").filter(isStatus);
+  const sort = get("sort") ?? "";
+  const toolErrors = get("toolErrors");
+  return {
+    status: status.length > 0 ? status : undefined,
+    rewardMin: numberParam(get("rewardMin")),
+    rewardMax: numberParam(get("rewardMax")),
+    lengthMin: numberParam(get("lengthMin")),
+    lengthMax: numberParam(get("lengthMax")),
+    hasToolErrors: toolErrors === "1" ? true : toolErrors === "0" ? false : undefined,
+    finishReason: get("finish") || undefined,
+    group: get("group") || undefined,
+    text: get("q") || undefined,
+    sort: isSortColumn(sort) ? sort : undefined,
+    descending: get("desc") === "1" ? true : undefined,
+  };
+}
+
+/** The URL search params of a query, as ordered [name, value] pairs (undefined fields omitted). */
+export function queryToParams(query: RowQuery): [string, string][] {
+  const out: [string, string][] = [];
+  const add = (name: string, value: string | number | undefined) => {
+    if (value !== undefined && value !== "") out.push([name, String(value)]);
+  };
+  add("status", query.status?.join(","));
+  add("rewardMin", query.rewardMin);
+  add("rewardMax", query.rewardMax);
+  add("lengthMin", query.lengthMin);
+  add("lengthMax", query.lengthMax);
+  add("toolErrors", query.hasToolErrors === undefined ? undefined : query.hasToolErrors ? 1 : 0);
+  add("finish", query.finishReason);
+  add("group", query.group);
+  add("q", query.text);
+  add("sort", query.sort);
+  add("desc", query.descending ? 1 : undefined);
+  return out;
+}
+
+/** True when the row passes every filter of the query (sort fields are ignored). */
+export function rowMatches(row: RowSummary, query: RowQuery): boolean {
+  if (query.status && !query.status.includes(row.status)) return false;
+  if (query.rewardMin !== undefined && !(row.reward !== undefined && row.reward >= query.rewardMin))
+    return false;
+  if (query.rewardMax !== undefined && !(row.reward !== undefined && row.reward <= query.rewardMax))
+    return false;
+  if (query.lengthMin !== undefined && row.totalTokens < query.lengthMin) return false;
+  if (query.lengthMax !== undefined && row.totalTokens > query.lengthMax) return false;
+  if (query.hasToolErrors !== undefined && row.toolErrors > 0 !== query.hasToolErrors) return false;
+  if (query.finishReason !== undefined && (row.finishReason ?? "none") !== query.finishReason)
+    return false;
+  if (query.group !== undefined && row.group !== query.group) return false;
+  if (query.text !== undefined && !row.searchText.includes(query.text.toLowerCase())) return false;
+  return true;
+}
+
+function compareValues(a: string | number | undefined, b: string | number | undefined): number {
+  // Missing values sort last whatever the direction is handled by the caller.
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return String(a).localeCompare(String(b), undefined, { numeric: true });
+}
+
+/**
+ * Row indices (0-based positions in `rows`) that pass the query, in its sort order. Ties keep file
+ * order; rows without a value in the sort column always come last.
+ */
+export function selectRows(rows: readonly RowSummary[], query: RowQuery): number[] {
+  const picked: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (row && rowMatches(row, query)) picked.push(i);
+  }
+  const column = query.sort;
+  if (column === undefined || column === "index") {
+    if (query.descending) picked.reverse();
+    return picked;
+  }
+  const sign = query.descending ? -1 : 1;
+  return picked.sort((i, j) => {
+    const a = rows[i]?.[column];
+    const b = rows[j]?.[column];
+    if (a === undefined || b === undefined) {
+      if (a === b) return i - j;
+      return a === undefined ? 1 : -1;
+    }
+    return sign * compareValues(a, b) || i - j;
+  });
+}

@@ -1,0 +1,74 @@
+import { useQuery } from "@tanstack/react-query";
+import { type ChangeEvent, type DragEvent, useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { filesQueries } from "../../api/files";
+import styles from "./FilesPage.module.css";
+import { formatBytes } from "./formatBytes";
+import { openLocalFile, serverRouteId } from "./openFiles";
+
+/** `/files`: open a local JSONL file (it never leaves the machine) or one the server was given. */
+export function FilesPage() {
+  const navigate = useNavigate();
+  const [isDragging, setDragging] = useState(false);
+  const serverFiles = useQuery(filesQueries.list());
+
+  const open = (file: File | undefined) => {
+    if (file) navigate(`/files/${openLocalFile(file)}`);
+  };
+  const handleDrop = (event: DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    open(event.dataTransfer.files[0]);
+  };
+  const handlePick = (event: ChangeEvent<HTMLInputElement>) => open(event.target.files?.[0]);
+
+  return (
+    <section className={styles.page}>
+      <label
+        className={`${styles.drop} ${isDragging ? styles.dropActive : ""}`}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={handleDrop}
+      >
+        <strong>Drop a rollout JSONL here, or choose a file</strong>
+        <input
+          type="file"
+          accept=".jsonl,.json,.ndjson,.txt"
+          onChange={handlePick}
+          aria-label="rollout file"
+        />
+        <p className={styles.note}>
+          rollout-lens/v1, slime, atropos, strands or verl lines. The file is read in your browser,
+          in a worker, by byte range: it is never uploaded, and files larger than memory open.
+        </p>
+      </label>
+      <h2>Files on the server</h2>
+      {serverFiles.isPending && <p className={styles.note}>asking the server…</p>}
+      {serverFiles.isError && (
+        <p className={styles.note}>no server files ({serverFiles.error.message})</p>
+      )}
+      {serverFiles.data && (
+        <ul className={styles.list}>
+          {serverFiles.data.files.map((f) => (
+            <li key={f.id}>
+              {f.size === undefined ? (
+                <span>{f.name}</span>
+              ) : (
+                <Link to={`/files/${serverRouteId(f.id)}`}>{f.name}</Link>
+              )}
+              <span className={styles.note}>
+                {f.origin === "cli" ? "command line" : "live episodes"}
+              </span>
+              <span className={styles.size}>
+                {f.size === undefined ? "not written yet" : formatBytes(f.size)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

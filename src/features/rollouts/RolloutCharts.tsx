@@ -1,0 +1,112 @@
+import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { RowQuery } from "../../core/files/rowQuery";
+import type { HistogramBin, RolloutSeries } from "../../core/series/rolloutSeries";
+import type { TrajectoryStatus } from "../../core/trajectory/types";
+import styles from "./RolloutCharts.module.css";
+
+export interface RolloutChartsProps {
+  readonly series: RolloutSeries;
+  readonly onFilter: (patch: Partial<RowQuery>) => void;
+}
+
+const STATUS_VALUES: readonly TrajectoryStatus[] = ["completed", "truncated", "aborted", "running"];
+const AXIS = { fontSize: 10, fill: "var(--muted)" };
+
+function Chart({
+  title,
+  children,
+}: {
+  readonly title: string;
+  readonly children: React.ReactElement;
+}) {
+  return (
+    <figure className={styles.chart} aria-label={title} style={{ margin: 0 }}>
+      <h3>{title}</h3>
+      <ResponsiveContainer width="100%" height="100%">
+        {children}
+      </ResponsiveContainer>
+    </figure>
+  );
+}
+
+function binAt(bins: readonly HistogramBin[], index: number | undefined): HistogramBin | undefined {
+  return index === undefined ? undefined : bins[index];
+}
+
+/** Reward and length histograms, status and finish-reason counts; clicking a bar filters the table. */
+export function RolloutCharts({ series, onFilter }: RolloutChartsProps) {
+  const histogramChart = (
+    title: string,
+    bins: HistogramBin[],
+    color: string,
+    toPatch: (bin: HistogramBin) => Partial<RowQuery>,
+  ) => (
+    <Chart title={title}>
+      <BarChart data={bins} margin={{ top: 4, right: 4, bottom: 0, left: -18 }}>
+        <XAxis dataKey="label" tick={AXIS} interval="preserveStartEnd" />
+        <YAxis tick={AXIS} allowDecimals={false} />
+        <Tooltip
+          formatter={(v) => [String(v), "trajectories"]}
+          labelFormatter={(_, payload) => {
+            const bin = payload[0]?.payload;
+            return bin && typeof bin === "object" && "start" in bin && "end" in bin
+              ? `${String(bin.start)} – ${String(bin.end)}`
+              : "";
+          }}
+        />
+        <Bar
+          dataKey="count"
+          fill={color}
+          isAnimationActive={false}
+          cursor="pointer"
+          onClick={(_, index) => {
+            const bin = binAt(bins, index);
+            if (bin) onFilter(toPatch(bin));
+          }}
+        />
+      </BarChart>
+    </Chart>
+  );
+  const categoryChart = (
+    title: string,
+    data: RolloutSeries["status"],
+    color: string,
+    toPatch: (key: string) => Partial<RowQuery>,
+  ) => (
+    <Chart title={title}>
+      <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -18 }}>
+        <XAxis dataKey="key" tick={AXIS} />
+        <YAxis tick={AXIS} allowDecimals={false} />
+        <Tooltip formatter={(v) => [String(v), "trajectories"]} />
+        <Bar
+          dataKey="count"
+          fill={color}
+          isAnimationActive={false}
+          cursor="pointer"
+          onClick={(_, index) => {
+            const item = data[index];
+            if (item) onFilter(toPatch(item.key));
+          }}
+        />
+      </BarChart>
+    </Chart>
+  );
+  return (
+    <div className={styles.charts}>
+      {histogramChart("reward", series.reward, "var(--kind-model)", (b) => ({
+        rewardMin: b.start,
+        rewardMax: b.end,
+      }))}
+      {histogramChart("total tokens", series.totalTokens, "var(--kind-prompt)", (b) => ({
+        lengthMin: Math.floor(b.start),
+        lengthMax: Math.ceil(b.end),
+      }))}
+      {categoryChart("status", series.status, "var(--ok)", (key) => ({
+        status: STATUS_VALUES.filter((s) => s === key),
+      }))}
+      {categoryChart("finish reason", series.finishReason, "var(--kind-tool)", (key) => ({
+        finishReason: key,
+      }))}
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { type KeyboardEvent, useEffect, useRef } from "react";
+import type { RowQuery, SortColumn } from "../../core/files/rowQuery";
+import type { RowSummary } from "../../core/files/rowSummary";
+import { COLUMNS, GRID_TEMPLATE } from "./columns";
+import styles from "./RolloutTable.module.css";
+
+const ROW_HEIGHT = 26;
+
+export interface RolloutTableProps {
+  readonly rows: readonly RowSummary[];
+  /** Row indices to show, in display order (already filtered and sorted). */
+  readonly order: readonly number[];
+  readonly query: RowQuery;
+  /** Position in `order` of the keyboard cursor. */
+  readonly cursor: number;
+  readonly onCursor: (position: number) => void;
+  readonly onSort: (column: SortColumn) => void;
+  readonly onOpen: (rowIndex: number) => void;
+}
+
+/** The trajectories of a file: virtualized, sortable by any column, driven by j/k/arrows/Enter. */
+export function RolloutTable({
+  rows,
+  order,
+  query,
+  cursor,
+  onCursor,
+  onSort,
+  onOpen,
+}: RolloutTableProps) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const tableRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: order.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  useEffect(() => {
+    tableRef.current?.focus();
+  }, []);
+  useEffect(() => {
+    if (cursor >= 0 && cursor < order.length) virtualizer.scrollToIndex(cursor, { align: "auto" });
+  }, [cursor, order.length, virtualizer]);
+
+  const handleKeyDown = (event: KeyboardEvent) => {
+    if (event.target instanceof HTMLInputElement) return;
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 260) / ROW_HEIGHT) - 1);
+    const moves: Record<string, number> = {
+      j: 1,
+      ArrowDown: 1,
+      k: -1,
+      ArrowUp: -1,
+      PageDown: page,
+      PageUp: -page,
+    };
+    const step = moves[event.key];
+    if (step !== undefined) {
+      event.preventDefault();
+      onCursor(Math.max(0, Math.min(order.length - 1, cursor + step)));
+    } else if (event.key === "Home" || event.key === "End") {
+      event.preventDefault();
+      onCursor(event.key === "Home" ? 0 : order.length - 1);
+    } else if (event.key === "Enter") {
+      const rowIndex = order[cursor];
+      if (rowIndex !== undefined) onOpen(rowIndex);
+    }
+  };
+
+  return (
+    // biome-ignore lint/a11y/useSemanticElements: virtualized absolute rows cannot live in a <table>
+    <div
+      ref={tableRef}
+      role="grid"
+      className={styles.table}
+      aria-label="trajectories"
+      data-testid="rollout-table"
+      tabIndex={0}
+      onKeyDown={handleKeyDown}
+    >
+      <div className={styles.header} style={{ gridTemplateColumns: GRID_TEMPLATE }}>
+        {COLUMNS.map((c) => {
+          const isSorted = (query.sort ?? "index") === c.key;
+          const arrow = isSorted ? (query.descending ? " ▼" : " ▲") : "";
+          return (
+            <button
+              key={c.key}
+              type="button"
+              data-sort={isSorted ? (query.descending ? "descending" : "ascending") : undefined}
+              title={`${c.title} — click to sort`}
+              className={c.isNumeric ? styles.num : undefined}
+              onClick={() => onSort(c.key)}
+            >
+              {c.label}
+              {arrow}
+            </button>
+          );
+        })}
+      </div>
+      <div ref={scrollRef} className={styles.scroll}>
+        {order.length === 0 ? (
+          <div className={styles.empty}>no trajectory matches the filters</div>
+        ) : (
+          <div style={{ height: virtualizer.getTotalSize() }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const rowIndex = order[item.index] ?? 0;
+              const row = rows[rowIndex];
+              if (!row) return null;
+              return (
+                // biome-ignore lint/a11y: the grid itself takes the keys (j/k/Enter); rows only take clicks
+                <div
+                  key={rowIndex}
+                  data-cursor={item.index === cursor ? "" : undefined}
+                  data-row={rowIndex}
+                  className={`${styles.row} ${item.index === cursor ? styles.cursor : ""}`}
+                  style={{
+                    gridTemplateColumns: GRID_TEMPLATE,
+                    transform: `translateY(${item.start}px)`,
+                  }}
+                  onClick={() => onCursor(item.index)}
+                  onDoubleClick={() => onOpen(rowIndex)}
+                >
+                  {COLUMNS.map((c) => {
+                    const extra =
+                      c.key === "status"
+                        ? styles[row.status]
+                        : c.key === "toolErrors" && row.toolErrors > 0
+                          ? styles.bad
+                          : "";
+                    return (
+                      <div
+                        key={c.key}
+                        data-col={c.key}
+                        className={`${styles.cell} ${c.isNumeric ? styles.num : ""} ${extra ?? ""}`}
+                      >
+                        {c.format(row)}
+                      </div>
+                    );
+                  })}
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

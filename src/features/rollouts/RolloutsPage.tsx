@@ -1,0 +1,113 @@
+import { useMemo, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { EXPORT_FORMATS, type ExportFormat } from "../../core/files/exportRows";
+import { groupStats } from "../../core/files/groupStats";
+import type { SortColumn } from "../../core/files/rowQuery";
+import { rolloutSeries } from "../../core/series/rolloutSeries";
+import { ErrorsPanel } from "./ErrorsPanel";
+import { FilterBar } from "./FilterBar";
+import { GroupsPanel } from "./GroupsPanel";
+import { IndexStatus } from "./IndexStatus";
+import { fileClient, useRolloutFileState } from "./openFiles";
+import { RolloutCharts } from "./RolloutCharts";
+import styles from "./RolloutsPage.module.css";
+import { RolloutTable } from "./RolloutTable";
+import { useFileOrder } from "./useFileRows";
+import { useRowQuery } from "./useRowQuery";
+
+/** `/files/:fileId`: one file's trajectories as a filterable table, with charts, groups, bad lines. */
+export function RolloutsPage() {
+  const { fileId = "" } = useParams();
+  const navigate = useNavigate();
+  const client = fileClient(fileId);
+  const state = useRolloutFileState(client);
+  const [query, setQuery, search] = useRowQuery();
+  const order = useFileOrder(state, query);
+  const [cursor, setCursor] = useState(0);
+  const [exportFormat, setExportFormat] = useState<ExportFormat>("rollout-lens/v1");
+  const [isExporting, setExporting] = useState(false);
+  const version = state?.version;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
+  const series = useMemo(
+    () => (state ? rolloutSeries(state.rows, order) : undefined),
+    [order, version],
+  );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
+  const groups = useMemo(() => (state ? groupStats(state.rows) : []), [version]);
+
+  if (!client || !state) {
+    return (
+      <div className={styles.missing}>
+        This file was opened in another tab or before a reload; a local file cannot be reopened from
+        a link. <Link to="/files">Open it again</Link>.
+      </div>
+    );
+  }
+  const open = (rowIndex: number) =>
+    navigate(`/files/${fileId}/${rowIndex}${search ? `?${search}` : ""}`);
+  const handleSort = (column: SortColumn) =>
+    setQuery({
+      sort: column,
+      descending: query.sort === column ? !query.descending : column !== "index" && column !== "id",
+    });
+  const handleExport = async () => {
+    setExporting(true);
+    try {
+      const blob = await client.export(order, exportFormat);
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = `${state.name.replace(/\.jsonl$/, "")}.filtered.${exportFormat.replace("/", "-")}.jsonl`;
+      a.click();
+      URL.revokeObjectURL(a.href);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <div className={styles.page}>
+      <div className={styles.top}>
+        <IndexStatus
+          state={state}
+          shown={order.length}
+          onTogglePause={() => client.setPaused(!state.isPaused)}
+        />
+        <div className={styles.actions}>
+          <select
+            aria-label="export format"
+            value={exportFormat}
+            onChange={(e) =>
+              setExportFormat(EXPORT_FORMATS.find((f) => f === e.target.value) ?? "rollout-lens/v1")
+            }
+          >
+            {EXPORT_FORMATS.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
+          </select>
+          <button type="button" onClick={handleExport} disabled={isExporting || order.length === 0}>
+            {isExporting ? "exporting…" : `export ${order.length.toLocaleString("en-US")} as JSONL`}
+          </button>
+        </div>
+      </div>
+      <FilterBar query={query} onChange={setQuery} />
+      {series && <RolloutCharts series={series} onFilter={setQuery} />}
+      <ErrorsPanel errors={state.errors} />
+      <GroupsPanel groups={groups} onSelectGroup={(group) => setQuery({ group })} onOpen={open} />
+      <RolloutTable
+        rows={state.rows}
+        order={order}
+        query={query}
+        cursor={Math.min(cursor, Math.max(0, order.length - 1))}
+        onCursor={setCursor}
+        onSort={handleSort}
+        onOpen={open}
+      />
+      <div className={styles.hint}>
+        <kbd>j</kbd>/<kbd>k</kbd> or arrows move · <kbd>Enter</kbd> opens · in a trajectory{" "}
+        <kbd>n</kbd>/<kbd>p</kbd> next/previous, <kbd>Esc</kbd> back
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,157 @@
+/// <reference lib="webworker" />
+import { type ExportFormat, exportLine } from "../core/files/exportRows";
+import type { IndexDelta } from "../core/files/fileIndexer";
+import { createFileIndex, finishFileIndex, indexChunk } from "../core/files/fileIndexer";
+import { lineRange } from "../core/files/lineIndex";
+import { readRolloutLine } from "../core/formats/readRolloutLine";
+import type { Trajectory } from "../core/trajectory/types";
+import type { RolloutFileSource, WorkerReply, WorkerRequest } from "./rolloutFileProtocol";
+
+declare const self: DedicatedWorkerGlobalScope;
+
+// A small first chunk makes the first rows browsable fast; later chunks are large for throughput.
+const FIRST_CHUNK = 256 * 1024;
+const CHUNK = 8 * 1024 * 1024;
+const TAIL_POLL_MS = 1000;
+
+interface ByteSource {
+  size(): Promise<number>;
+  read(start: number, end: number): Promise<Uint8Array>;
+}
+
+function byteSource(source: RolloutFileSource): ByteSource {
+  if (source.kind === "blob") {
+    return {
+      size: async () => source.blob.size,
+      read: async (start, end) => new Uint8Array(await source.blob.slice(start, end).arrayBuffer()),
+    };
+  }
+  return {
+    size: async () => {
+      const res = await fetch(source.infoUrl, { cache: "no-store" });
+      if (!res.ok) throw new Error(`${source.name}: ${res.status} ${await res.text()}`);
+      const body: unknown = await res.json();
+      const size = typeof body === "object" && body !== null && "size" in body ? body.size : 0;
+      return typeof size === "number" ? size : 0;
+    },
+    read: async (start, end) => {
+      const res = await fetch(`${source.rangeUrl}?start=${start}&end=${end}`, {
+        cache: "no-store",
+      });
+      if (!res.ok) throw new Error(`${source.name} bytes ${start}-${end}: ${res.status}`);
+      return new Uint8Array(await res.arrayBuffer());
+    },
+  };
+}
+
+const decoder = new TextDecoder();
+const decode = (bytes: Uint8Array) => decoder.decode(bytes);
+let opened:
+  | { source: ByteSource; name: string; index: ReturnType<typeof createFileIndex> }
+  | undefined;
+let paused = false;
+let wake: (() => void) | undefined;
+
+function post(reply: WorkerReply): void {
+  self.postMessage(reply);
+}
+
+async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void> {
+  const bytes = byteSource(source);
+  const index = createFileIndex(source.name);
+  opened = { source: bytes, name: source.name, index };
+  const started = performance.now();
+  let chunkSize = FIRST_CHUNK;
+  const report = (delta: IndexDelta, totalBytes: number, caughtUp: boolean) =>
+    post({
+      type: "progress",
+      bytes: index.lines.scanned,
+      totalBytes,
+      lines: index.lines.count,
+      rows: delta.rows,
+      errors: delta.errors,
+      format: index.format,
+      elapsedMs: performance.now() - started,
+      caughtUp,
+    });
+  for (;;) {
+    const size = await bytes.size();
+    while (index.lines.scanned < size) {
+      const end = Math.min(size, index.lines.scanned + chunkSize);
+      const chunk = await bytes.read(index.lines.scanned, end);
+      if (chunk.length === 0) break;
+      report(indexChunk(index, chunk, decode), size, false);
+      chunkSize = CHUNK;
+    }
+    // A tailed file keeps its open last line pending: the writer may still be appending to it.
+    const last = tail ? { rows: [], errors: [], lines: 0 } : finishFileIndex(index, decode);
+    report(last, size, true);
+    if (!tail) return;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, TAIL_POLL_MS);
+    });
+    while (paused) await new Promise<void>((resolve) => (wake = resolve));
+  }
+}
+
+async function readTrajectory(rowIndex: number): Promise<Trajectory> {
+  if (!opened) throw new Error("no file is open");
+  const { index, source, name } = opened;
+  const row = index.rows[rowIndex];
+  if (!row) throw new Error(`${name}: row ${rowIndex} is not indexed`);
+  const [start, end] = lineRange(index.lines, row.line - 1);
+  const text = decode(await source.read(start, end));
+  const result = readRolloutLine(
+    text.endsWith("\r") ? text.slice(0, -1) : text,
+    row.line,
+    index.format,
+    name,
+  );
+  if (result.kind === "error") throw new Error(`${name}:${row.line}: ${result.error.message}`);
+  if (result.kind === "blank") throw new Error(`${name}:${row.line} is blank`);
+  const t = result.trajectories[row.row];
+  if (!t) throw new Error(`${name}:${row.line} has no row ${row.row}`);
+  return t;
+}
+
+async function exportRows(indices: readonly number[], format: ExportFormat): Promise<Blob> {
+  const parts: string[] = [];
+  for (const i of indices) parts.push(exportLine(await readTrajectory(i), format), "\n");
+  return new Blob(parts, { type: "application/jsonl" });
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+self.onmessage = (event: MessageEvent<WorkerRequest>) => {
+  const request = event.data;
+  switch (request.type) {
+    case "open":
+      indexFile(request.source, request.tail).catch((e: unknown) =>
+        post({ type: "failed", message: message(e) }),
+      );
+      return;
+    case "read":
+      readTrajectory(request.index).then(
+        (trajectory) => post({ type: "trajectory", requestId: request.requestId, trajectory }),
+        (e: unknown) => post({ type: "failed", requestId: request.requestId, message: message(e) }),
+      );
+      return;
+    case "export":
+      exportRows(request.indices, request.format).then(
+        (blob) => post({ type: "exported", requestId: request.requestId, blob }),
+        (e: unknown) => post({ type: "failed", requestId: request.requestId, message: message(e) }),
+      );
+      return;
+    case "pause":
+      paused = request.paused;
+      wake?.();
+      return;
+    default: {
+      const never: never = request;
+      post({ type: "failed", message: `unknown request ${JSON.stringify(never)}` });
+    }
+  }
+};

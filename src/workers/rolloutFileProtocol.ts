@@ -1,0 +1,50 @@
+import type { ExportFormat } from "../core/files/exportRows";
+import type { RowSummary } from "../core/files/rowSummary";
+import type { FormatId, LineError } from "../core/formats/types";
+import type { Trajectory } from "../core/trajectory/types";
+
+/** Where the worker reads a file from: a local File, or the server's byte-range endpoint. */
+export type RolloutFileSource =
+  | { readonly kind: "blob"; readonly name: string; readonly blob: Blob }
+  | {
+      readonly kind: "http";
+      readonly name: string;
+      /** `GET {infoUrl}` answers `{size}`; `GET {rangeUrl}?start=&end=` answers the bytes. */
+      readonly infoUrl: string;
+      readonly rangeUrl: string;
+    };
+
+/** Main thread → worker. `requestId` pairs a reply with its request. */
+export type WorkerRequest =
+  | { readonly type: "open"; readonly source: RolloutFileSource; readonly tail: boolean }
+  | { readonly type: "read"; readonly requestId: number; readonly index: number }
+  | {
+      readonly type: "export";
+      readonly requestId: number;
+      readonly indices: readonly number[];
+      readonly format: ExportFormat;
+    }
+  | { readonly type: "pause"; readonly paused: boolean };
+
+/** Indexing progress, with the rows and bad lines found since the previous message (a delta). */
+export interface IndexProgress {
+  readonly type: "progress";
+  /** Bytes indexed so far, and the file size when last checked. */
+  readonly bytes: number;
+  readonly totalBytes: number;
+  readonly lines: number;
+  readonly rows: readonly RowSummary[];
+  readonly errors: readonly LineError[];
+  readonly format: FormatId | undefined;
+  /** Milliseconds since indexing started (for the rate). */
+  readonly elapsedMs: number;
+  /** True once the file was read to its end (a tailed file may still grow afterwards). */
+  readonly caughtUp: boolean;
+}
+
+/** Worker → main thread. */
+export type WorkerReply =
+  | IndexProgress
+  | { readonly type: "trajectory"; readonly requestId: number; readonly trajectory: Trajectory }
+  | { readonly type: "exported"; readonly requestId: number; readonly blob: Blob }
+  | { readonly type: "failed"; readonly requestId?: number; readonly message: string };
