@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { generateLine } from "./src/test/rolloutFileGenerator";
 
 // Debian's Chromium (never `playwright install`, which downloads); CHROMIUM_PATH overrides it, and
 // Playwright's own browser is used where neither exists.
@@ -12,6 +13,12 @@ const executablePath = existsSync(systemChromium) ? systemChromium : undefined;
 const port = Number(process.env.E2E_PORT ?? 4317);
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), "rollout-lens-e2e-"));
 process.env.E2E_DATA_DIR = dataDir;
+// A rollout file named on the command line, which the live-tail test appends to while it is open.
+const tailFile = join(dataDir, "growing.jsonl");
+if (!existsSync(tailFile)) {
+  writeFileSync(tailFile, [0, 1, 2].map((k) => `${generateLine(k, { tokens: 400 })}\n`).join(""));
+}
+process.env.E2E_TAIL_FILE = tailFile;
 
 export default defineConfig({
   testDir: "e2e",
@@ -24,7 +31,7 @@ export default defineConfig({
   // The real app: a production build served by the real server, with the embedded simulator and a
   // fresh data directory per run.
   webServer: {
-    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve --port ${port} --data ${dataDir}`,
+    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve ${tailFile} --port ${port} --data ${dataDir}`,
     url: `http://127.0.0.1:${port}`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

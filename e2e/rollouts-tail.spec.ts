@@ -1,32 +1,10 @@
-import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { serve } from "@hono/node-server";
+import { appendFile } from "node:fs/promises";
 import { expect, test } from "@playwright/test";
-import { Hono } from "hono";
-import { filesRoutes } from "../server/routes/files";
 import { generateLine } from "../src/test/rolloutFileGenerator";
 
-// Vite proxies /api to this port (vite.config.ts); the files route is served there in-process.
-const API_PORT = Number(process.env.ROLLOUT_LENS_API_PORT ?? 5174);
+// playwright.config.ts writes this file and names it on the server's command line.
+const file = process.env.E2E_TAIL_FILE ?? "";
 const line = (k: number) => `${generateLine(k, { tokens: 400 })}\n`;
-
-let dir: string;
-let file: string;
-let server: ReturnType<typeof serve>;
-
-test.beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "rollout-lens-tail-"));
-  file = join(dir, "growing.jsonl");
-  await writeFile(file, [0, 1, 2].map(line).join(""));
-  const app = new Hono().route("/api/files", filesRoutes({ files: [file], dataDir: dir }));
-  server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: API_PORT });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-});
-test.afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await rm(dir, { recursive: true, force: true });
-});
 
 test("a server file that grows shows new lines as they land, until tail is paused", async ({
   page,
