@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { ServerConfig } from "./config";
+import { tokenizerRoutes } from "./routes/tokenizers";
 
 /** Builds the HTTP app (middleware + routes); tests call it without a port. */
 export function buildApp(config: ServerConfig) {
@@ -7,5 +8,6 @@ export function buildApp(config: ServerConfig) {
   app.get("/api/health", (c) =>
     c.json({ ok: true, upstream: config.sglang.length > 0 ? config.sglang : "simulator" }),
   );
+  app.route("/api/tokenizers", tokenizerRoutes(config));
   return app;
 }

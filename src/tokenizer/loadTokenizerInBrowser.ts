@@ -1,0 +1,58 @@
+import type { Tokenizer } from "../core/tokenizer/types";
+import type { TokenizerFileName } from "../core/tokenizer/wire";
+import { createHfTokenizer } from "./hfTokenizer";
+
+export type FetchLike = (url: string) => Promise<Response>;
+
+/** Where the server publishes tokenizer files (see server/routes/tokenizers.ts). */
+export const TOKENIZERS_API = "/api/tokenizers";
+
+async function fetchFile(
+  fetchImpl: FetchLike,
+  name: string,
+  file: TokenizerFileName,
+): Promise<string | undefined> {
+  const url = `${TOKENIZERS_API}/${encodeURIComponent(name)}/${file}`;
+  let res: Response;
+  try {
+    res = await fetchImpl(url);
+  } catch (error) {
+    throw new Error(
+      `tokenizer ${name}: GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (res.status === 404 && file === "chat_template.jinja") return undefined;
+  if (!res.ok)
+    throw new Error(`tokenizer ${name}: GET ${url} answered ${res.status} ${res.statusText}`);
+  return res.text();
+}
+
+function parseJson(name: string, file: TokenizerFileName, text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? "");
+  } catch (error) {
+    throw new Error(
+      `tokenizer ${name}: ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/**
+ * Loads a tokenizer the server publishes, by name. Only our own server is asked: there is no
+ * model-hub fallback, and the HF libraries used never fetch on their own.
+ */
+export async function loadTokenizerInBrowser(
+  name: string,
+  fetchImpl: FetchLike = (url) => fetch(url),
+): Promise<Tokenizer> {
+  const [tokenizerJson, tokenizerConfig, chatTemplate] = await Promise.all([
+    fetchFile(fetchImpl, name, "tokenizer.json"),
+    fetchFile(fetchImpl, name, "tokenizer_config.json"),
+    fetchFile(fetchImpl, name, "chat_template.jinja"),
+  ]);
+  const files = {
+    tokenizerJson: parseJson(name, "tokenizer.json", tokenizerJson),
+    tokenizerConfig: parseJson(name, "tokenizer_config.json", tokenizerConfig),
+  };
+  return createHfTokenizer(name, chatTemplate === undefined ? files : { ...files, chatTemplate });
+}

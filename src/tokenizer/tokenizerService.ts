@@ -1,0 +1,79 @@
+import { byteOffsets, displayPieces } from "../core/tokenizer/pieces";
+import type { Tokenizer } from "../core/tokenizer/types";
+import type {
+  OpOf,
+  TokenizerOp,
+  TokenizerOpResult,
+  TokenizerOpType,
+  TokenizerRequest,
+  TokenizerResponse,
+} from "./tokenizerProtocol";
+
+/**
+ * Keeps each tokenizer loaded once and answers protocol ops. The worker wraps it; the client runs
+ * it directly on the main thread when workers are unavailable.
+ */
+export function createTokenizerService(load: (name: string) => Promise<Tokenizer>) {
+  const loaded = new Map<string, Promise<Tokenizer>>();
+  function get(name: string): Promise<Tokenizer> {
+    let pending = loaded.get(name);
+    if (!pending) {
+      pending = load(name);
+      loaded.set(name, pending);
+      // A failed load is retried on the next request rather than cached forever.
+      pending.catch(() => loaded.delete(name));
+    }
+    return pending;
+  }
+
+  async function run<T extends TokenizerOpType>(op: OpOf<T>): Promise<TokenizerOpResult[T]>;
+  async function run(op: TokenizerOp): Promise<TokenizerOpResult[TokenizerOpType]> {
+    const tok = await get(op.name);
+    switch (op.type) {
+      case "load":
+        return {
+          name: op.name,
+          vocabSize: tok.vocabSize,
+          eosTokenIds: [...tok.eosTokenIds],
+          bosTokenId: tok.bosTokenId,
+        };
+      case "encode":
+        return Uint32Array.from(tok.encode(op.text));
+      case "decode":
+        return tok.decode(Array.from(op.ids));
+      case "pieces":
+        return {
+          pieces: displayPieces(op.ids, (id) => tok.tokenBytes(id)),
+          byteOffsets: byteOffsets(op.ids, (id) => tok.tokenBytes(id)),
+        };
+      default: {
+        const never: never = op;
+        throw new Error(`unknown tokenizer op ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** Answers one request; never throws: failures become `error` responses. */
+  async function handle(request: TokenizerRequest): Promise<TokenizerResponse> {
+    try {
+      return { id: request.id, type: "ok", result: await run(request) };
+    } catch (error) {
+      return {
+        id: request.id,
+        type: "error",
+        message: error instanceof Error ? error.message : String(error),
+      };
+    }
+  }
+
+  return { run, handle };
+}
+
+/** The typed arrays inside a response, to transfer rather than copy. */
+export function transferablesOf(response: TokenizerResponse): ArrayBuffer[] {
+  if (response.type !== "ok") return [];
+  const { result } = response;
+  if (result instanceof Uint32Array) return [result.buffer];
+  if (typeof result === "object" && "byteOffsets" in result) return [result.byteOffsets.buffer];
+  return [];
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { CONTINUATION_MARKER } from "../core/tokenizer/pieces";
+import { createFakeTokenizer, FAKE_IM_END } from "../test/fakeTokenizer";
+import type { TokenizerRequest, TokenizerResponse } from "../tokenizer/tokenizerProtocol";
+import { createTokenizerService, transferablesOf } from "../tokenizer/tokenizerService";
+import { createTokenizerClient, type WorkerPort } from "./tokenizerClient";
+
+const fake = createFakeTokenizer();
+const loadFake = async (name: string) => {
+  if (name !== "fake")
+    throw new Error(`tokenizer ${name}: GET /api/tokenizers/${name}/tokenizer.json answered 404`);
+  return fake;
+};
+
+/** Runs the worker's service behind a port, cloning and transferring messages as postMessage does. */
+function fakeWorkerPort(): WorkerPort {
+  const service = createTokenizerService(loadFake);
+  let deliver: (response: TokenizerResponse) => void = () => {};
+  return {
+    post(message, transfer) {
+      const request = structuredClone(message, { transfer });
+      void service.handle(request).then((response) => {
+        deliver(structuredClone(response, { transfer: transferablesOf(response) }));
+      });
+    },
+    listen(onResponse) {
+      deliver = onResponse;
+    },
+    terminate() {},
+  };
+}
+
+/** A port the test answers by hand, to check request ids and crashes. */
+function manualPort() {
+  const requests: TokenizerRequest[] = [];
+  let respond: (response: TokenizerResponse) => void = () => {};
+  let crash: (reason: string) => void = () => {};
+  const port: WorkerPort = {
+    post: (request) => requests.push(request),
+    listen(onResponse, onCrash) {
+      respond = onResponse;
+      crash = onCrash;
+    },
+    terminate() {},
+  };
+  return {
+    port,
+    requests,
+    respond: (r: TokenizerResponse) => respond(r),
+    crash: (m: string) => crash(m),
+  };
+}
+
+describe.each([
+  ["through a worker port", () => createTokenizerClient({ port: fakeWorkerPort() })],
+  ["on the main thread", () => createTokenizerClient({ port: undefined, load: loadFake })],
+])("tokenizerClient %s", (_name, makeClient) => {
+  it("loads, encodes, decodes and splits into pieces", async () => {
+    const client = makeClient();
+    expect(await client.load("fake")).toEqual({
+      name: "fake",
+      vocabSize: fake.vocabSize,
+      eosTokenIds: [...fake.eosTokenIds],
+      bosTokenId: undefined,
+    });
+    const ids = await client.encode("fake", "Hello world<|im_end|>😀");
+    expect([...ids]).toEqual([...fake.encode("Hello world<|im_end|>😀")]);
+    expect(await client.decode("fake", ids)).toBe("Hello world<|im_end|>😀");
+    expect(ids.length).toBeGreaterThan(0); // the caller's array was copied, not transferred away
+    const { pieces, byteOffsets } = await client.pieces("fake", ids);
+    expect(pieces).toEqual([
+      "Hello",
+      " world",
+      "<|im_end|>",
+      CONTINUATION_MARKER,
+      CONTINUATION_MARKER,
+      CONTINUATION_MARKER,
+      "😀",
+    ]);
+    expect([...byteOffsets]).toEqual([0, 5, 11, 21, 22, 23, 24, 25]);
+    expect(ids.includes(FAKE_IM_END)).toBe(true);
+  });
+
+  it("rejects with the error message, and keeps answering afterwards", async () => {
+    const client = makeClient();
+    await expect(client.encode("gpt2", "hi")).rejects.toThrow(/tokenizer gpt2: .* answered 404/);
+    await expect(client.decode("fake", [fake.vocabSize + 5])).rejects.toThrow(
+      /not in the vocabulary/,
+    );
+    expect(await client.decode("fake", [72, 105])).toBe("Hi");
+  });
+});
+
+describe("tokenizerClient over a worker", () => {
+  it("matches answers to requests by id, whatever their order", async () => {
+    const { port, requests, respond } = manualPort();
+    const client = createTokenizerClient({ port });
+    const decoded = client.decode("fake", [72]);
+    const failed = client.encode("fake", "x");
+    const [first, second] = requests;
+    expect([first?.type, second?.type, first?.id !== second?.id]).toEqual([
+      "decode",
+      "encode",
+      true,
+    ]);
+    respond({ id: second?.id ?? -1, type: "error", message: "boom" });
+    respond({ id: first?.id ?? -1, type: "ok", result: "H" });
+    await expect(failed).rejects.toThrow("boom");
+    await expect(decoded).resolves.toBe("H");
+  });
+
+  it("rejects every open request when the worker crashes", async () => {
+    const { port, crash } = manualPort();
+    const client = createTokenizerClient({ port });
+    const pending = [client.load("fake"), client.encode("fake", "x")];
+    crash("out of memory");
+    for (const p of pending)
+      await expect(p).rejects.toThrow("tokenizer worker failed: out of memory");
+  });
+});
