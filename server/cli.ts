@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { driftCommand } from "./commands/drift";
 import { validateCommand } from "./commands/validate";
 import { parseServerConfig } from "./config";
 import { startServer } from "./index";
@@ -30,12 +31,15 @@ async function serveCommand(args: string[]): Promise<number> {
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   validate: validateCommand,
+  drift: driftCommand,
 };
 
 const USAGE = `usage: rollout-lens <command> [options]
 commands:
   serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
-  validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]`;
+  validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]
+  drift FILE... [--tokenizer qwen3|PATH] [--format auto|rollout-lens|slime|atropos|strands]
+        [--mode roundtrip|template|text|all] [--json]`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
