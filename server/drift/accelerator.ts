@@ -59,11 +59,26 @@ function byteToChar(): string[] {
   return table;
 }
 
+const cache = new WeakMap<Tokenizer, Promise<RoundTripAccelerator | undefined>>();
+
 /**
  * The round-trip fast path for a tokenizer folder (or bundled name), or undefined when its
- * tokenizer.json uses a pipeline the core scanner does not reproduce exactly.
+ * tokenizer.json uses a pipeline the core scanner does not reproduce exactly. Built once per
+ * tokenizer (its verdict caches then serve every file).
  */
-export async function createAcceleratorFor(
+export function createAcceleratorFor(
+  nameOrPath: string,
+  tokenizer: Tokenizer,
+): Promise<RoundTripAccelerator | undefined> {
+  let pending = cache.get(tokenizer);
+  if (!pending) {
+    pending = buildAccelerator(nameOrPath, tokenizer);
+    cache.set(tokenizer, pending);
+  }
+  return pending;
+}
+
+async function buildAccelerator(
   nameOrPath: string,
   tokenizer: Tokenizer,
 ): Promise<RoundTripAccelerator | undefined> {

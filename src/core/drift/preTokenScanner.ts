@@ -135,8 +135,7 @@ export class PreTokenScanner {
       const a = this.lowerAscii(p + 1);
       if (a === -2) return SCAN_FAILED; // U+017F case-folds to `s`; leave it to the real encoder
       if (a === 0x73 || a === 0x74 || a === 0x6d || a === 0x64) return p + 2;
-      const b = this.lowerAscii(p + 2);
-      if (b === -2) return SCAN_FAILED;
+      const b = this.lowerAscii(p + 2); // U+017F here cannot complete 're, 've or 'll
       if ((a === 0x72 || a === 0x76) && b === 0x65) return p + 3;
       if (a === 0x6c && b === 0x6c) return p + 3;
     }
