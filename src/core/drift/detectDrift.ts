@@ -27,20 +27,38 @@ export interface DriftOptions {
   readonly accelerator?: RoundTripAccelerator;
 }
 
-/** The recorded (TITO) side: flat arrays in token index space, plus each token's segment. */
-interface RecordedSide {
-  readonly ids: readonly number[];
+/** Per-token context of the recorded side, only needed once a difference is found. */
+interface RecordedDetails {
   readonly lossMask: readonly (0 | 1)[];
   readonly logprobs: readonly (number | null)[];
   readonly segmentOf: Int32Array;
+}
+
+/** The recorded (TITO) side: flat ids in token index space; the rest built on first use. */
+interface RecordedSide {
+  readonly ids: readonly number[];
   readonly segments: readonly Segment[];
+  details(): RecordedDetails;
 }
 
 function recordedSide(t: Trajectory): RecordedSide {
-  const flat = flattenSegments(t.segments);
-  const segmentOf = new Int32Array(flat.tokenIds.length);
-  for (const [s, o] of flat.offsets.entries()) segmentOf.fill(s, o.start, o.end);
-  return { ...flat, ids: flat.tokenIds, segmentOf, segments: t.segments };
+  // Most trajectories are clean: flatten only the ids up front, not masks and logprobs.
+  const ids: number[] = [];
+  for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
+  let details: RecordedDetails | undefined;
+  return {
+    ids,
+    segments: t.segments,
+    details() {
+      if (!details) {
+        const flat = flattenSegments(t.segments);
+        const segmentOf = new Int32Array(ids.length);
+        for (const [s, o] of flat.offsets.entries()) segmentOf.fill(s, o.start, o.end);
+        details = { lossMask: flat.lossMask, logprobs: flat.logprobs, segmentOf };
+      }
+      return details;
+    },
+  };
 }
 
 function concatBytes(ids: readonly number[], offsets: Uint32Array, tokenizer: Tokenizer) {
@@ -99,6 +117,7 @@ function compareSides(
       trainableTokensAffected: 0,
     };
   }
+  const { lossMask, logprobs, segmentOf } = side.details();
   const tokenBytes = (id: number) => tokenizer.tokenBytes(id);
   const tOff = byteOffsets(t, tokenBytes);
   const rOff = byteOffsets(rebuilt, tokenBytes);
@@ -116,18 +135,18 @@ function compareSides(
     else if (tIds.length === 1 && rIds.length > 1) classes.push("split");
     else classes.push("resegment");
     if ([...tIds, ...rIds].some((id) => tokenizer.isAdded(id))) classes.push("special_token");
-    const segment = side.segmentOf[Math.min(a.i0, t.length - 1)] ?? 0;
-    if (a.i1 > a.i0 && side.segmentOf[a.i1 - 1] !== side.segmentOf[a.i0]) {
+    const segment = segmentOf[Math.min(a.i0, t.length - 1)] ?? 0;
+    if (a.i1 > a.i0 && segmentOf[a.i1 - 1] !== segmentOf[a.i0]) {
       classes.push("segment_boundary");
     }
-    const mask = side.lossMask.slice(a.i0, a.i1);
+    const mask = lossMask.slice(a.i0, a.i1);
     if (mask.includes(0) && mask.includes(1)) classes.push("mask_straddle");
     let trainableAffected = 0;
     let trainableLogprobSum = 0;
     for (let i = a.i0; i < a.i1; i++) {
-      if (side.lossMask[i] !== 1) continue;
+      if (lossMask[i] !== 1) continue;
       trainableAffected++;
-      trainableLogprobSum += side.logprobs[i] ?? 0;
+      trainableLogprobSum += logprobs[i] ?? 0;
     }
     const tb0 = tOff[a.i0] ?? 0;
     const tb1 = tOff[a.i1] ?? 0;
@@ -137,7 +156,7 @@ function compareSides(
       bytes: [tb0, tb1],
       text: escapeText(utf8Decode(tBytes, tb0, tb1)),
       retokText: escapeText(utf8Decode(rBytes, rOff[a.j0] ?? 0, rOff[a.j1] ?? 0)),
-      tito: regionTokens(tIds, tokenizer, side.logprobs.slice(a.i0, a.i1)),
+      tito: regionTokens(tIds, tokenizer, logprobs.slice(a.i0, a.i1)),
       retok: regionTokens(rIds, tokenizer),
       delta: rIds.length - tIds.length,
       classes,

@@ -1,7 +1,7 @@
 import type { Tokenizer } from "../tokenizer/types";
+import { utf8CharLength, utf8CodePoint } from "../tokenizer/utf8";
 import type { RoundTripAccelerator } from "./detectDrift";
 import { PreTokenScanner } from "./preTokenScanner";
-import { utf8Decode } from "./utf8Text";
 
 /**
  * What the round-trip fast path needs to know about a byte-level BPE tokenizer whose encode is:
@@ -147,14 +147,7 @@ export function createRoundTripAccelerator(
   ): boolean => {
     const from = offsets[s] ?? 0;
     const to = offsets[e] ?? 0;
-    if (spec.nfc) {
-      let isAscii = true;
-      for (let p = from; p < to && isAscii; p++) if ((buf[p] ?? 0) >= 0x80) isAscii = false;
-      if (!isAscii) {
-        const text = utf8Decode(buf, from, to);
-        if (text.normalize("NFC") !== text) return false;
-      }
-    }
+    if (spec.nfc && !isNfcStable(buf, from, to)) return false;
     const scanner = new PreTokenScanner(buf, to, spec.digitRun);
     let p = from;
     let t = s;
@@ -231,6 +224,38 @@ export function createRoundTripAccelerator(
       return out ?? ids;
     },
   };
+}
+
+const nfcSafe = new Map<number, boolean>();
+
+/**
+ * A character NFC can never change, whatever surrounds it: unchanged on its own, not a combining
+ * mark and not a Hangul jamo (the only non-mark characters that compose with a neighbour).
+ */
+function isNfcSafe(cp: number): boolean {
+  let safe = nfcSafe.get(cp);
+  if (safe === undefined) {
+    const ch = String.fromCodePoint(cp);
+    safe = ch.normalize("NFC") === ch && !/\p{M}/u.test(ch) && !(cp >= 0x1100 && cp <= 0x11ff);
+    nfcSafe.set(cp, safe);
+  }
+  return safe;
+}
+
+/** True when NFC leaves UTF-8 bytes [from, to) unchanged (checked per character, cached). */
+function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
+  for (let p = from; p < to; ) {
+    if ((buf[p] ?? 0) < 0x80) {
+      p++;
+      continue;
+    }
+    const length = utf8CharLength(buf.subarray(0, to), p);
+    // Ill-formed bytes: the scanner declines them anyway.
+    if (length < 0) return false;
+    if (!isNfcSafe(utf8CodePoint(buf, p, length))) return false;
+    p += length;
+  }
+  return true;
 }
 
 function matchesAt(buf: Uint8Array, total: number, p: number, content: Uint8Array): boolean {
