@@ -77,7 +77,7 @@ let qwen: Tokenizer;
 let llama: Tokenizer;
 beforeAll(async () => {
   [qwen, llama] = await Promise.all([loadTokenizer("qwen3"), loadTokenizer("llama3")]);
-});
+}, 60_000); // two real tokenizers: slow on a busy machine
 
 const QWEN_IM_END = 151645;
 const chatPrompt = (user: string) => `<|im_start|>user\n${user}<|im_end|>\n<|im_start|>assistant\n`;
@@ -247,7 +247,16 @@ describe("rollout-lens drift", () => {
     expect((await run([...files(), "--json"])).code).toBe(code);
   });
 
+  it("gives the same report on two worker threads (--jobs 2) as in process", async () => {
+    const path = tempFile("slime-jobs.jsonl", [...slimeLines().lines, ...slimeLines().lines]);
+    const single = await run([path, "--json"]);
+    const pooled = await run([path, "--json", "--jobs", "2"]);
+    expect(pooled.code).toBe(single.code);
+    expect(JSON.parse(pooled.out)).toEqual(JSON.parse(single.out));
+  });
+
   it("rejects unknown flags values", async () => {
+    expect((await run(["x.jsonl", "--jobs", "0"])).code).toBe(2);
     expect((await run(["x.jsonl", "--mode", "fast"])).code).toBe(2);
     expect((await run(["x.jsonl", "--format", "verl"])).code).toBe(2);
     expect((await run([])).code).toBe(2);

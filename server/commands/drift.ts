@@ -3,6 +3,7 @@ import { DRIFT_MODES, type DriftMode, type DriftResult } from "../../src/core/dr
 import type { FormatId } from "../../src/core/formats/types";
 import { createAcceleratorFor } from "../drift/accelerator";
 import { driftFile, type FileDrift, hasDrift } from "../drift/driftFile";
+import { createDriftPool } from "../drift/driftPool";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
 import type { CommandIo } from "./validate";
 
@@ -114,7 +115,7 @@ function jsonReport(file: FileDrift): Record<string, unknown> {
   };
 }
 
-/** `rollout-lens drift FILE... [--tokenizer T] [--format F] [--mode M] [--json]`; the exit code. */
+/** `rollout-lens drift FILE... [--tokenizer T] [--format F] [--mode M] [--json] [--jobs N]`. */
 export async function driftCommand(args: string[], io: CommandIo = processIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -124,6 +125,7 @@ export async function driftCommand(args: string[], io: CommandIo = processIo): P
       format: { type: "string", default: "auto" },
       mode: { type: "string", default: "roundtrip" },
       json: { type: "boolean", default: false },
+      jobs: { type: "string", default: "1" },
     },
   });
   if (!Object.hasOwn(FORMAT_FLAG, values.format)) {
@@ -139,13 +141,23 @@ export async function driftCommand(args: string[], io: CommandIo = processIo): P
     io.err("drift: give at least one FILE");
     return 2;
   }
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) {
+    io.err("drift: --jobs must be a positive integer");
+    return 2;
+  }
   const tokenizer = await loadTokenizer(values.tokenizer);
   const accelerator = await createAcceleratorFor(values.tokenizer, tokenizer);
+  // Each worker loads its own tokenizer (about a second): worth it for big files only.
+  const pool = jobs > 1 ? createDriftPool(values.tokenizer, jobs) : undefined;
   const files: FileDrift[] = [];
-  for (const path of positionals) {
-    files.push(
-      await driftFile(path, { tokenizer, modes, format: FORMAT_FLAG[values.format], accelerator }),
-    );
+  try {
+    for (const path of positionals) {
+      const format = FORMAT_FLAG[values.format];
+      files.push(await driftFile(path, { tokenizer, modes, format, accelerator, pool }));
+    }
+  } finally {
+    await pool?.close();
   }
   if (values.json) io.out(JSON.stringify({ files: files.map(jsonReport) }));
   else for (const file of files) for (const line of humanReport(file)) io.out(line);

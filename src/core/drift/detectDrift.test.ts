@@ -37,7 +37,7 @@ const GRINNING_BYTES = [172, 253, 246, 222];
 let tok: Tokenizer;
 beforeAll(async () => {
   tok = await loadTokenizer("qwen3");
-});
+}, 60_000); // the real tokenizer: slow to load on a busy machine
 
 const enc = (text: string) => tok.encode(text);
 const prompt = (user: string) =>
