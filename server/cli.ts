@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { driftCommand } from "./commands/drift";
 import { SIM_USAGE, simCommand } from "./commands/sim";
 import { validateCommand } from "./commands/validate";
 import { parseServerConfig } from "./config";
@@ -36,6 +37,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   sim: simCommand,
   view: serveCommand,
   validate: validateCommand,
+  drift: driftCommand,
 };
 
 const USAGE = `usage: rollout-lens <command> [options]
@@ -43,6 +45,8 @@ commands:
   serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
   view FILE... (same as serve; the files are listed at /files)
   validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]
+  drift FILE... [--tokenizer qwen3|PATH] [--format auto|rollout-lens|slime|atropos|strands]
+        [--mode roundtrip|template|text|all] [--json]
 ${SIM_USAGE}`;
 
 /** Runs one CLI command; resolves to the process exit code. */

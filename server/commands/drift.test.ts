@@ -1,0 +1,264 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Tokenizer as NativeTokenizer } from "tokenizers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { firstDivergence } from "../../src/core/drift/detectDrift";
+import type { Tokenizer } from "../../src/core/tokenizer/types";
+import { fixtureLines, fixturePath } from "../../src/test/fixtureFiles";
+import { loadTokenizer, resolveTokenizerDir } from "../tokenizers/loadTokenizer";
+import { driftCommand } from "./drift";
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await driftCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "rollout-lens-drift-"));
+function tempFile(name: string, lines: readonly string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  return path;
+}
+
+const reportSchema = z.object({
+  files: z.array(
+    z.object({
+      path: z.string(),
+      format: z.string().nullable(),
+      trajectories: z.number(),
+      drifted: z.number(),
+      errors: z.array(z.object({ line: z.number(), message: z.string() })),
+      results: z.array(
+        z.object({
+          line: z.number(),
+          row: z.number(),
+          id: z.string(),
+          mode: z.string(),
+          len_tito: z.number(),
+          len_retok: z.number(),
+          text_equal: z.boolean(),
+          first_divergence_index: z.number().nullable(),
+          regions: z.array(
+            z.object({
+              t: z.tuple([z.number(), z.number()]),
+              r: z.tuple([z.number(), z.number()]),
+              bytes: z.tuple([z.number(), z.number()]),
+              text: z.string(),
+              classes: z.array(z.string()),
+              trainable_affected: z.number(),
+            }),
+          ),
+          trainable_tokens_affected: z.number(),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** First divergence of `encode(decode(ids))` by the native HF tokenizer (Rust): the reference. */
+async function nativeDivergence(
+  name: string,
+  rows: readonly number[][],
+): Promise<(number | null)[]> {
+  const native = NativeTokenizer.fromFile(`${resolveTokenizerDir(name)}/tokenizer.json`);
+  const texts = await native.decodeBatch(
+    rows.map((r) => [...r]),
+    false,
+  );
+  const encoded = await native.encodeBatch(texts, { addSpecialTokens: false });
+  return rows.map((r, i) => firstDivergence(r, encoded[i]?.getIds() ?? []) ?? null);
+}
+
+let qwen: Tokenizer;
+let llama: Tokenizer;
+beforeAll(async () => {
+  [qwen, llama] = await Promise.all([loadTokenizer("qwen3"), loadTokenizer("llama3")]);
+}, 60_000); // two real tokenizers: slow on a busy machine
+
+const QWEN_IM_END = 151645;
+const chatPrompt = (user: string) => `<|im_start|>user\n${user}<|im_end|>\n<|im_start|>assistant\n`;
+
+/** slime Sample lines: clean, E1 resegment in the response, a bad line, a length-cut merge. */
+function slimeLines(): { lines: string[]; rows: number[][] } {
+  const sample = (prompt: number[], response: number[], mask?: (0 | 1)[]) => ({
+    tokens: [...prompt, ...response],
+    response_length: response.length,
+    loss_mask: mask ?? response.map(() => 1),
+    rollout_log_probs: response.map(() => -0.25),
+    status: "completed",
+    reward: 1,
+  });
+  const p = qwen.encode(chatPrompt("Compute f(x)."));
+  const clean = [...qwen.encode("Sure: f(x) = 2x."), QWEN_IM_END];
+  const e1 = [...qwen.encode('{"expr": "f(x'), 9940, 11248, QWEN_IM_END];
+  const cutModel = [...qwen.encode("Done"), 13];
+  const cutTool = qwen.encode(`\n${chatPrompt("go on")}`);
+  const cut = [...cutModel, ...cutTool, ...qwen.encode("OK"), QWEN_IM_END];
+  const cutMask: (0 | 1)[] = [
+    ...cutModel.map((): 0 | 1 => 1),
+    ...cutTool.map((): 0 | 1 => 0),
+    1,
+    1,
+  ];
+  const samples = [sample(p, clean), sample(p, e1), sample(p, cut, cutMask)];
+  return {
+    lines: [
+      JSON.stringify(samples[0]),
+      JSON.stringify(samples[1]),
+      '{"tokens": [1, 2, 3], "response_length": ',
+      JSON.stringify(samples[2]),
+    ],
+    rows: samples.map((s) => s.tokens),
+  };
+}
+
+/** An atropos group of Llama-3 rows: clean, and one with ` hel` + `lo` for ` hello`. */
+function atroposLines(): { lines: string[]; rows: number[][] } {
+  const head = llama.encode(
+    "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nGreet me.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+  );
+  const eot = llama.encode("<|eot_id|>");
+  const clean = [...head, ...llama.encode("Say hello, friend."), ...eot];
+  const split = [
+    ...head,
+    ...llama.encode("Say"),
+    ...llama.encode(" hel"),
+    ...llama.encode("lo"),
+    ...llama.encode(", friend."),
+    ...eot,
+  ];
+  const rows = [clean, split];
+  const group = {
+    tokens: rows,
+    masks: rows.map((r) => r.map((id, k) => (k < head.length ? -100 : id))),
+    scores: [1, 0],
+  };
+  return { lines: [JSON.stringify(group)], rows };
+}
+
+/** A strands-tito/v1 episode with a length-cut turn ending in `.` before the `\n` separator. */
+function strandsLines(): { lines: string[]; rows: number[][] } {
+  const p = qwen.encode(chatPrompt("Finish the sentence."));
+  const m1 = [...qwen.encode("It ends here"), 13];
+  const t1 = qwen.encode(`\n${chatPrompt("continue")}`);
+  const m2 = [...qwen.encode("Fine."), QWEN_IM_END];
+  const ids = [...p, ...m1, ...t1, ...m2];
+  const line = {
+    format: "strands-tito/v1",
+    episode_id: "ep-cut",
+    token_ids: ids,
+    loss_mask: [...p.map(() => 0), ...m1.map(() => 1), ...t1.map(() => 0), ...m2.map(() => 1)],
+    logprobs: ids.map((_, k) => (k === 0 ? null : -0.5)),
+    segment_info: [
+      [false, p.length],
+      [true, m1.length],
+      [false, t1.length],
+      [true, m2.length],
+    ],
+    stop_reason: "end_turn",
+  };
+  return { lines: [JSON.stringify(line)], rows: [ids] };
+}
+
+describe("rollout-lens drift", () => {
+  it.each([
+    ["slime", "qwen3", slimeLines],
+    ["atropos", "llama3", atroposLines],
+    ["strands", "qwen3", strandsLines],
+  ])(
+    "reports the native tokenizer's first divergences on a %s file",
+    async (format, name, build) => {
+      const { lines, rows } = build();
+      const path = tempFile(`${format}.jsonl`, lines);
+      const { code, out } = await run([path, "--tokenizer", name, "--json"]);
+      const report = reportSchema.parse(JSON.parse(out));
+      const file = report.files[0];
+      const expected = await nativeDivergence(name, rows);
+      expect(file?.results.map((r) => r.first_divergence_index)).toEqual(expected);
+      expect(expected.some((v) => v !== null)).toBe(true);
+      expect(code).toBe(1);
+      expect(file?.format).toBe(format);
+      expect(file?.drifted).toBe(expected.filter((v) => v !== null).length);
+      expect(file?.results.every((r) => r.mode === "roundtrip")).toBe(true);
+    },
+  );
+
+  it("keeps going past a bad line and reports it with its line number", async () => {
+    const path = tempFile("slime-bad.jsonl", slimeLines().lines);
+    const { out } = await run([path, "--json"]);
+    const file = reportSchema.parse(JSON.parse(out)).files[0];
+    expect(file?.errors.map((e) => e.line)).toEqual([3]);
+    expect(file?.results.map((r) => [r.line, r.row])).toEqual([
+      [1, 0],
+      [2, 0],
+      [4, 0],
+    ]);
+    const cut = file?.results[2]?.regions[0];
+    expect(cut?.classes).toEqual(["merge", "segment_boundary", "mask_straddle"]);
+    expect(cut?.trainable_affected).toBe(1);
+  });
+
+  it("prints one line per drifted trajectory, the bad lines and a summary", async () => {
+    const path = tempFile("slime-human.jsonl", slimeLines().lines);
+    const { code, out } = await run([path]);
+    expect(code).toBe(1);
+    expect(out.split("\n")).toEqual([
+      expect.stringMatching(
+        /:2 L2 roundtrip: first divergence at token \d+, 1 region\(s\) \[resegment\]/,
+      ),
+      expect.stringMatching(/:4 L4 roundtrip: .*\[merge,segment_boundary,mask_straddle\]/),
+      expect.stringMatching(/: line 3: /),
+      `${path}: slime, 3 trajectories, 2 drifted (66.7%), 3 trainable tokens affected, 1 bad lines`,
+    ]);
+  });
+
+  it("finds no drift in real Llama-3 atropos rows (exit 0) and runs every mode", async () => {
+    const { code, out } = await run([
+      fixturePath("atropos-rubiks-trimmed.jsonl"),
+      "--tokenizer",
+      "llama3",
+      "--json",
+    ]);
+    expect(code).toBe(0);
+    const file = reportSchema.parse(JSON.parse(out)).files[0];
+    expect(file?.trajectories).toBe(fixtureLines("atropos-rubiks-trimmed.jsonl").length * 2);
+    expect(file?.results.every((r) => r.first_divergence_index === null)).toBe(true);
+    const all = await run([
+      fixturePath("atropos-rubiks-trimmed.jsonl"),
+      "--tokenizer",
+      "llama3",
+      "--mode",
+      "all",
+      "--json",
+    ]);
+    const modes = reportSchema.parse(JSON.parse(all.out)).files[0]?.results.map((r) => r.mode);
+    expect(new Set(modes)).toEqual(new Set(["roundtrip", "template"]));
+  });
+
+  it.each([
+    ["an unreadable file", () => [join(dir, "missing.jsonl")], 2],
+    ["a file with no valid line", () => [tempFile("junk.jsonl", ["not json", "{}"])], 2],
+    ["a clean file", () => [tempFile("clean.jsonl", [slimeLines().lines[0] ?? ""])], 0],
+  ])("exits with the right code for %s", async (_name, files, code) => {
+    expect((await run([...files(), "--json"])).code).toBe(code);
+  });
+
+  it("gives the same report on two worker threads (--jobs 2) as in process", async () => {
+    const path = tempFile("slime-jobs.jsonl", [...slimeLines().lines, ...slimeLines().lines]);
+    const single = await run([path, "--json"]);
+    const pooled = await run([path, "--json", "--jobs", "2"]);
+    expect(pooled.code).toBe(single.code);
+    expect(JSON.parse(pooled.out)).toEqual(JSON.parse(single.out));
+  });
+
+  it("rejects unknown flags values", async () => {
+    expect((await run(["x.jsonl", "--jobs", "0"])).code).toBe(2);
+    expect((await run(["x.jsonl", "--mode", "fast"])).code).toBe(2);
+    expect((await run(["x.jsonl", "--format", "verl"])).code).toBe(2);
+    expect((await run([])).code).toBe(2);
+  });
+});

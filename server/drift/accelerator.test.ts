@@ -1,0 +1,55 @@
+import { Tokenizer as NativeTokenizer } from "tokenizers";
+import { describe, expect, it } from "vitest";
+import { detectDrift, firstDivergence } from "../../src/core/drift/detectDrift";
+import { flattenSegments } from "../../src/core/trajectory/flatten";
+import { loadTokenizer, resolveTokenizerDir } from "../tokenizers/loadTokenizer";
+import { createAcceleratorFor } from "./accelerator";
+import { generateCorpus, INJECTED_DRIFTS } from "./syntheticCorpus";
+
+/** The reference verdicts: native HF tokenizers (Rust) decode + encode, special tokens kept. */
+async function nativeRoundTrip(name: string, ids: readonly number[][]): Promise<number[][]> {
+  const native = NativeTokenizer.fromFile(`${resolveTokenizerDir(name)}/tokenizer.json`);
+  const texts = await native.decodeBatch([...ids], false);
+  const encoded = await native.encodeBatch(texts, { addSpecialTokens: false });
+  return encoded.map((e) => e.getIds());
+}
+
+describe.each([
+  ["qwen3", 300],
+  ["llama3", 120],
+])("round-trip verdicts with %s on a generated corpus", (name, count) => {
+  it("give the native tokenizer's first divergence index on every trajectory", async () => {
+    const tokenizer = await loadTokenizer(name);
+    const accelerator = await createAcceleratorFor(name, tokenizer);
+    expect(accelerator).toBeDefined();
+    const native = NativeTokenizer.fromFile(`${resolveTokenizerDir(name)}/tokenizer.json`);
+    const corpus = await generateCorpus(
+      tokenizer,
+      async (texts) =>
+        (await native.encodeBatch([...texts], { addSpecialTokens: false })).map((e) => e.getIds()),
+      { seed: name === "qwen3" ? 11 : 12, count, driftRate: 0.4 },
+    );
+    const ids = corpus.map((c) => flattenSegments(c.trajectory.segments).tokenIds);
+    const reference = await nativeRoundTrip(name, ids);
+    const expected = ids.map((x, i) => firstDivergence(x, reference[i] ?? []) ?? null);
+    const fast = corpus.map(
+      (c) => detectDrift(c.trajectory, tokenizer, { accelerator })[0]?.firstDivergenceIndex ?? null,
+    );
+    expect(fast).toEqual(expected);
+    // The plain path (no accelerator) agrees too, on a slice (it is much slower).
+    const plain = corpus
+      .slice(0, 40)
+      .map((c) => detectDrift(c.trajectory, tokenizer)[0]?.firstDivergenceIndex ?? null);
+    expect(plain).toEqual(expected.slice(0, 40));
+    // The corpus really exercises both verdicts and every injected drift kind.
+    const drifted = expected.filter((v) => v !== null).length;
+    expect(drifted).toBeGreaterThan(count / 10);
+    expect(drifted).toBeLessThan(count);
+    if (name === "qwen3") {
+      for (const kind of INJECTED_DRIFTS) {
+        const some = corpus.some((c, i) => c.injected === kind && expected[i] !== null);
+        expect(some, kind).toBe(true);
+      }
+    }
+  });
+});

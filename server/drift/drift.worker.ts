@@ -1,0 +1,28 @@
+// Worker-thread entry: a thin shell around detectDrift. Loads the tokenizer (and its round-trip
+// fast path) once, then answers batches of trajectories with their drift results.
+import { parentPort, workerData } from "node:worker_threads";
+import { detectDrift } from "../../src/core/drift/detectDrift";
+import { loadTokenizer } from "../tokenizers/loadTokenizer";
+import { createAcceleratorFor } from "./accelerator";
+import { type DriftWorkerRequest, driftWorkerDataSchema } from "./driftProtocol";
+
+const { tokenizer: name } = driftWorkerDataSchema.parse(workerData);
+const tokenizer = await loadTokenizer(name);
+const accelerator = await createAcceleratorFor(name, tokenizer);
+const port = parentPort;
+if (!port) throw new Error("drift.worker must run as a worker thread");
+port.on("message", (request: DriftWorkerRequest) => {
+  try {
+    const results = request.trajectories.map((t) =>
+      detectDrift(t, tokenizer, { modes: request.modes, accelerator }),
+    );
+    port.postMessage({ id: request.id, ok: true, results });
+  } catch (error) {
+    port.postMessage({
+      id: request.id,
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+});
+port.postMessage({ ready: true });

@@ -1,0 +1,307 @@
+import { z } from "zod";
+import { checkPrefixInvariant, type LoggedCall } from "../tito/prefixInvariant";
+import { byteOffsets, displayPieces } from "../tokenizer/pieces";
+import type { Tokenizer, ToolSchema } from "../tokenizer/types";
+import { flattenSegments } from "../trajectory/flatten";
+import type { Segment, Trajectory } from "../trajectory/types";
+import { alignByBytes } from "./alignTokens";
+import { byteEqualRuns } from "./byteDiff";
+import type {
+  CallPrefixResult,
+  DriftClass,
+  DriftMode,
+  DriftRegion,
+  DriftResult,
+  RegionToken,
+} from "./types";
+import { escapeText, utf8Decode } from "./utf8Text";
+
+/** A faster `encode(decode(ids))` giving the very same ids (the same array when unchanged). */
+export interface RoundTripAccelerator {
+  roundTrip(ids: readonly number[]): readonly number[];
+}
+
+export interface DriftOptions {
+  /** Checks to run; a check whose input the record lacks (messages, text) is skipped. */
+  readonly modes?: readonly DriftMode[];
+  readonly accelerator?: RoundTripAccelerator;
+}
+
+/** Per-token context of the recorded side, only needed once a difference is found. */
+interface RecordedDetails {
+  readonly lossMask: readonly (0 | 1)[];
+  readonly logprobs: readonly (number | null)[];
+  readonly segmentOf: Int32Array;
+}
+
+/** The recorded (TITO) side: flat ids in token index space; the rest built on first use. */
+interface RecordedSide {
+  readonly ids: readonly number[];
+  readonly segments: readonly Segment[];
+  details(): RecordedDetails;
+}
+
+function recordedSide(t: Trajectory): RecordedSide {
+  // Most trajectories are clean: flatten only the ids up front, not masks and logprobs.
+  const ids: number[] = [];
+  for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
+  let details: RecordedDetails | undefined;
+  return {
+    ids,
+    segments: t.segments,
+    details() {
+      if (!details) {
+        const flat = flattenSegments(t.segments);
+        const segmentOf = new Int32Array(ids.length);
+        for (const [s, o] of flat.offsets.entries()) segmentOf.fill(s, o.start, o.end);
+        details = { lossMask: flat.lossMask, logprobs: flat.logprobs, segmentOf };
+      }
+      return details;
+    },
+  };
+}
+
+function concatBytes(ids: readonly number[], offsets: Uint32Array, tokenizer: Tokenizer) {
+  const out = new Uint8Array(offsets[ids.length] ?? 0);
+  ids.forEach((id, i) => {
+    out.set(tokenizer.tokenBytes(id), offsets[i]);
+  });
+  return out;
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** First token index where `a` and `b` differ (or the shorter length); undefined when equal. */
+export function firstDivergence(a: readonly number[], b: readonly number[]): number | undefined {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return a.length === b.length ? undefined : n;
+}
+
+function regionTokens(
+  ids: readonly number[],
+  tokenizer: Tokenizer,
+  logprobs?: readonly (number | null)[],
+): RegionToken[] {
+  const pieces = displayPieces(ids, (id) => tokenizer.tokenBytes(id));
+  return ids.map((id, k) => {
+    const logprob = logprobs?.[k];
+    return logprob === null || logprob === undefined
+      ? { id, piece: pieces[k] ?? "" }
+      : { id, piece: pieces[k] ?? "", logprob };
+  });
+}
+
+/**
+ * Compares the recorded tokens with `rebuilt` ids by byte offsets and classifies each region.
+ * Token indices of both sides, byte offsets of the recorded side.
+ */
+function compareSides(
+  side: RecordedSide,
+  rebuilt: readonly number[],
+  mode: DriftMode,
+  tokenizer: Tokenizer,
+): DriftResult {
+  const t = side.ids;
+  const base = { mode, lenTito: t.length, lenRetok: rebuilt.length };
+  if (sameIds(t, rebuilt)) {
+    return {
+      ...base,
+      textEqual: true,
+      firstDivergenceIndex: undefined,
+      regions: [],
+      trainableTokensAffected: 0,
+    };
+  }
+  const { lossMask, logprobs, segmentOf } = side.details();
+  const tokenBytes = (id: number) => tokenizer.tokenBytes(id);
+  const tOff = byteOffsets(t, tokenBytes);
+  const rOff = byteOffsets(rebuilt, tokenBytes);
+  const tBytes = concatBytes(t, tOff, tokenizer);
+  const rBytes = concatBytes(rebuilt, rOff, tokenizer);
+  const runs = byteEqualRuns(tBytes, rBytes);
+  const textEqual =
+    tBytes.length === rBytes.length && runs.length <= 1 && (runs[0]?.length ?? 0) === tBytes.length;
+  const regions = alignByBytes(t, tOff, rebuilt, rOff, runs).map((a): DriftRegion => {
+    const tIds = t.slice(a.i0, a.i1);
+    const rIds = rebuilt.slice(a.j0, a.j1);
+    const classes: DriftClass[] = [];
+    if (a.isLossy) classes.push(mode === "template" ? "template_rewrite" : "lossy_text");
+    else if (tIds.length > 1 && rIds.length === 1) classes.push("merge");
+    else if (tIds.length === 1 && rIds.length > 1) classes.push("split");
+    else classes.push("resegment");
+    if ([...tIds, ...rIds].some((id) => tokenizer.isAdded(id))) classes.push("special_token");
+    const segment = segmentOf[Math.min(a.i0, t.length - 1)] ?? 0;
+    if (a.i1 > a.i0 && segmentOf[a.i1 - 1] !== segmentOf[a.i0]) {
+      classes.push("segment_boundary");
+    }
+    const mask = lossMask.slice(a.i0, a.i1);
+    if (mask.includes(0) && mask.includes(1)) classes.push("mask_straddle");
+    let trainableAffected = 0;
+    let trainableLogprobSum = 0;
+    for (let i = a.i0; i < a.i1; i++) {
+      if (lossMask[i] !== 1) continue;
+      trainableAffected++;
+      trainableLogprobSum += logprobs[i] ?? 0;
+    }
+    const tb0 = tOff[a.i0] ?? 0;
+    const tb1 = tOff[a.i1] ?? 0;
+    return {
+      t: [a.i0, a.i1],
+      r: [a.j0, a.j1],
+      bytes: [tb0, tb1],
+      text: escapeText(utf8Decode(tBytes, tb0, tb1)),
+      retokText: escapeText(utf8Decode(rBytes, rOff[a.j0] ?? 0, rOff[a.j1] ?? 0)),
+      tito: regionTokens(tIds, tokenizer, logprobs.slice(a.i0, a.i1)),
+      retok: regionTokens(rIds, tokenizer),
+      delta: rIds.length - tIds.length,
+      classes,
+      segment,
+      role: side.segments[segment]?.kind,
+      trainableAffected,
+      trainableLogprobSum,
+    };
+  });
+  return {
+    ...base,
+    textEqual,
+    firstDivergenceIndex: firstDivergence(t, rebuilt),
+    regions,
+    trainableTokensAffected: regions.reduce((sum, r) => sum + r.trainableAffected, 0),
+  };
+}
+
+/** Round trip: `encode(decode(ids))` with special tokens kept and no clean-up of spaces. */
+function roundTripIds(
+  ids: readonly number[],
+  tokenizer: Tokenizer,
+  accelerator?: RoundTripAccelerator,
+): readonly number[] {
+  if (ids.length === 0) return ids;
+  return accelerator ? accelerator.roundTrip(ids) : tokenizer.encode(tokenizer.decode(ids));
+}
+
+/** OpenAI/HF tool schemas a record may keep in `metadata.tools` (rendered into the system turn). */
+const toolsSchema = z.array(
+  z.object({
+    type: z.literal("function"),
+    function: z.looseObject({
+      name: z.string(),
+      description: z.string().optional(),
+      parameters: z.record(z.string(), z.unknown()),
+    }),
+  }),
+);
+
+function recordedTools(t: Trajectory): ToolSchema[] | undefined {
+  const parsed = toolsSchema.safeParse(t.metadata.tools);
+  return parsed.success && parsed.data.length > 0 ? parsed.data : undefined;
+}
+
+/**
+ * Template: the chat template over the recorded messages, encoded. The generation prompt is added
+ * when the record ends outside a model turn. Templates close the last assistant turn with
+ * end-of-turn + `\n`; a model stops at end-of-turn, so whitespace after the rebuilt side's last
+ * end-of-turn id is dropped when the record ends with that id.
+ */
+function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): number[] {
+  const messages = t.messages ?? [];
+  const lastKind = side.segments[side.segments.length - 1]?.kind;
+  const tools = recordedTools(t);
+  const text = tokenizer.applyChatTemplate(messages, {
+    addGenerationPrompt: lastKind !== undefined && lastKind !== "model",
+    ...(tools ? { tools } : {}),
+  });
+  const ids = tokenizer.encode(text);
+  const lastRecorded = side.ids[side.ids.length - 1];
+  if (lastRecorded === undefined || !tokenizer.eosTokenIds.includes(lastRecorded)) return ids;
+  const k = ids.lastIndexOf(lastRecorded);
+  if (k >= 0 && k < ids.length - 1 && tokenizer.decode(ids.slice(k + 1)).trim() === "") {
+    return ids.slice(0, k + 1);
+  }
+  return ids;
+}
+
+/** A recorded text and the [start, end) token range it claims to spell. */
+interface TextSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+/** Recorded texts: each segment's `text` (rollout-lens/v1) or slime's `response` string. */
+function recordedTexts(t: Trajectory, side: RecordedSide): TextSpan[] {
+  const spans: TextSpan[] = [];
+  let start = 0;
+  for (const s of t.segments) {
+    const end = start + s.tokenIds.length;
+    if (s.text !== undefined) spans.push({ start, end, text: s.text });
+    start = end;
+  }
+  const response = t.metadata.response;
+  if (spans.length === 0 && t.format === "slime" && typeof response === "string") {
+    const first = t.segments[0];
+    const promptLength = first?.kind === "prompt" ? first.tokenIds.length : 0;
+    spans.push({ start: promptLength, end: side.ids.length, text: response });
+  }
+  return spans;
+}
+
+/** Text: each recorded text re-encoded in place of the tokens it claims to spell. */
+function textIds(side: RecordedSide, spans: readonly TextSpan[], tokenizer: Tokenizer): number[] {
+  const out: number[] = [];
+  let at = 0;
+  for (const span of spans) {
+    for (let i = at; i < span.start; i++) out.push(side.ids[i] ?? 0);
+    for (const id of tokenizer.encode(span.text)) out.push(id);
+    at = span.end;
+  }
+  for (let i = at; i < side.ids.length; i++) out.push(side.ids[i] ?? 0);
+  return out;
+}
+
+/**
+ * Runs the drift checks on one trajectory with `tokenizer`: one result per check that applies
+ * (roundtrip always; template when the record carries messages; text when it carries texts).
+ */
+export function detectDrift(
+  t: Trajectory,
+  tokenizer: Tokenizer,
+  options: DriftOptions = {},
+): DriftResult[] {
+  const modes = options.modes ?? ["roundtrip"];
+  const side = recordedSide(t);
+  const results: DriftResult[] = [];
+  for (const mode of modes) {
+    if (mode === "roundtrip") {
+      const rebuilt = roundTripIds(side.ids, tokenizer, options.accelerator);
+      results.push(compareSides(side, rebuilt, mode, tokenizer));
+    } else if (mode === "template") {
+      if (!t.messages || t.messages.length === 0) continue;
+      results.push(compareSides(side, templateIds(side, t, tokenizer), mode, tokenizer));
+    } else {
+      const spans = recordedTexts(t, side);
+      if (spans.length === 0) continue;
+      results.push(compareSides(side, textIds(side, spans, tokenizer), mode, tokenizer));
+    }
+  }
+  return results;
+}
+
+/** The per-call prefix check (token indices of each call's input); undefined without `calls`. */
+export function checkCallPrefixes(t: Trajectory): CallPrefixResult | undefined {
+  if (!t.calls || t.calls.length === 0) return undefined;
+  const ids = flattenSegments(t.segments).tokenIds;
+  const calls: LoggedCall[] = t.calls.map((c) => ({
+    inputIds: ids.slice(0, c.inputLen),
+    outputIds: ids.slice(c.inputLen, c.inputLen + c.outputLen),
+  }));
+  const check = checkPrefixInvariant(calls);
+  return check.ok
+    ? { ok: true }
+    : { ok: false, callIndex: check.callIndex, message: check.message };
+}

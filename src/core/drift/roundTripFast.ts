@@ -1,0 +1,265 @@
+import type { Tokenizer } from "../tokenizer/types";
+import { utf8CharLength, utf8CodePoint } from "../tokenizer/utf8";
+import type { RoundTripAccelerator } from "./detectDrift";
+import { PreTokenScanner } from "./preTokenScanner";
+
+/**
+ * What the round-trip fast path needs to know about a byte-level BPE tokenizer whose encode is:
+ * split out added tokens -> normalizer (none or NFC) -> the Qwen/Llama-3 split regex -> BPE per
+ * pre-token. Built from tokenizer.json by the server (see server/drift/accelerator.ts).
+ */
+export interface FastRoundTripSpec {
+  /** Longest digit run in one pre-token: 1 for Qwen2/3, 3 for Llama-3. */
+  readonly digitRun: number;
+  /** True when the normalizer is NFC; false when there is none. */
+  readonly nfc: boolean;
+  /** Canonical ids of ONE pre-token given as its UTF-8 bytes: the BPE model alone. */
+  encodeWord(bytes: Uint8Array): readonly number[];
+}
+
+const UNKNOWN = 0;
+const CANONICAL = 1;
+const NOT_CANONICAL = 2;
+
+/**
+ * `encode(decode(ids))` without re-encoding what provably round-trips: the recorded bytes are cut
+ * where the real encoder cuts them (added tokens, then pre-tokens), and the ids inside every
+ * pre-token are compared with that pre-token's canonical encoding, cached by id sequence. Most
+ * pre-tokens are one token, so the common case is a table lookup per token. A run between added
+ * tokens it cannot vouch for (ill-formed UTF-8, text the normalizer would change, a token crossing
+ * a pre-token edge, a non-canonical pre-token) is decoded and encoded for real; an added token's
+ * text spelled with ordinary pieces sends the whole sequence through the real encoder.
+ */
+export function createRoundTripAccelerator(
+  tokenizer: Tokenizer,
+  spec: FastRoundTripSpec,
+): RoundTripAccelerator {
+  const vocabSize = tokenizer.vocabSize;
+  const isAdded = new Uint8Array(vocabSize);
+  const addedByFirstByte = new Map<number, Uint8Array[]>();
+  for (let id = 0; id < vocabSize; id++) {
+    if (!tokenizer.isAdded(id)) continue;
+    isAdded[id] = 1;
+    const bytes = tokenizer.tokenBytes(id);
+    const first = bytes[0];
+    if (first === undefined) continue;
+    if (bytes.some((b) => b >= 0x80)) {
+      throw new Error(
+        `${tokenizer.id}: added token ${id} is not ASCII; the fast path assumes it is`,
+      );
+    }
+    const list = addedByFirstByte.get(first) ?? [];
+    list.push(bytes);
+    addedByFirstByte.set(first, list);
+  }
+  const startsAdded = new Uint8Array(256);
+  for (const b of addedByFirstByte.keys()) startsAdded[b] = 1;
+
+  const bytesOf: (Uint8Array | undefined)[] = new Array(vocabSize);
+  const single = new Uint8Array(vocabSize);
+  const multi = new Map<string, boolean>();
+  let buf = new Uint8Array(1 << 16);
+  let offsets = new Int32Array(1 << 12);
+
+  const tokenBytes = (id: number): Uint8Array => {
+    let b = bytesOf[id];
+    if (!b) {
+      b = tokenizer.tokenBytes(id);
+      bytesOf[id] = b;
+    }
+    return b;
+  };
+
+  const sameIds = (a: readonly number[], ids: readonly number[], from: number, to: number) => {
+    if (a.length !== to - from) return false;
+    for (let k = 0; k < a.length; k++) if (a[k] !== ids[from + k]) return false;
+    return true;
+  };
+
+  /** Ids [from, to) are the canonical encoding of the pre-token bytes [p, q)? Cached. */
+  const isCanonical = (ids: readonly number[], from: number, to: number, p: number, q: number) => {
+    if (to - from === 1) {
+      const id = ids[from] ?? 0;
+      let v = single[id] ?? UNKNOWN;
+      if (v === UNKNOWN) {
+        v = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to) ? CANONICAL : NOT_CANONICAL;
+        single[id] = v;
+      }
+      return v === CANONICAL;
+    }
+    const key = ids.slice(from, to).join(",");
+    let v = multi.get(key);
+    if (v === undefined) {
+      v = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to);
+      multi.set(key, v);
+    }
+    return v;
+  };
+
+  /** True when an added token's text occurs anywhere except exactly at a recorded added token. */
+  const hasStrayAddedText = (ids: readonly number[], total: number): boolean => {
+    let t = 0;
+    for (let p = 0; p < total; p++) {
+      if (startsAdded[buf[p] ?? 0] === 0) continue;
+      while ((offsets[t + 1] ?? total) <= p) t++;
+      const id = ids[t] ?? 0;
+      const tokenStart = offsets[t] ?? 0;
+      const tokenEnd = offsets[t + 1] ?? 0;
+      if (isAdded[id] === 1) {
+        if (tokenStart === p) {
+          for (const c of addedByFirstByte.get(buf[p] ?? 0) ?? []) {
+            if (c.length > tokenEnd - p && matchesAt(buf, total, p, c)) return true;
+          }
+        }
+        p = tokenEnd - 1;
+        continue;
+      }
+      for (const c of addedByFirstByte.get(buf[p] ?? 0) ?? []) {
+        if (matchesAt(buf, total, p, c)) return true;
+      }
+    }
+    return false;
+  };
+
+  const wordCache = new Map<string, readonly number[]>();
+  /** Canonical ids of the pre-token bytes [p, q), cached by its bytes. */
+  const encodeWordCached = (p: number, q: number): readonly number[] => {
+    let key = "";
+    for (let k = p; k < q; k++) key += String.fromCharCode(buf[k] ?? 0);
+    let ids = wordCache.get(key);
+    if (!ids) {
+      ids = spec.encodeWord(buf.slice(p, q));
+      wordCache.set(key, ids);
+    }
+    return ids;
+  };
+
+  /**
+   * Round trip of the ordinary tokens [s, e) between two added tokens, appended to `out`, or
+   * false when the scanner cannot vouch for the text (the caller then encodes it for real).
+   * With `out` undefined it only answers "is it unchanged?" and allocates nothing.
+   */
+  const sectionRoundTrip = (
+    ids: readonly number[],
+    s: number,
+    e: number,
+    out: number[] | undefined,
+  ): boolean => {
+    const from = offsets[s] ?? 0;
+    const to = offsets[e] ?? 0;
+    if (spec.nfc && !isNfcStable(buf, from, to)) return false;
+    const scanner = new PreTokenScanner(buf, to, spec.digitRun);
+    let p = from;
+    let t = s;
+    while (p < to) {
+      const q = scanner.next(p);
+      if (q < 0) return false;
+      // Recorded tokens [t, u) cover the pre-token when one ends exactly at q.
+      let u = t;
+      while (u < e && (offsets[u] ?? 0) < q) u++;
+      const isAligned = (offsets[u] ?? 0) === q && (offsets[t] ?? 0) === p;
+      if (isAligned && isCanonical(ids, t, u, p, q)) {
+        if (out) for (let k = t; k < u; k++) out.push(ids[k] ?? 0);
+      } else if (out) {
+        for (const id of encodeWordCached(p, q)) out.push(id);
+      } else {
+        return false;
+      }
+      p = q;
+      // u is the first token starting at or after q; if one crosses q, the next pre-token is
+      // misaligned too (only reached when building `out`).
+      t = u;
+    }
+    return true;
+  };
+
+  /** Copies the ids' bytes into `buf` and their offsets into `offsets`; false on unknown ids. */
+  const loadBytes = (ids: readonly number[]): number => {
+    const n = ids.length;
+    if (offsets.length < n + 1) offsets = new Int32Array(2 * n + 2);
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i] ?? -1;
+      if (id < 0 || id >= vocabSize) return -1;
+      const b = tokenBytes(id);
+      if (total + b.length > buf.length) {
+        const bigger = new Uint8Array(Math.max(2 * buf.length, total + b.length));
+        bigger.set(buf.subarray(0, total));
+        buf = bigger;
+      }
+      offsets[i] = total;
+      for (let k = 0; k < b.length; k++) buf[total + k] = b[k] ?? 0;
+      total += b.length;
+    }
+    offsets[n] = total;
+    return total;
+  };
+
+  const plainRoundTrip = (ids: readonly number[]) => tokenizer.encode(tokenizer.decode(ids));
+
+  return {
+    roundTrip(ids) {
+      const total = loadBytes(ids);
+      // An added token spelled across or inside ordinary text changes how the whole text splits.
+      if (total < 0 || hasStrayAddedText(ids, total)) return plainRoundTrip(ids);
+      // Added tokens always split the text (and have ASCII content, so no ill-formed byte run
+      // spans one): each run of ordinary tokens between them round-trips on its own.
+      let out: number[] | undefined;
+      let s = 0;
+      for (let i = 0; i <= ids.length; i++) {
+        if (i < ids.length && isAdded[ids[i] ?? 0] === 0) continue;
+        if (i > s && !sectionRoundTrip(ids, s, i, undefined)) {
+          out ??= ids.slice(0, s);
+          const mark = out.length;
+          if (!sectionRoundTrip(ids, s, i, out)) {
+            out.length = mark;
+            for (const id of plainRoundTrip(ids.slice(s, i))) out.push(id);
+          }
+        } else if (out) {
+          for (let k = s; k < i; k++) out.push(ids[k] ?? 0);
+        }
+        if (i < ids.length && out) out.push(ids[i] ?? 0);
+        s = i + 1;
+      }
+      return out ?? ids;
+    },
+  };
+}
+
+const nfcSafe = new Map<number, boolean>();
+
+/**
+ * A character NFC can never change, whatever surrounds it: unchanged on its own, not a combining
+ * mark and not a Hangul jamo (the only non-mark characters that compose with a neighbour).
+ */
+function isNfcSafe(cp: number): boolean {
+  let safe = nfcSafe.get(cp);
+  if (safe === undefined) {
+    const ch = String.fromCodePoint(cp);
+    safe = ch.normalize("NFC") === ch && !/\p{M}/u.test(ch) && !(cp >= 0x1100 && cp <= 0x11ff);
+    nfcSafe.set(cp, safe);
+  }
+  return safe;
+}
+
+/** True when NFC leaves UTF-8 bytes [from, to) unchanged (checked per character, cached). */
+function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
+  for (let p = from; p < to; ) {
+    if ((buf[p] ?? 0) < 0x80) {
+      p++;
+      continue;
+    }
+    const length = utf8CharLength(buf.subarray(0, to), p);
+    // Ill-formed bytes: the scanner declines them anyway.
+    if (length < 0) return false;
+    if (!isNfcSafe(utf8CodePoint(buf, p, length))) return false;
+    p += length;
+  }
+  return true;
+}
+
+function matchesAt(buf: Uint8Array, total: number, p: number, content: Uint8Array): boolean {
+  if (p + content.length > total) return false;
+  for (let k = 0; k < content.length; k++) if (buf[p + k] !== content[k]) return false;
+  return true;
+}
