@@ -16,6 +16,13 @@ function status(call: ToolCall, isCut: boolean): { text: string; className: stri
       className: styles.statusMuted ?? "",
     };
   }
+  // Under the iteration limit the last tools ran, but their results were never tokenized.
+  if (isCut) {
+    return {
+      text: call.resultIsError ? "tool error · not fed back (cut)" : "ran · not fed back (cut)",
+      className: styles.statusMuted ?? "",
+    };
+  }
   return call.resultIsError
     ? { text: "tool error", className: styles.statusError ?? "" }
     : { text: "ok", className: styles.statusOk ?? "" };
