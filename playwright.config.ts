@@ -27,6 +27,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   timeout: 60_000,
+  // Shared 2-core machines stall for seconds under load; waits are for visible state, never sleeps.
+  expect: { timeout: 15_000 },
   reporter: [["list"]],
   // The real app: a production build served by the real server, with the embedded simulator and a
   // fresh data directory per run.
