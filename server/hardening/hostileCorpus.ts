@@ -20,9 +20,8 @@ function paths(value: Json, prefix: (string | number)[] = [], out: (string | num
     value.slice(0, 6).forEach((v, i) => {
       paths(v, [...prefix, i], out);
     });
-  }
-  else if (isObject(value))
-    for (const k of Object.keys(value)) paths(value[k] as Json, [...prefix, k], out);
+  } else if (isObject(value))
+    for (const [k, v] of Object.entries(value)) paths(v, [...prefix, k], out);
   return out;
 }
 
@@ -32,9 +31,9 @@ function setAt(root: Json, path: readonly (string | number)[], replacement: Json
   let node: Json = copy;
   for (const key of path.slice(0, -1)) {
     node = Array.isArray(node)
-      ? (node[Number(key)] as Json)
+      ? (node[Number(key)] ?? null)
       : isObject(node)
-        ? (node[String(key)] as Json)
+        ? (node[String(key)] ?? null)
         : null;
   }
   const last = path.at(-1);
@@ -85,9 +84,9 @@ export function hostileLine(seeds: readonly string[]): fc.Arbitrary<HostileLine>
       let node: Json = value;
       for (const k of p)
         node = Array.isArray(node)
-          ? (node[Number(k)] as Json)
+          ? (node[Number(k)] ?? null)
           : isObject(node)
-            ? (node[String(k)] as Json)
+            ? (node[String(k)] ?? null)
             : null;
       return Array.isArray(node) && node.length > 0;
     });
@@ -96,9 +95,9 @@ export function hostileLine(seeds: readonly string[]): fc.Arbitrary<HostileLine>
       let node: Json = value;
       for (const k of path)
         node = Array.isArray(node)
-          ? (node[Number(k)] as Json)
+          ? (node[Number(k)] ?? null)
           : isObject(node)
-            ? (node[String(k)] as Json)
+            ? (node[String(k)] ?? null)
             : null;
       const list = Array.isArray(node) ? node : [];
       return {
