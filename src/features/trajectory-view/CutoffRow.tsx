@@ -1,4 +1,5 @@
 import { type CSSProperties, memo } from "react";
+import { revealInvisible } from "../../core/layout/displayPiece";
 import styles from "./SegmentRows.module.css";
 
 interface CutoffRowProps {
@@ -12,7 +13,8 @@ export const CutoffRow = memo(function CutoffRow({ reason, lastToken, style }: C
   return (
     <div className={styles.cutoffRow} style={style}>
       <div className={styles.cutoff} role="note" data-testid="cutoff-marker">
-        <span aria-hidden="true">✂</span> Episode cut after token #{lastToken}: {reason}
+        <span aria-hidden="true">✂</span> Episode cut after token #{lastToken}:{" "}
+        {revealInvisible(reason)}
       </div>
     </div>
   );
