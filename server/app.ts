@@ -2,12 +2,20 @@ import { Hono } from "hono";
 import { episodesRoutes } from "./routes/episodes";
 import { filesRoutes } from "./routes/files";
 import { tokenizerRoutes } from "./routes/tokenizers";
+import { type AccessPolicy, resolveAccess } from "./security/access";
+import { applySecurity } from "./security/middleware";
+import { SseGate } from "./security/sseGate";
 import type { Services } from "./services";
 
 /** Builds the HTTP app (middleware + routes); tests call it without a port. */
-export function buildApp(services: Services) {
+export function buildApp(
+  services: Services,
+  access: AccessPolicy = resolveAccess(services.config),
+) {
   const { config, manager, index, client } = services;
   const app = new Hono();
+  applySecurity(app, access, config);
+  const sseGate = new SseGate(config.maxSseClients, config.maxSsePerEpisode);
   app.get("/api/health", (c) =>
     c.json({
       ok: true,
@@ -28,6 +36,7 @@ export function buildApp(services: Services) {
       serialize: services.store.serialize,
       findStored: (id) => index.find(id),
       listStored: async () => index.summaries(),
+      sseGate,
     }),
   );
   app.route("/api/files", filesRoutes({ files: config.files, dataDir: config.data }));

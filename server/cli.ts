@@ -19,12 +19,38 @@ async function serveCommand(args: string[]): Promise<number> {
       data: { type: "string" },
       tools: { type: "string", multiple: true },
       "max-episodes": { type: "string" },
+      token: { type: "string" },
+      "require-token": { type: "boolean" },
+      "allowed-host": { type: "string", multiple: true },
+      "max-body-bytes": { type: "string" },
+      "max-sse-clients": { type: "string" },
+      "sglang-timeout-ms": { type: "string" },
+      "sglang-attempts": { type: "string" },
     },
   });
-  const { "max-episodes": maxEpisodes, ...rest } = values;
+  const {
+    "max-episodes": maxEpisodes,
+    "require-token": requireToken,
+    "allowed-host": allowedHosts,
+    "max-body-bytes": maxBodyBytes,
+    "max-sse-clients": maxSseClients,
+    "sglang-timeout-ms": sglangTimeoutMs,
+    "sglang-attempts": sglangAttempts,
+    token,
+    ...rest
+  } = values;
+  // The environment keeps the token out of `ps` listings; the flag wins when both are set.
+  const envToken = process.env.ROLLOUT_LENS_TOKEN;
   const config = parseServerConfig({
     ...rest,
     maxEpisodes,
+    requireToken,
+    allowedHosts,
+    maxBodyBytes,
+    maxSseClients,
+    sglangTimeoutMs,
+    sglangAttempts,
+    token: token ?? (envToken === "" ? undefined : envToken),
     sglang: values.sglang?.split(",").filter((u) => u.length > 0),
     files: positionals,
   });
@@ -43,6 +69,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 const USAGE = `usage: rollout-lens <command> [options]
 commands:
   serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
+        [--host ADDR] [--token T | env ROLLOUT_LENS_TOKEN] [--require-token] [--allowed-host NAME]
+        [--max-body-bytes N] [--max-sse-clients N] [--sglang-timeout-ms MS] [--sglang-attempts N]
+        (see docs/security.md)
   view FILE... (same as serve; the files are listed at /files)
   validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]
   drift FILE... [--tokenizer qwen3|PATH] [--format auto|rollout-lens|slime|atropos|strands]

@@ -10,6 +10,26 @@ export const serverConfigSchema = z.object({
   tools: z.array(z.string()).default([]),
   files: z.array(z.string()).default([]),
   maxEpisodes: z.coerce.number().int().min(1).max(10_000).default(256),
+  /** Access token for every request; generated at startup when binding beyond loopback. */
+  token: z.string().min(16, "a token needs at least 16 characters").max(512).optional(),
+  /** Demand a token even on loopback (other users of a shared machine can reach 127.0.0.1). */
+  requireToken: z.boolean().default(false),
+  /** Extra Host header names accepted besides loopback and the bound host (reverse proxies). */
+  allowedHosts: z.array(z.string().min(1)).default([]),
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1 << 30)
+    .default(2 * 1024 * 1024),
+  /** Open SSE streams at once, all episodes together and per episode. */
+  maxSseClients: z.coerce.number().int().min(1).max(100_000).default(256),
+  maxSsePerEpisode: z.coerce.number().int().min(1).max(1_000).default(8),
+  /** Per-attempt timeout of one SGLang call (ms): a stalled upstream ends the episode in bounded time. */
+  sglangTimeoutMs: z.coerce.number().int().min(100).max(86_400_000).default(600_000),
+  /** Attempts per SGLang call, the first included. */
+  sglangAttempts: z.coerce.number().int().min(1).max(100).default(6),
 });
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>;

@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
-import { serveStatic } from "@hono/node-server/serve-static";
 import { buildApp } from "./app";
 import type { ServerConfig } from "./config";
+import { resolveAccess } from "./security/access";
+import { mountStatic } from "./security/staticFiles";
 import { createServices } from "./services";
 
 const distDir = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
@@ -12,15 +13,9 @@ const distDir = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 /** Starts the server on the configured port and shuts it down on SIGINT/SIGTERM. */
 export async function startServer(config: ServerConfig): Promise<void> {
   const services = await createServices(config);
-  const app = buildApp(services);
-  if (existsSync(distDir)) {
-    app.use("/*", serveStatic({ root: distDir }));
-    // Client-side routes get the app; unknown API paths and missing assets stay 404s.
-    app.get("*", async (c, next) => {
-      if (c.req.path.startsWith("/api/") || c.req.path.startsWith("/assets/")) return next();
-      return serveStatic({ path: join(distDir, "index.html") })(c, next);
-    });
-  }
+  const access = resolveAccess(config);
+  const app = buildApp(services, access);
+  if (existsSync(distDir)) mountStatic(app, distDir);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", () => resolve());
@@ -29,7 +24,14 @@ export async function startServer(config: ServerConfig): Promise<void> {
   const upstream = services.isSimulated
     ? "the embedded SGLang simulator"
     : config.sglang.join(", ");
-  console.log(`Rollout Lens on http://${config.host}:${config.port} (model: ${upstream})`);
+  const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${shownHost}:${config.port}/`;
+  // The token is printed once, here; it is not logged anywhere else.
+  const openUrl = access.token === undefined ? url : `${url}?token=${access.token}`;
+  console.log(`Rollout Lens on ${openUrl} (model: ${upstream})`);
+  if (access.isGenerated) {
+    console.log("An access token was generated for this run; open the URL above once to sign in.");
+  }
   const shutdown = () => {
     void services.close().finally(() => server.close(() => process.exit(0)));
   };

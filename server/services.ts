@@ -5,7 +5,7 @@ import type { ModelClient } from "./agent/modelClient";
 import { runEpisode } from "./agent/runEpisode";
 import { createSglangModelClient } from "./agent/sglangModelClient";
 import type { ServerConfig } from "./config";
-import { SglangClient } from "./sglang/sglangClient";
+import { SglangClient, type SglangClientOptions } from "./sglang/sglangClient";
 import { type RunningSim, startSim } from "./sim/start";
 import { EpisodeIndex } from "./store/episodeIndex";
 import { EpisodeStore } from "./store/episodeStore";
@@ -32,6 +32,8 @@ export async function createServices(
   hooks: {
     /** Wraps the model client (tests record every request and response through it). */
     readonly wrapClient?: (client: ModelClient) => ModelClient;
+    /** Overrides of the SGLang client settings (tests shorten backoff and health checks). */
+    readonly sglang?: Partial<SglangClientOptions>;
   } = {},
 ): Promise<Services> {
   const tokenizer = await loadTokenizer(config.tokenizer);
@@ -44,7 +46,13 @@ export async function createServices(
     sim = await startSim({ port: 0 }, { tokenizer: config.tokenizer });
     urls = [sim.url];
   }
-  const sglang = new SglangClient({ upstreams: urls });
+  const sglang = new SglangClient({
+    upstreams: urls,
+    requestTimeoutMs: config.sglangTimeoutMs,
+    streamIdleTimeoutMs: Math.min(config.sglangTimeoutMs, 120_000),
+    retry: { maxAttempts: config.sglangAttempts },
+    ...hooks.sglang,
+  });
   const baseClient = await createSglangModelClient(sglang, sim ? "simulator" : urls.join(", "));
   const client = hooks.wrapClient ? hooks.wrapClient(baseClient) : baseClient;
 

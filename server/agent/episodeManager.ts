@@ -38,6 +38,8 @@ interface LiveEpisode {
   readonly controller: AbortController;
   snapshot?: () => Trajectory;
   final?: Trajectory;
+  /** True once the `end` event is published (after `final` is persisted, not when it is set). */
+  hasEnded?: boolean;
   pendingHuman?: { callId: string; resolve: (reply: string) => void };
 }
 
@@ -200,6 +202,7 @@ export class EpisodeManager {
     }
     this.running--;
     this.publish(episode, endEvent ?? { type: "end", status: final.status });
+    episode.hasEnded = true;
     episode.listeners.clear();
     this.finishedOrder.push(episode.id);
     const keep = this.options.keepFinished ?? 200;
@@ -248,7 +251,9 @@ export class EpisodeManager {
       const event = episode.events[seq];
       if (event) listener(seq, event);
     }
-    if (episode.final) return () => {};
+    // Not `final`: it is set before the episode is persisted, and a subscriber arriving in that
+    // window must still get the `end` event published after it.
+    if (episode.hasEnded) return () => {};
     episode.listeners.add(listener);
     return () => episode.listeners.delete(listener);
   }

@@ -3,6 +3,7 @@ import { streamSSE } from "hono/streaming";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { humanReplySchema, startEpisodeSchema } from "../../src/core/wire/episodes";
 import { type EpisodeManager, TooManyEpisodesError } from "../agent/episodeManager";
+import type { SseGate } from "../security/sseGate";
 import { readJsonBody } from "./readJsonBody";
 
 /** The episodes resource: start, list, fetch, follow (SSE), abort, and answer the human tool. */
@@ -13,6 +14,8 @@ export function episodesRoutes(options: {
   /** Finished episodes from the data file (for ones no longer in memory). */
   readonly findStored: (id: string) => Promise<unknown | undefined>;
   readonly listStored: () => Promise<readonly unknown[]>;
+  /** Caps open event streams; unlimited without one. */
+  readonly sseGate?: SseGate;
 }) {
   const { manager } = options;
   const app = new Hono();
@@ -61,6 +64,8 @@ export function episodesRoutes(options: {
       : Number.isFinite(fromQuery)
         ? fromQuery
         : 0;
+    const slot = options.sseGate?.enter(id);
+    if (slot && !slot.ok) return c.json({ error: slot.error }, slot.status);
     return streamSSE(c, async (stream) => {
       // Writes are chained so they go out in order and all land before the stream closes.
       let written = Promise.resolve();
@@ -74,10 +79,18 @@ export function episodesRoutes(options: {
         );
         if (event.type === "end") resolveDone();
       });
-      stream.onAbort(() => resolveDone());
-      await done;
-      unsubscribe?.();
-      await written;
+      stream.onAbort(() => {
+        resolveDone();
+        // A client gone mid-stream frees its slot at once, even if a write is still pending.
+        if (slot?.ok) slot.release();
+      });
+      try {
+        await done;
+        unsubscribe?.();
+        await written;
+      } finally {
+        if (slot?.ok) slot.release();
+      }
     });
   });
 

@@ -1,6 +1,7 @@
 import { useCallback, useMemo } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { buildDemo } from "../core/demo/demoTrajectories";
+import { revealInvisible } from "../core/layout/displayPiece";
 import { TrajectoryView } from "../features/trajectory-view/TrajectoryView";
 import styles from "./DemoPage.module.css";
 import { NotFoundPage } from "./NotFoundPage";
@@ -28,7 +29,7 @@ export function DemoPage() {
     <>
       <div className={styles.meta}>
         <strong>{trajectory.id}</strong>
-        <span>{trajectory.model}</span>
+        <span>{revealInvisible(trajectory.model ?? "")}</span>
         <span className={styles[trajectory.status]}>{trajectory.status}</span>
         {trajectory.reward !== undefined && <span>reward {trajectory.reward}</span>}
       </div>

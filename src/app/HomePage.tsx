@@ -5,6 +5,7 @@ const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
   calculator: "a Qwen3 episode: tool call, tool result, answer",
   cutoff: "an episode cut by the iteration limit",
   huge: "131,072 tokens, ending in a length cut",
+  hostile: "rollout text that tries to run script or hide itself, shown inert",
 };
 
 /** Start page: links to the demo trajectories and the live playground. */

@@ -6,6 +6,7 @@ import {
   calculatorTool1,
   type DemoTokens,
 } from "./calculatorTokens";
+import { hostileDemo } from "./hostileDemo";
 
 /** A demo trajectory with its display pieces (one per token, token-index order). */
 export interface Demo {
@@ -13,7 +14,7 @@ export interface Demo {
   readonly pieces: readonly string[];
 }
 
-export const demoNames = ["calculator", "cutoff", "huge"] as const;
+export const demoNames = ["calculator", "cutoff", "huge", "hostile"] as const;
 export type DemoName = (typeof demoNames)[number];
 
 /** Deterministic PRNG (mulberry32) so demos and tests see the same numbers every run. */
@@ -252,6 +253,8 @@ export function buildDemo(name: string): Demo | undefined {
       return cutoff();
     case "huge":
       return huge();
+    case "hostile":
+      return hostileDemo();
     default:
       return undefined;
   }

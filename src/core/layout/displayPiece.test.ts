@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { cellsOf, isSpecialPiece, visibleText } from "./displayPiece";
+import {
+  cellsOf,
+  invisibleEscape,
+  isSpecialPiece,
+  revealInvisible,
+  visibleText,
+} from "./displayPiece";
 
 describe("displayPiece", () => {
   it.each([
@@ -31,5 +37,39 @@ describe("displayPiece", () => {
   ])("visibleText(%j, %s) = %j", (fragment, show, out) => {
     expect(visibleText(fragment, show)).toBe(out);
     expect(out.length).toBe(fragment.length);
+  });
+
+  // Rollout text is untrusted: bidi controls and invisible characters are shown as escapes, so
+  // `exe.txt` hidden behind U+202E reads as what it is and the view's columns still line up.
+  it.each([
+    ["a\u202Eexe.txt", "a⟨U+202E⟩exe.txt"],
+    ["\u2066x\u2069", "⟨U+2066⟩x⟨U+2069⟩"],
+    ["zero\u200Bwidth", "zero⟨U+200B⟩width"],
+    ["\u200C\u200D\u200E\u200F", "⟨U+200C⟩⟨U+200D⟩⟨U+200E⟩⟨U+200F⟩"],
+    ["\uFEFFbom", "⟨U+FEFF⟩bom"],
+    ["soft\u00ADhyphen", "soft⟨U+00AD⟩hyphen"],
+    ["\u061C\u2060\u2061", "⟨U+061C⟩⟨U+2060⟩⟨U+2061⟩"],
+    ["<script>&amp;", "<script>&amp;"],
+    ["שלום", "שלום"],
+  ])("visibleText(%j) shows hidden characters: %j", (fragment, out) => {
+    expect(visibleText(fragment, false)).toBe(out);
+    // The layout counts the cells the view draws.
+    expect(cellsOf(fragment, 0, fragment.length)).toBe(out.length);
+  });
+
+  it.each([
+    [0x202e, "⟨U+202E⟩"],
+    [0x41, undefined],
+    [0x20, undefined],
+    [0x5d0, undefined],
+  ])("invisibleEscape(%i) = %s", (code, out) => {
+    expect(invisibleEscape(code)).toBe(out);
+  });
+
+  it.each([
+    ["result \u202Egnp.exe\nnext", "result ⟨U+202E⟩gnp.exe\nnext"],
+    ["plain <b>text</b>", "plain <b>text</b>"],
+  ])("revealInvisible(%j) = %j", (text, out) => {
+    expect(revealInvisible(text)).toBe(out);
   });
 });

@@ -20,9 +20,39 @@ function isWide(code: number): boolean {
   );
 }
 
+/**
+ * Characters that change how text around them is drawn, or draw nothing: bidi embeddings,
+ * overrides and isolates (a U+202E can make `txt.exe` read as `exe.txt`), marks, zero-width
+ * spaces and joiners, BOM, soft hyphen, invisible operators. The view shows them, never obeys them.
+ */
+const INVISIBLE_RANGES: readonly (readonly [number, number])[] = [
+  [0x00ad, 0x00ad],
+  [0x034f, 0x034f],
+  [0x061c, 0x061c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x206f],
+  [0x3164, 0x3164],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+  [0xfff9, 0xfffb],
+];
+
+/** The visible stand-in for an invisible or bidi control character, e.g. `⟨U+202E⟩`; else undefined. */
+export function invisibleEscape(code: number): string | undefined {
+  if (!INVISIBLE_RANGES.some(([lo, hi]) => code >= lo && code <= hi)) return undefined;
+  return `⟨U+${code.toString(16).toUpperCase().padStart(4, "0")}⟩`;
+}
+
 /** Width in monospace cells of one UTF-16 code unit: astral pairs count 2 (on the high half). */
 export function unitCells(code: number): number {
   if (code >= 0xdc00 && code <= 0xdfff) return 0;
+  const shown = invisibleEscape(code);
+  if (shown !== undefined) return shown.length;
   if (code >= 0xd800 && code <= 0xdbff) return 2;
   return isWide(code) ? 2 : 1;
 }
@@ -34,7 +64,10 @@ export function cellsOf(piece: string, start: number, end: number): number {
   return cells;
 }
 
-/** Visible glyphs for a piece fragment: `·` `→` `↵` for whitespace when asked, control pictures always. */
+/**
+ * Visible glyphs for a piece fragment: `·` `→` `↵` for whitespace when asked, control pictures and
+ * `⟨U+XXXX⟩` escapes for bidi/zero-width characters always (one cell per glyph, as `unitCells` counts).
+ */
 export function visibleText(fragment: string, showWhitespace: boolean): string {
   let out = "";
   for (const ch of fragment) {
@@ -44,7 +77,14 @@ export function visibleText(fragment: string, showWhitespace: boolean): string {
     else if (ch === "\t") out += showWhitespace ? "→" : " ";
     else if (code < 0x20 || code === 0x7f)
       out += String.fromCharCode(code === 0x7f ? 0x2421 : 0x2400 + code);
-    else out += ch;
+    else out += invisibleEscape(code) ?? ch;
   }
+  return out;
+}
+
+/** `text` with only its bidi/zero-width characters made visible (`⟨U+202E⟩`); for labels and cards. */
+export function revealInvisible(text: string): string {
+  let out = "";
+  for (const ch of text) out += invisibleEscape(ch.charCodeAt(0)) ?? ch;
   return out;
 }

@@ -1,4 +1,5 @@
 import { type CSSProperties, memo } from "react";
+import { revealInvisible } from "../../core/layout/displayPiece";
 import styles from "./SegmentRows.module.css";
 
 interface CutoffRowProps {
@@ -15,9 +16,10 @@ export const CutoffRow = memo(function CutoffRow({ reason, lastToken, style }: C
         className={styles.cutoff}
         role="note"
         data-testid="cutoff-marker"
-        title={`Episode cut after token #${lastToken}: ${reason}`}
+        title={`Episode cut after token #${lastToken}: ${revealInvisible(reason)}`}
       >
-        <span aria-hidden="true">✂</span> Episode cut after token #{lastToken}: {reason}
+        <span aria-hidden="true">✂</span> Episode cut after token #{lastToken}:{" "}
+        {revealInvisible(reason)}
       </div>
     </div>
   );

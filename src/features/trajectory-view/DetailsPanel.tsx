@@ -1,3 +1,4 @@
+import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
 import type { Trajectory } from "../../core/trajectory/types";
 import styles from "./DetailsPanel.module.css";
@@ -48,7 +49,9 @@ export function DetailsPanel({ trajectory, model, token, pieceOfId }: DetailsPan
         <dd>{id}</dd>
         <dt>piece</dt>
         <dd>
-          <code className={styles.piece}>{JSON.stringify(pieces[token] ?? "")}</code>
+          <code className={styles.piece}>
+            {revealInvisible(JSON.stringify(pieces[token] ?? ""))}
+          </code>
         </dd>
         <dt>logprob</dt>
         <dd data-testid="detail-logprob">
@@ -92,7 +95,9 @@ export function DetailsPanel({ trajectory, model, token, pieceOfId }: DetailsPan
             {top.map((alt) => (
               <tr key={alt.tokenId} className={alt.tokenId === id ? styles.chosen : undefined}>
                 <td>
-                  <code>{JSON.stringify(pieceOfId(alt.tokenId) ?? `#${alt.tokenId}`)}</code>
+                  <code>
+                    {revealInvisible(JSON.stringify(pieceOfId(alt.tokenId) ?? `#${alt.tokenId}`))}
+                  </code>
                 </td>
                 <td>{alt.tokenId}</td>
                 <td>{formatLogprob(alt.logprob)}</td>

@@ -1,4 +1,5 @@
 import { type CSSProperties, memo } from "react";
+import { revealInvisible } from "../../core/layout/displayPiece";
 import type { Segment } from "../../core/trajectory/types";
 import { finishText, KIND_LABEL } from "./kindLabels";
 import styles from "./SegmentRows.module.css";
@@ -25,7 +26,7 @@ export const SegmentHeaderRow = memo(function SegmentHeaderRow(props: SegmentHea
       <span>turn {segment.turn}</span>
       <span>{segment.tokenIds.length.toLocaleString("en-US")} tokens</span>
       <span className={styles.muted}>from #{firstToken}</span>
-      {finish && <span className={styles.muted}>finish: {finish}</span>}
+      {finish && <span className={styles.muted}>finish: {revealInvisible(finish)}</span>}
       {segment.toolCalls && segment.toolCalls.length > 0 && (
         <span className={styles.muted}>
           {segment.toolCalls.length} tool call{segment.toolCalls.length > 1 ? "s" : ""}

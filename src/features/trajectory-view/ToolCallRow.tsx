@@ -1,4 +1,5 @@
 import { type CSSProperties, memo } from "react";
+import { revealInvisible } from "../../core/layout/displayPiece";
 import type { ToolCall } from "../../core/trajectory/types";
 import styles from "./SegmentRows.module.css";
 
@@ -31,12 +32,15 @@ function status(call: ToolCall, isCut: boolean): { text: string; className: stri
 /** A parsed tool call as a card: name, arguments, result, or the parse error with its raw text. */
 export const ToolCallRow = memo(function ToolCallRow({ call, isCut, style }: ToolCallRowProps) {
   const { text, className } = status(call, isCut);
-  const args = JSON.stringify(call.arguments);
+  // Rollout text: bidi and zero-width characters are shown, never obeyed (see displayPiece).
+  const args = revealInvisible(JSON.stringify(call.arguments));
+  const raw = revealInvisible(call.raw);
+  const result = call.result === undefined ? undefined : revealInvisible(call.result);
   return (
     <div className={styles.cardRow} style={style}>
       <div className={styles.card} data-testid="tool-call-card">
         <div className={styles.cardTitle}>
-          <span className={styles.toolName}>{call.name}</span>
+          <span className={styles.toolName}>{revealInvisible(call.name)}</span>
           <span className={styles.muted}>{call.id}</span>
           <span className={`${styles.status} ${className}`}>{text}</span>
         </div>
@@ -45,14 +49,14 @@ export const ToolCallRow = memo(function ToolCallRow({ call, isCut, style }: Too
           <code>{args}</code>
         </div>
         {call.error ? (
-          <div className={styles.cardLine} title={call.raw}>
-            <span className={styles.label}>{call.error}</span>
-            <mark className={styles.raw}>{call.raw}</mark>
+          <div className={styles.cardLine} title={raw}>
+            <span className={styles.label}>{revealInvisible(call.error)}</span>
+            <mark className={styles.raw}>{raw}</mark>
           </div>
         ) : (
-          <div className={styles.cardLine} title={call.result}>
+          <div className={styles.cardLine} title={result}>
             <span className={styles.label}>result</span>
-            <code>{call.result ?? "—"}</code>
+            <code>{result ?? "—"}</code>
           </div>
         )}
       </div>
