@@ -40,6 +40,11 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Why the episode's signal fired: the user, or the server shutting down. */
+function abortReason(signal: AbortSignal): string {
+  return signal.reason instanceof Error ? signal.reason.message : "aborted";
+}
+
 /** Runs one agent episode with exact TITO tracking; resolves with the final trajectory, never throws. */
 export async function runEpisode(
   deps: RunnerDeps,
@@ -118,7 +123,7 @@ export async function runEpisode(
     emitLastSegment();
 
     for (;;) {
-      if (sink.signal.aborted) return end("aborted", "aborted by the user");
+      if (sink.signal.aborted) return end("aborted", abortReason(sink.signal));
       const inputIds = ledger.inputIds();
       const room =
         client.contextLength === undefined ? undefined : client.contextLength - inputIds.length;
@@ -221,7 +226,7 @@ export async function runEpisode(
           })),
         });
       }
-      if (sink.signal.aborted) return end("aborted", "aborted by the user");
+      if (sink.signal.aborted) return end("aborted", abortReason(sink.signal));
       if (decision.cutoff) {
         metadata.untokenized_tool_results = results.map((r) => ({
           call_id: r.call.id,
@@ -248,7 +253,7 @@ export async function runEpisode(
       emitLastSegment();
     }
   } catch (error) {
-    if (sink.signal.aborted) return end("aborted", "aborted by the user");
+    if (sink.signal.aborted) return end("aborted", abortReason(sink.signal));
     const prefix = error instanceof ContextOverflowError ? "context overflow" : "upstream failure";
     return end("aborted", `${prefix}: ${errorMessage(error)}`);
   }
