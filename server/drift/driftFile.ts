@@ -103,11 +103,21 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
           if (batch.length >= POOL_BATCH) flush();
           continue;
         }
-        const results = detectDrift(t, options.tokenizer, {
-          modes: options.modes,
-          accelerator: options.accelerator,
-        });
-        trajectories.push(entry(t, results));
+        try {
+          const results = detectDrift(t, options.tokenizer, {
+            modes: options.modes,
+            accelerator: options.accelerator,
+          });
+          trajectories.push(entry(t, results));
+        } catch (error) {
+          // E.g. token ids outside the tokenizer's vocabulary: this trajectory cannot be checked,
+          // the rest of the file still is.
+          const message = error instanceof Error ? error.message : String(error);
+          errors.push({
+            line: lineNo,
+            message: `trajectory ${t.id}: cannot check drift: ${message}`,
+          });
+        }
       }
     }
     flush();

@@ -8,7 +8,9 @@ import { fixtureLines } from "../../src/test/fixtureFiles";
 import { buildApp } from "../app";
 import { validateFile } from "../commands/validate";
 import { parseServerConfig } from "../config";
+import { driftFile } from "../drift/driftFile";
 import { createServices, type Services } from "../services";
+import { loadTokenizer } from "../tokenizers/loadTokenizer";
 import { type HostileLine, hostileLines } from "./hostileCorpus";
 
 const SEEDS = [
@@ -27,6 +29,8 @@ const HINTS: readonly (FormatId | undefined)[] = [
   "verl",
 ];
 const CORPUS: HostileLine[] = hostileLines(SEEDS, 10_000, 40, 20_260_522);
+/** The files the `validate` test writes, read again by the `drift` test. */
+const hostileFiles: string[] = [];
 
 function familyCounts(lines: readonly HostileLine[]): string {
   const counts = new Map<string, number>();
@@ -34,7 +38,8 @@ function familyCounts(lines: readonly HostileLine[]): string {
   return [...counts].map(([f, n]) => `${f} ${n}`).join(", ");
 }
 
-describe(`${CORPUS.length} hostile lines`, () => {
+// Tens of thousands of reads: minutes on a loaded 2-core machine, seconds on a quiet one.
+describe(`${CORPUS.length} hostile lines`, { timeout: 180_000 }, () => {
   it("through readRolloutLine with every format hint and auto: no throw, every error names its line", () => {
     let calls = 0;
     let errors = 0;
@@ -98,10 +103,35 @@ describe(`${CORPUS.length} hostile lines`, () => {
     console.log(
       `hostile lines → validate: ${totalLines} lines in ${Math.ceil(CORPUS.length / perFile)} files, ${totalErrors} errors reported by line`,
     );
+    hostileFiles.push(
+      ...Array.from({ length: Math.ceil(CORPUS.length / perFile) }, (_, f) =>
+        join(dir, `hostile-${f}.jsonl`),
+      ),
+    );
+  });
+
+  it("through `drift` (every mode): no crash, every bad line or unreadable trajectory named by line", async () => {
+    const tokenizer = await loadTokenizer("qwen3");
+    let checked = 0;
+    let errors = 0;
+    for (const path of hostileFiles) {
+      const report = await driftFile(path, { tokenizer, modes: ["roundtrip", "template", "text"] });
+      expect(report.readError).toBeUndefined();
+      for (const error of report.errors) {
+        expect(error.line).toBeGreaterThanOrEqual(1);
+        expect(error.message.length).toBeGreaterThan(0);
+      }
+      checked += report.trajectories.length;
+      errors += report.errors.length;
+    }
+    expect(hostileFiles.length).toBeGreaterThan(0);
+    console.log(
+      `hostile lines → drift: ${hostileFiles.length} files, ${checked} trajectories checked, ${errors} errors named by line`,
+    );
   });
 });
 
-describe("hostile request bodies through the HTTP API", () => {
+describe("hostile request bodies through the HTTP API", { timeout: 180_000 }, () => {
   let services: Services;
   let app: ReturnType<typeof buildApp>;
   beforeAll(async () => {
