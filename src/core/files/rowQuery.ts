@@ -171,14 +171,14 @@ export function selectRows(
     return picked;
   }
   const sign = query.descending ? -1 : 1;
-  const valueOf = (i: number) => {
+  const sortValue = (i: number) => {
     if (column !== "drift") return rows[i]?.[column];
     const d = drift[i];
     return d ? driftRank(d) : undefined;
   };
   return picked.sort((i, j) => {
-    const a = valueOf(i);
-    const b = valueOf(j);
+    const a = sortValue(i);
+    const b = sortValue(j);
     if (a === undefined || b === undefined) {
       if (a === b) return i - j;
       return a === undefined ? 1 : -1;
