@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { driftRolloutsJsonl } from "./e2e/fixtures/driftRollouts";
 import { generateLine } from "./src/test/rolloutFileGenerator";
 
 // Debian's Chromium (never `playwright install`, which downloads); CHROMIUM_PATH overrides it, and
@@ -19,6 +20,9 @@ if (!existsSync(tailFile)) {
   writeFileSync(tailFile, [0, 1, 2].map((k) => `${generateLine(k, { tokens: 400 })}\n`).join(""));
 }
 process.env.E2E_TAIL_FILE = tailFile;
+// Real Qwen3 ids with known drift, for the drift journey (served as srv-f2).
+const driftFile = join(dataDir, "drift.jsonl");
+writeFileSync(driftFile, driftRolloutsJsonl());
 
 export default defineConfig({
   testDir: "e2e",
@@ -33,7 +37,7 @@ export default defineConfig({
   // The real app: a production build served by the real server, with the embedded simulator and a
   // fresh data directory per run.
   webServer: {
-    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve ${tailFile} --port ${port} --data ${dataDir}`,
+    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve ${tailFile} ${driftFile} --port ${port} --data ${dataDir}`,
     url: `http://127.0.0.1:${port}`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

@@ -17,7 +17,7 @@ function tokenizerClient(): TokenizerClient {
 }
 
 /** A cheap content hash of token ids (FNV-1a over the 32-bit ids), for query keys. */
-function hashIds(ids: readonly number[]): string {
+export function hashIds(ids: readonly number[]): string {
   let h = 0x811c9dc5;
   for (const id of ids) {
     h ^= id;

@@ -1,5 +1,6 @@
 import { useEffect } from "react";
 import { BrowserRouter, Link, NavLink, Route, Routes } from "react-router";
+import { EpisodeDriftPage } from "../features/drift/EpisodeDriftPage";
 import { EpisodeHistory } from "../features/episodes/EpisodeHistory";
 import { EpisodePage } from "../features/episodes/EpisodePage";
 import { EpisodesPage } from "../features/episodes/EpisodesPage";
@@ -51,9 +52,11 @@ export function App() {
             />
             <Route path="episodes" element={<EpisodesPage />} />
             <Route path="episodes/:id" element={<EpisodePage />} />
+            <Route path="episodes/:id/drift" element={<EpisodeDriftPage />} />
             <Route path="files" element={<FilesPage />} />
             <Route path="files/:fileId" element={<RolloutsPage />} />
             <Route path="files/:fileId/:row" element={<FileTrajectoryPage />} />
+            <Route path="files/:fileId/:row/drift" element={<FileTrajectoryPage view="drift" />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </main>

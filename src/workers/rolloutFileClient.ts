@@ -34,6 +34,8 @@ type Pending = {
  */
 export class RolloutFileClient {
   private readonly worker: Worker;
+  /** Where the file is read from (the drift worker reads it again from there). */
+  readonly source: RolloutFileSource;
   private readonly listeners = new Set<() => void>();
   private readonly pending = new Map<number, Pending>();
   // Grown in place: copying every row on every progress message would be quadratic.
@@ -43,6 +45,7 @@ export class RolloutFileClient {
   private state: RolloutFileState;
 
   constructor(source: RolloutFileSource, isTailing: boolean) {
+    this.source = source;
     this.state = {
       name: source.name,
       rows: this.rows,

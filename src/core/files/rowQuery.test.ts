@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { row } from "../../test/rowSummaryBuilders";
-import { queryFromParams, queryToParams, type RowQuery, selectRows } from "./rowQuery";
+import type { RowDrift } from "../drift/rowDrift";
+import {
+  type DriftByRow,
+  driftRank,
+  queryFromParams,
+  queryToParams,
+  type RowQuery,
+  selectRows,
+} from "./rowQuery";
 
 const rows = [
   row(0, { reward: 1, totalTokens: 300, status: "completed", searchText: "the answer is 42" }),
@@ -73,3 +81,63 @@ describe("URL params", () => {
     expect(q.hasToolErrors).toBeUndefined();
   });
 });
+
+describe("drift filter and column", () => {
+  const clean = rowDrift({});
+  // Row 0 clean, row 1 drift outside trained tokens (2 regions), row 2 drift on 3 trained tokens
+  // (1 region), row 3 not checked (a tailed file grew after the scan).
+  const drift: DriftByRow = [
+    clean,
+    rowDrift({ regions: 2, trainableAffected: 0, firstDivergenceIndex: 4 }),
+    rowDrift({ regions: 1, trainableAffected: 3, firstDivergenceIndex: 9 }),
+    undefined,
+  ];
+  const cases: { name: string; query: RowQuery; want: number[] }[] = [
+    { name: "any drift", query: { drift: "any" }, want: [1, 2] },
+    { name: "no drift (unchecked rows excluded)", query: { drift: "none" }, want: [0] },
+    { name: "drift on trained tokens", query: { drift: "trained" }, want: [2] },
+    {
+      name: "sort by drift: trained tokens first, then regions, unchecked last",
+      query: { sort: "drift", descending: true },
+      want: [2, 1, 0, 3],
+    },
+    { name: "sort by drift ascending", query: { sort: "drift" }, want: [0, 1, 2, 3] },
+    {
+      name: "drift filter with another filter",
+      query: { drift: "any", status: ["completed"] },
+      want: [],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => expect(selectRows(rows, c.query, drift)).toEqual(c.want));
+  }
+  it("matches nothing before the file was checked", () => {
+    expect(selectRows(rows, { drift: "any" })).toEqual([]);
+  });
+  it("orders by trained tokens before regions", () => {
+    const many = rowDrift({ regions: 50, trainableAffected: 0, firstDivergenceIndex: 0 });
+    const one = rowDrift({ regions: 1, trainableAffected: 1, firstDivergenceIndex: 0 });
+    expect(driftRank(one)).toBeGreaterThan(driftRank(many));
+  });
+  it.each([
+    ["any", "any"],
+    ["none", "none"],
+    ["trained", "trained"],
+    ["bogus", undefined],
+  ] as const)("reads drift=%s from the URL", (param, want) => {
+    const query = queryFromParams((n) => (n === "drift" ? param : null));
+    expect(query.drift).toBe(want);
+    if (want) expect(queryToParams(query)).toEqual([["drift", want]]);
+  });
+});
+
+function rowDrift(overrides: Partial<RowDrift>): RowDrift {
+  return {
+    regions: 0,
+    trainableAffected: 0,
+    firstDivergenceIndex: undefined,
+    textEqual: true,
+    classCounts: {},
+    ...overrides,
+  };
+}

@@ -1,3 +1,4 @@
+import { hasRowDrift, type RowDrift } from "../drift/rowDrift";
 import type { TrajectoryStatus } from "../trajectory/types";
 import type { RowSummary } from "./rowSummary";
 
@@ -17,10 +18,18 @@ export const SORT_COLUMNS = [
   "meanLogprob",
   "group",
   "advantage",
+  "drift",
 ] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
 
 const STATUSES: readonly TrajectoryStatus[] = ["completed", "truncated", "aborted", "running"];
+
+/** Drift filter: any difference, none, or a difference touching trained (loss mask 1) tokens. */
+export type DriftFilter = "any" | "none" | "trained";
+const DRIFT_FILTERS: readonly DriftFilter[] = ["any", "none", "trained"];
+
+/** Per-row drift of a file by row index (0-based in file order); undefined where not checked. */
+export type DriftByRow = readonly (RowDrift | undefined)[];
 
 /** Table filter + sort; every field maps to one URL search param so a view can be shared. */
 export interface RowQuery {
@@ -36,6 +45,8 @@ export interface RowQuery {
   readonly group?: string;
   /** Case-insensitive substring of the id or decoded text. */
   readonly text?: string;
+  /** Needs a drift check of the file; rows it did not cover never match. */
+  readonly drift?: DriftFilter;
   readonly sort?: SortColumn;
   readonly descending?: boolean;
 }
@@ -59,6 +70,7 @@ export function queryFromParams(get: (name: string) => string | null): RowQuery 
   const status = (get("status") ?? "").split(",").filter(isStatus);
   const sort = get("sort") ?? "";
   const toolErrors = get("toolErrors");
+  const drift = get("drift");
   return {
     status: status.length > 0 ? status : undefined,
     rewardMin: numberParam(get("rewardMin")),
@@ -69,6 +81,7 @@ export function queryFromParams(get: (name: string) => string | null): RowQuery 
     finishReason: get("finish") || undefined,
     group: get("group") || undefined,
     text: get("q") || undefined,
+    drift: DRIFT_FILTERS.find((f) => f === drift),
     sort: isSortColumn(sort) ? sort : undefined,
     descending: get("desc") === "1" ? true : undefined,
   };
@@ -89,13 +102,33 @@ export function queryToParams(query: RowQuery): [string, string][] {
   add("finish", query.finishReason);
   add("group", query.group);
   add("q", query.text);
+  add("drift", query.drift);
   add("sort", query.sort);
   add("desc", query.descending ? 1 : undefined);
   return out;
 }
 
-/** True when the row passes every filter of the query (sort fields are ignored). */
-export function rowMatches(row: RowSummary, query: RowQuery): boolean {
+function driftMatches(filter: DriftFilter, drift: RowDrift | undefined): boolean {
+  if (!drift) return false;
+  if (filter === "none") return !hasRowDrift(drift);
+  if (filter === "trained") return drift.trainableAffected > 0;
+  return hasRowDrift(drift);
+}
+
+/**
+ * Sort key of the drift column: trained tokens affected first, then the region count (both are
+ * far below 2^20 in any real trajectory, so one number orders both).
+ */
+export function driftRank(drift: RowDrift): number {
+  return drift.trainableAffected * 2 ** 20 + Math.min(drift.regions, 2 ** 20 - 1);
+}
+
+/**
+ * True when the row passes every filter of the query (sort fields are ignored); `drift` is the
+ * row's drift check, when the file was checked.
+ */
+export function rowMatches(row: RowSummary, query: RowQuery, drift?: RowDrift): boolean {
+  if (query.drift !== undefined && !driftMatches(query.drift, drift)) return false;
   if (query.status && !query.status.includes(row.status)) return false;
   if (query.rewardMin !== undefined && !(row.reward !== undefined && row.reward >= query.rewardMin))
     return false;
@@ -119,13 +152,18 @@ function compareValues(a: string | number | undefined, b: string | number | unde
 
 /**
  * Row indices (0-based positions in `rows`) that pass the query, in its sort order. Ties keep file
- * order; rows without a value in the sort column always come last.
+ * order; rows without a value in the sort column always come last. `drift` (by row index) feeds
+ * the drift filter and column.
  */
-export function selectRows(rows: readonly RowSummary[], query: RowQuery): number[] {
+export function selectRows(
+  rows: readonly RowSummary[],
+  query: RowQuery,
+  drift: DriftByRow = [],
+): number[] {
   const picked: number[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
-    if (row && rowMatches(row, query)) picked.push(i);
+    if (row && rowMatches(row, query, drift[i])) picked.push(i);
   }
   const column = query.sort;
   if (column === undefined || column === "index") {
@@ -133,9 +171,14 @@ export function selectRows(rows: readonly RowSummary[], query: RowQuery): number
     return picked;
   }
   const sign = query.descending ? -1 : 1;
+  const sortValue = (i: number) => {
+    if (column !== "drift") return rows[i]?.[column];
+    const d = drift[i];
+    return d ? driftRank(d) : undefined;
+  };
   return picked.sort((i, j) => {
-    const a = rows[i]?.[column];
-    const b = rows[j]?.[column];
+    const a = sortValue(i);
+    const b = sortValue(j);
     if (a === undefined || b === undefined) {
       if (a === b) return i - j;
       return a === undefined ? 1 : -1;

@@ -41,6 +41,7 @@ export function EpisodePage() {
         {typeof reason === "string" && <span className={styles.reason}>{reason}</span>}
         <span>{trajectory.model}</span>
         <span>{trajectory.createdAt}</span>
+        <Link to={`/episodes/${encodeURIComponent(trajectory.id)}/drift`}>Drift</Link>
         {trajectory.status === "running" && (
           <Link to={`/playground?episode=${trajectory.id}`}>follow it live</Link>
         )}

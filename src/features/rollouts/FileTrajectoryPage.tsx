@@ -1,27 +1,34 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { Link, useNavigate, useParams } from "react-router";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { DriftPanel } from "../drift/DriftPanel";
+import { useDriftModeParam, withToken } from "../drift/useDriftModeParam";
+import { useFileDrift } from "../drift/useFileDrift";
 import { TrajectoryView } from "../trajectory-view/TrajectoryView";
 import styles from "./FileTrajectoryPage.module.css";
 import { fileClient, useRolloutFileState } from "./openFiles";
 import { useFileOrder } from "./useFileRows";
 import { useRowQuery } from "./useRowQuery";
 
-/** `/files/:fileId/:row`: one trajectory of a file, parsed from its line on demand; n/p step. */
-export function FileTrajectoryPage() {
+/**
+ * `/files/:fileId/:row[?token=N]`: one trajectory of a file, parsed from its line on demand; n/p
+ * step. `/files/:fileId/:row/drift` shows its retokenization drift instead of its tokens.
+ */
+export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: "tokens" | "drift" }) {
   const { fileId = "", row = "" } = useParams();
   // A fresh page per sample: scroll position, selection and the pending read start clean.
-  return <FileTrajectory key={`${fileId}/${row}`} />;
+  return <FileTrajectory key={`${fileId}/${row}/${view}`} view={view} />;
 }
 
-function FileTrajectory() {
+function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
   const { fileId = "", row: rowParam = "" } = useParams();
   const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
   const navigate = useNavigate();
   const client = fileClient(fileId);
   const state = useRolloutFileState(client);
   const [query, , search] = useRowQuery();
-  const order = useFileOrder(state, query);
+  const fileDrift = useFileDrift(fileId, client?.source);
+  const order = useFileOrder(state, query, fileDrift.rows);
   const position = order.indexOf(rowIndex);
   const summary = state?.rows[rowIndex];
   const trajectory = useQuery({
@@ -35,20 +42,27 @@ function FileTrajectory() {
     staleTime: Number.POSITIVE_INFINITY,
   });
 
+  const [searchParams] = useSearchParams();
+  const tokenParam = searchParams.get("token");
+  const initialToken =
+    tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
+  const [driftMode, setDriftMode] = useDriftModeParam();
+  const tab = view === "drift" ? "/drift" : "";
   const suffix = search ? `?${search}` : "";
   const prev = position > 0 ? order[position - 1] : undefined;
   const next = position >= 0 ? order[position + 1] : undefined;
   useEffect(() => {
     const handleKey = (event: KeyboardEvent) => {
       if (event.target instanceof HTMLInputElement || event.metaKey || event.ctrlKey) return;
-      if (event.key === "n" && next !== undefined) navigate(`/files/${fileId}/${next}${suffix}`);
+      if (event.key === "n" && next !== undefined)
+        navigate(`/files/${fileId}/${next}${tab}${suffix}`);
       else if (event.key === "p" && prev !== undefined)
-        navigate(`/files/${fileId}/${prev}${suffix}`);
+        navigate(`/files/${fileId}/${prev}${tab}${suffix}`);
       else if (event.key === "Escape") navigate(`/files/${fileId}${suffix}`);
     };
     window.addEventListener("keydown", handleKey);
     return () => window.removeEventListener("keydown", handleKey);
-  }, [fileId, navigate, next, prev, suffix]);
+  }, [fileId, navigate, next, prev, suffix, tab]);
 
   if (!client) {
     return (
@@ -61,8 +75,26 @@ function FileTrajectory() {
     <div className={styles.page}>
       <nav className={styles.nav} aria-label="trajectory navigation">
         <Link to={`/files/${fileId}${suffix}`}>← {state?.name ?? "file"}</Link>
-        {prev !== undefined && <Link to={`/files/${fileId}/${prev}${suffix}`}>‹ prev (p)</Link>}
-        {next !== undefined && <Link to={`/files/${fileId}/${next}${suffix}`}>next (n) ›</Link>}
+        {prev !== undefined && (
+          <Link to={`/files/${fileId}/${prev}${tab}${suffix}`}>‹ prev (p)</Link>
+        )}
+        {next !== undefined && (
+          <Link to={`/files/${fileId}/${next}${tab}${suffix}`}>next (n) ›</Link>
+        )}
+        <span className={styles.tabs}>
+          <Link
+            to={`/files/${fileId}/${rowIndex}${suffix}`}
+            aria-current={view === "tokens" ? "page" : undefined}
+          >
+            Tokens
+          </Link>
+          <Link
+            to={`/files/${fileId}/${rowIndex}/drift${suffix}`}
+            aria-current={view === "drift" ? "page" : undefined}
+          >
+            Drift
+          </Link>
+        </span>
         <span className={styles.meta} data-testid="sample-position">
           {position >= 0 ? `${position + 1} of ${order.length}` : "not in the filtered set"}
         </span>
@@ -78,10 +110,18 @@ function FileTrajectory() {
       {trajectory.isPending && summary && (
         <p className={styles.meta}>reading line {summary.line}…</p>
       )}
-      {trajectory.data && (
+      {trajectory.data && view === "tokens" && (
         <div className={styles.view}>
-          <TrajectoryView trajectory={trajectory.data} />
+          <TrajectoryView trajectory={trajectory.data} initialToken={initialToken} />
         </div>
+      )}
+      {trajectory.data && view === "drift" && (
+        <DriftPanel
+          trajectory={trajectory.data}
+          mode={driftMode}
+          onModeChange={setDriftMode}
+          tokenHref={(token) => `/files/${fileId}/${rowIndex}?${withToken(search, token)}`}
+        />
       )}
     </div>
   );

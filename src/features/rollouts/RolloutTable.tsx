@@ -1,8 +1,8 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type KeyboardEvent, useEffect, useRef } from "react";
-import type { RowQuery, SortColumn } from "../../core/files/rowQuery";
+import type { DriftByRow, RowQuery, SortColumn } from "../../core/files/rowQuery";
 import type { RowSummary } from "../../core/files/rowSummary";
-import { COLUMNS, GRID_TEMPLATE } from "./columns";
+import { COLUMNS, DRIFT_COLUMN } from "./columns";
 import styles from "./RolloutTable.module.css";
 
 const ROW_HEIGHT = 26;
@@ -17,6 +17,8 @@ export interface RolloutTableProps {
   readonly onCursor: (position: number) => void;
   readonly onSort: (column: SortColumn) => void;
   readonly onOpen: (rowIndex: number) => void;
+  /** Per-row drift by row index, once the file was checked: adds the drift column. */
+  readonly drift?: DriftByRow | undefined;
 }
 
 /** The trajectories of a file: virtualized, sortable by any column, driven by j/k/arrows/Enter. */
@@ -28,7 +30,10 @@ export function RolloutTable({
   onCursor,
   onSort,
   onOpen,
+  drift,
 }: RolloutTableProps) {
+  const columns = drift ? [...COLUMNS, DRIFT_COLUMN] : COLUMNS;
+  const gridTemplate = columns.map((c) => c.width).join(" ");
   const scrollRef = useRef<HTMLDivElement>(null);
   const tableRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -79,8 +84,8 @@ export function RolloutTable({
       tabIndex={0}
       onKeyDown={handleKeyDown}
     >
-      <div className={styles.header} style={{ gridTemplateColumns: GRID_TEMPLATE }}>
-        {COLUMNS.map((c) => {
+      <div className={styles.header} style={{ gridTemplateColumns: gridTemplate }}>
+        {columns.map((c) => {
           const isSorted = (query.sort ?? "index") === c.key;
           const arrow = isSorted ? (query.descending ? " ▼" : " ▲") : "";
           return (
@@ -115,26 +120,30 @@ export function RolloutTable({
                   data-row={rowIndex}
                   className={`${styles.row} ${item.index === cursor ? styles.cursor : ""}`}
                   style={{
-                    gridTemplateColumns: GRID_TEMPLATE,
+                    gridTemplateColumns: gridTemplate,
                     transform: `translateY(${item.start}px)`,
                   }}
                   onClick={() => onCursor(item.index)}
                   onDoubleClick={() => onOpen(rowIndex)}
                 >
-                  {COLUMNS.map((c) => {
+                  {columns.map((c) => {
+                    const rowDrift = drift?.[rowIndex];
                     const extra =
                       c.key === "status"
                         ? styles[row.status]
-                        : c.key === "toolErrors" && row.toolErrors > 0
+                        : (c.key === "toolErrors" && row.toolErrors > 0) ||
+                            (c.key === "drift" && (rowDrift?.trainableAffected ?? 0) > 0)
                           ? styles.bad
-                          : "";
+                          : c.key === "drift" && (rowDrift?.regions ?? 0) > 0
+                            ? styles.warn
+                            : "";
                     return (
                       <div
                         key={c.key}
                         data-col={c.key}
                         className={`${styles.cell} ${c.isNumeric ? styles.num : ""} ${extra ?? ""}`}
                       >
-                        {c.format(row)}
+                        {c.format(row, rowDrift)}
                       </div>
                     );
                   })}

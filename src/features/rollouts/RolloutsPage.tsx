@@ -4,6 +4,8 @@ import { EXPORT_FORMATS, type ExportFormat } from "../../core/files/exportRows";
 import { groupStats } from "../../core/files/groupStats";
 import type { SortColumn } from "../../core/files/rowQuery";
 import { rolloutSeries } from "../../core/series/rolloutSeries";
+import { FileDriftBar } from "../drift/FileDriftBar";
+import { useFileDrift } from "../drift/useFileDrift";
 import { ErrorsPanel } from "./ErrorsPanel";
 import { FilterBar } from "./FilterBar";
 import { GroupsPanel } from "./GroupsPanel";
@@ -22,7 +24,8 @@ export function RolloutsPage() {
   const client = fileClient(fileId);
   const state = useRolloutFileState(client);
   const [query, setQuery, search] = useRowQuery();
-  const order = useFileOrder(state, query);
+  const drift = useFileDrift(fileId, client?.source);
+  const order = useFileOrder(state, query, drift.rows);
   const [cursor, setCursor] = useState(0);
   const [exportFormat, setExportFormat] = useState<ExportFormat>("rollout-lens/v1");
   const [isExporting, setExporting] = useState(false);
@@ -43,8 +46,11 @@ export function RolloutsPage() {
       </div>
     );
   }
+  // While the table is filtered by drift, a row opens on its drift view.
   const open = (rowIndex: number) =>
-    navigate(`/files/${fileId}/${rowIndex}${search ? `?${search}` : ""}`);
+    navigate(
+      `/files/${fileId}/${rowIndex}${query.drift ? "/drift" : ""}${search ? `?${search}` : ""}`,
+    );
   const handleSort = (column: SortColumn) =>
     setQuery({
       sort: column,
@@ -92,6 +98,7 @@ export function RolloutsPage() {
         </div>
       </div>
       <FilterBar query={query} onChange={setQuery} />
+      <FileDriftBar drift={drift} filter={query.drift} onFilter={(d) => setQuery({ drift: d })} />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
       <ErrorsPanel errors={state.errors} />
       <GroupsPanel groups={groups} onSelectGroup={(group) => setQuery({ group })} onOpen={open} />
@@ -103,6 +110,7 @@ export function RolloutsPage() {
         onCursor={setCursor}
         onSort={handleSort}
         onOpen={open}
+        drift={drift.rows}
       />
       <div className={styles.hint}>
         <kbd>j</kbd>/<kbd>k</kbd> or arrows move · <kbd>Enter</kbd> opens · in a trajectory{" "}

@@ -1,3 +1,4 @@
+import { hasRowDrift, type RowDrift } from "../../core/drift/rowDrift";
 import type { SortColumn } from "../../core/files/rowQuery";
 import type { RowSummary } from "../../core/files/rowSummary";
 
@@ -8,7 +9,7 @@ export interface Column {
   readonly title: string;
   readonly width: string;
   readonly isNumeric: boolean;
-  readonly format: (row: RowSummary) => string;
+  readonly format: (row: RowSummary, drift?: RowDrift) => string;
 }
 
 const fixed = (digits: number) => (v: number | undefined) =>
@@ -130,5 +131,18 @@ export const COLUMNS: readonly Column[] = [
   },
 ];
 
-/** CSS grid-template-columns for the table. */
-export const GRID_TEMPLATE = COLUMNS.map((c) => c.width).join(" ");
+/** Shown once the file's drift was checked: regions, and trained tokens affected when any. */
+export const DRIFT_COLUMN: Column = {
+  key: "drift",
+  label: "drift",
+  title: "retokenization drift: regions × and trained tokens affected (— not checked)",
+  width: "118px",
+  isNumeric: true,
+  format: (_, d) => {
+    if (!d) return "—";
+    if (!hasRowDrift(d)) return "·";
+    return d.trainableAffected > 0
+      ? `${d.regions}× · ${d.trainableAffected} trained`
+      : `${d.regions}×`;
+  },
+};

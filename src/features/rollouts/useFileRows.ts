@@ -1,10 +1,17 @@
 import { useMemo } from "react";
-import { type RowQuery, selectRows } from "../../core/files/rowQuery";
+import { type DriftByRow, type RowQuery, selectRows } from "../../core/files/rowQuery";
 import type { RolloutFileState } from "../../workers/rolloutFileClient";
 
 /** Row indices of the file that pass the query, in its order (recomputed as rows arrive). */
-export function useFileOrder(state: RolloutFileState | undefined, query: RowQuery): number[] {
+export function useFileOrder(
+  state: RolloutFileState | undefined,
+  query: RowQuery,
+  drift?: DriftByRow,
+): number[] {
   const version = state?.version;
   // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
-  return useMemo(() => (state ? selectRows(state.rows, query) : []), [version, query]);
+  return useMemo(
+    () => (state ? selectRows(state.rows, query, drift) : []),
+    [version, query, drift],
+  );
 }

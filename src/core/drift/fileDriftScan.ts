@@ -1,0 +1,47 @@
+import { readRolloutLine } from "../formats/readRolloutLine";
+import type { FormatId } from "../formats/types";
+import type { Trajectory } from "../trajectory/types";
+import { type RowDrift, rowDriftOf } from "./rowDrift";
+import type { DriftResult } from "./types";
+
+/** A file's drift check so far. `rows` is by row index: 0-based over every trajectory in order. */
+export interface FileDriftScan {
+  /** Fixed by the first good line, as the file indexer does, so row indices agree with its. */
+  format: FormatId | undefined;
+  readonly rows: (RowDrift | undefined)[];
+  /** Lines seen (1-based number of the last one) and bad lines skipped. */
+  lines: number;
+  badLines: number;
+}
+
+/** A fresh scan. */
+export function createFileDriftScan(): FileDriftScan {
+  return { format: undefined, rows: [], lines: 0, badLines: 0 };
+}
+
+/**
+ * Checks every trajectory of one line (1-based `lineNo`, trailing `\r` dropped) with `check`,
+ * which answers undefined when its mode does not apply to a record. Bad and blank lines add no
+ * row, exactly as in `summarizeLine`, so the scan's row indices are the table's.
+ */
+export function scanDriftLine(
+  scan: FileDriftScan,
+  text: string,
+  lineNo: number,
+  check: (t: Trajectory) => DriftResult | undefined,
+  path?: string,
+): void {
+  scan.lines = lineNo;
+  const clean = text.endsWith("\r") ? text.slice(0, -1) : text;
+  const result = readRolloutLine(clean, lineNo, scan.format, path);
+  if (result.kind === "blank") return;
+  if (result.kind === "error") {
+    scan.badLines++;
+    return;
+  }
+  scan.format ??= result.format;
+  for (const t of result.trajectories) {
+    const drift = check(t);
+    scan.rows.push(drift ? rowDriftOf(drift) : undefined);
+  }
+}

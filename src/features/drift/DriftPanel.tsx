@@ -1,0 +1,151 @@
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { driftQueries } from "../../api/drift";
+import { driftHunks } from "../../core/drift/driftHunks";
+import type { DriftMode } from "../../core/drift/types";
+import { flattenSegments } from "../../core/trajectory/flatten";
+import type { SegmentKind, Trajectory } from "../../core/trajectory/types";
+import type { RecordedTokens } from "./DriftLanes";
+import styles from "./DriftPanel.module.css";
+import { DriftSummary } from "./DriftSummary";
+import { HunkCard } from "./HunkCard";
+import { TokenizerSelect } from "./TokenizerSelect";
+import { useDriftTokenizer } from "./useDriftTokenizer";
+
+/** Shared tokens shown on each side of a region. */
+const CONTEXT = 6;
+
+const MODE_LABELS: Readonly<Record<DriftMode, string>> = {
+  roundtrip: "round trip",
+  template: "template",
+  text: "text",
+};
+
+export interface DriftPanelProps {
+  readonly trajectory: Trajectory;
+  readonly mode: DriftMode;
+  readonly onModeChange: (mode: DriftMode) => void;
+  /** Link to token `token` (recorded index) in the trajectory view. */
+  readonly tokenHref: (token: number) => string;
+}
+
+/** One trajectory's drift: mode tabs, verdict and numbers, and every region as a two-lane diff. */
+export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftPanelProps) {
+  const { tokenizer, error: catalogError } = useDriftTokenizer();
+  const drift = useQuery({
+    ...driftQueries.trajectory(tokenizer ?? "", trajectory),
+    enabled: tokenizer !== undefined,
+  });
+  const results = drift.data?.results ?? [];
+  const result = results.find((r) => r.mode === mode) ?? results[0];
+  const recorded = useMemo((): RecordedTokens | undefined => {
+    if (!drift.data) return undefined;
+    const flat = flattenSegments(trajectory.segments);
+    const kinds: SegmentKind[] = [];
+    for (const s of trajectory.segments) for (const _ of s.tokenIds) kinds.push(s.kind);
+    return { pieces: drift.data.pieces, kinds, lossMask: flat.lossMask };
+  }, [drift.data, trajectory]);
+  const hunks = useMemo(
+    () =>
+      result
+        ? driftHunks(
+            result,
+            trajectory.segments.flatMap((s) => s.tokenIds),
+            CONTEXT,
+          )
+        : [],
+    [result, trajectory],
+  );
+  const [current, setCurrent] = useState(0);
+  const cards = useRef(new Map<number, HTMLElement>());
+  const regionCount = result?.regions.length ?? 0;
+  const jump = (region: number) => {
+    if (regionCount === 0) return;
+    const k = (region + regionCount) % regionCount;
+    setCurrent(k);
+    const hunk = hunks.findIndex((h) => h.regions.includes(k));
+    cards.current.get(hunk)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  };
+  const jumpRef = useRef(jump);
+  jumpRef.current = jump;
+  useEffect(() => {
+    const handleKey = (event: KeyboardEvent) => {
+      if (event.target instanceof HTMLInputElement || event.metaKey || event.ctrlKey) return;
+      if (event.key === "]") jumpRef.current(current + 1);
+      else if (event.key === "[") jumpRef.current(current - 1);
+    };
+    window.addEventListener("keydown", handleKey);
+    return () => window.removeEventListener("keydown", handleKey);
+  }, [current]);
+
+  return (
+    <div className={styles.panel} data-testid="drift-panel">
+      <div className={styles.controls}>
+        <div className={styles.modes} role="tablist" aria-label="drift check">
+          {(["roundtrip", "template", "text"] as const).map((m) => {
+            const isAvailable = results.some((r) => r.mode === m);
+            return (
+              <button
+                key={m}
+                type="button"
+                role="tab"
+                aria-selected={result?.mode === m}
+                disabled={!isAvailable}
+                title={
+                  isAvailable
+                    ? undefined
+                    : `this record has no ${m === "template" ? "messages" : "text"} to check`
+                }
+                onClick={() => {
+                  setCurrent(0);
+                  onModeChange(m);
+                }}
+              >
+                {MODE_LABELS[m]}
+              </button>
+            );
+          })}
+        </div>
+        <TokenizerSelect />
+        {regionCount > 0 && (
+          <div className={styles.nav}>
+            <button type="button" onClick={() => jump(current - 1)} title="previous region ([)">
+              ‹ prev
+            </button>
+            <span data-testid="region-position">
+              region {Math.min(current, regionCount - 1) + 1} of {regionCount}
+            </span>
+            <button type="button" onClick={() => jump(current + 1)} title="next region (])">
+              next ›
+            </button>
+          </div>
+        )}
+      </div>
+      {catalogError && <p className={styles.error}>tokenizers: {catalogError}</p>}
+      {drift.isError && <p className={styles.error}>{drift.error.message}</p>}
+      {drift.isPending && tokenizer && (
+        <p className={styles.muted}>retokenizing with {tokenizer}…</p>
+      )}
+      {result && <DriftSummary result={result} tokenHref={tokenHref} />}
+      {result && recorded && (
+        <div className={styles.hunks}>
+          {hunks.map((hunk, h) => (
+            <HunkCard
+              key={hunk.t[0]}
+              ref={(el) => {
+                if (el) cards.current.set(h, el);
+                else cards.current.delete(h);
+              }}
+              hunk={hunk}
+              result={result}
+              recorded={recorded}
+              current={current}
+              tokenHref={tokenHref}
+              onSelectRegion={setCurrent}
+            />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

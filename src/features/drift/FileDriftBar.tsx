@@ -1,0 +1,108 @@
+import { DRIFT_CLASSES } from "../../core/drift/rowDrift";
+import { DRIFT_MODES, type DriftMode } from "../../core/drift/types";
+import type { DriftFilter } from "../../core/files/rowQuery";
+import { driftPrefsActions } from "./driftPrefsStore";
+import styles from "./FileDriftBar.module.css";
+import { TokenizerSelect } from "./TokenizerSelect";
+import type { FileDriftState } from "./useFileDrift";
+
+const percent = (n: number, of: number) => (of === 0 ? "0%" : `${((100 * n) / of).toFixed(1)}%`);
+
+export interface FileDriftBarProps {
+  readonly drift: FileDriftState;
+  readonly filter: DriftFilter | undefined;
+  readonly onFilter: (filter: DriftFilter | undefined) => void;
+}
+
+/** "Check drift" for a whole file: tokenizer and mode, progress, then the file's drift at a glance. */
+export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
+  const { summary, progress, isScanning } = drift;
+  const fraction = progress && progress.totalBytes > 0 ? progress.bytes / progress.totalBytes : 0;
+  return (
+    <div className={styles.bar} data-testid="file-drift">
+      <div className={styles.controls}>
+        <button
+          type="button"
+          onClick={drift.start}
+          disabled={!drift.canStart || isScanning}
+          className={styles.check}
+        >
+          {isScanning ? "checking drift…" : "Check drift"}
+        </button>
+        <TokenizerSelect />
+        <label>
+          check{" "}
+          <select
+            aria-label="drift mode"
+            value={drift.mode}
+            onChange={(e) => {
+              const mode = DRIFT_MODES.find((m) => m === e.target.value);
+              if (mode) driftPrefsActions.modePicked(mode satisfies DriftMode);
+            }}
+          >
+            {DRIFT_MODES.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        {isScanning && (
+          <span className={styles.progress}>
+            <progress max={1} value={fraction} aria-label="drift scan progress" />
+            {progress
+              ? `${progress.rows.toLocaleString("en-US")} trajectories`
+              : "loading tokenizer…"}
+          </span>
+        )}
+        {drift.error && <span className={styles.error}>{drift.error}</span>}
+      </div>
+      {summary && !isScanning && (
+        <div className={styles.summary} data-testid="file-drift-summary">
+          <span className={summary.drifted > 0 ? styles.bad : styles.good}>
+            <strong>{summary.drifted.toLocaleString("en-US")}</strong> of{" "}
+            {summary.checked.toLocaleString("en-US")} trajectories drifted (
+            {percent(summary.drifted, summary.checked)})
+          </span>
+          <span className={summary.driftedTrained > 0 ? styles.bad : undefined}>
+            {summary.driftedTrained} touch trained tokens ·{" "}
+            {summary.trainableTokensAffected.toLocaleString("en-US")} trained tokens affected
+          </span>
+          <span className={styles.classes}>
+            {summary.regions} regions
+            {DRIFT_CLASSES.filter((c) => summary.regionsByClass[c]).map((c) => (
+              <span key={c} className={styles.chip}>
+                {c} {summary.regionsByClass[c]}
+              </span>
+            ))}
+          </span>
+          {summary.notApplicable > 0 && (
+            <span className={styles.muted}>
+              {summary.notApplicable} without input for this check
+            </span>
+          )}
+          <span className={styles.filters}>
+            show{" "}
+            {(
+              [
+                [undefined, "all"],
+                ["any", "drifted"],
+                ["trained", "trained drift"],
+                ["none", "clean"],
+              ] as const
+            ).map(([f, label]) => (
+              <button
+                key={label}
+                type="button"
+                aria-pressed={filter === f}
+                onClick={() => onFilter(f)}
+              >
+                {label}
+              </button>
+            ))}
+          </span>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { exportLine } from "../core/files/exportRows";
+import { createFakeTokenizer, FAKE_IM_END, FAKE_WORD_BASE } from "../test/fakeTokenizer";
+import { modelSegment, promptSegment, trajectory } from "../test/trajectoryBuilders";
+import { createDriftClient, type DriftWorkerPort } from "./driftClient";
+import type { DriftRequest, DriftResponse, ScanProgress } from "./driftProtocol";
+import { createDriftService } from "./driftService";
+
+const fake = createFakeTokenizer();
+const loadFake = async (name: string) => {
+  if (name !== "fake") throw new Error(`tokenizer ${name}: answered 404`);
+  return fake;
+};
+
+/** Runs the worker's service behind a port, cloning messages as postMessage does. */
+function fakeWorkerPort(): DriftWorkerPort & { readonly requests: DriftRequest[] } {
+  const service = createDriftService(loadFake);
+  const requests: DriftRequest[] = [];
+  let deliver: (response: DriftResponse) => void = () => {};
+  return {
+    requests,
+    post(message) {
+      requests.push(message);
+      void service.handle(structuredClone(message), (r) => deliver(structuredClone(r)));
+    },
+    listen(onResponse) {
+      deliver = onResponse;
+    },
+    terminate() {},
+  };
+}
+
+const ascii = (text: string) => [...new TextEncoder().encode(text)];
+const HELLO = FAKE_WORD_BASE; // "Hello" as one word of the fake vocabulary
+// "Hello" spelled byte by byte inside model output: the round trip merges it into one token.
+const drifted = trajectory(
+  [promptSegment(ascii("Hi")), modelSegment([...ascii("Hello"), FAKE_IM_END], 1)],
+  { id: "drifted" },
+);
+const clean = trajectory([promptSegment(ascii("Hi")), modelSegment([HELLO, FAKE_IM_END], 1)], {
+  id: "clean",
+});
+const file = (lines: string[]) =>
+  ({
+    kind: "blob",
+    name: "f.jsonl",
+    blob: new Blob([lines.join("\n")]),
+  }) as const;
+
+describe.each([
+  ["worker port", () => createDriftClient({ port: fakeWorkerPort() })],
+  ["main-thread fallback", () => createDriftClient({ port: undefined, load: loadFake })],
+])("drift client (%s)", (_, makeClient) => {
+  it("checks one trajectory and returns pieces of every recorded token", async () => {
+    const client = makeClient();
+    const { results, pieces } = await client.check("fake", drifted, ["roundtrip", "template"]);
+    expect(results.map((r) => r.mode)).toEqual(["roundtrip"]);
+    const region = results[0]?.regions[0];
+    expect(region?.t).toEqual([2, 7]);
+    expect(region?.retok.map((t) => t.id)).toEqual([HELLO]);
+    expect(region?.classes).toEqual(["merge"]);
+    expect(region?.trainableAffected).toBe(5);
+    expect(pieces).toEqual(["H", "i", "H", "e", "l", "l", "o", "<|im_end|>"]);
+  });
+
+  it("scans a file with progress, keeping row indices across a bad line", async () => {
+    const client = makeClient();
+    const progress: ScanProgress[] = [];
+    const scan = await client.scan(
+      "fake",
+      file([
+        exportLine(clean, "rollout-lens/v1"),
+        "{oops",
+        exportLine(drifted, "rollout-lens/v1"),
+        "",
+      ]),
+      "roundtrip",
+      (p) => progress.push(p),
+    );
+    expect(scan.rows.map((r) => r?.regions)).toEqual([0, 1]);
+    expect(scan.rows[1]?.trainableAffected).toBe(5);
+    expect(scan.badLines).toBe(1);
+    expect(progress.at(-1)).toMatchObject({ rows: 2 });
+    expect(progress.at(-1)?.bytes).toBe(progress.at(-1)?.totalBytes);
+  });
+
+  it("returns errors as rejections naming the tokenizer", async () => {
+    const client = makeClient();
+    await expect(client.check("nope", clean, ["roundtrip"])).rejects.toThrow("tokenizer nope");
+    await expect(
+      client.scan("nope", file([exportLine(clean, "rollout-lens/v1")]), "roundtrip", () => {}),
+    ).rejects.toThrow("tokenizer nope");
+  });
+});
+
+describe("drift client cancel", () => {
+  it("sends a cancel with the scan's request id when the signal aborts", async () => {
+    const port = fakeWorkerPort();
+    const client = createDriftClient({ port });
+    const controller = new AbortController();
+    const lines = Array.from({ length: 5_000 }, () => exportLine(clean, "rollout-lens/v1"));
+    const pending = client.scan("fake", file(lines), "roundtrip", () => {}, controller.signal);
+    controller.abort();
+    await expect(pending).rejects.toThrow("cancelled");
+    const scanRequest = port.requests.find((r) => r.type === "scan");
+    expect(port.requests.at(-1)).toEqual({ type: "cancel", id: scanRequest?.id });
+  });
+});

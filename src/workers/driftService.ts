@@ -1,0 +1,150 @@
+import { detectDrift } from "../core/drift/detectDrift";
+import {
+  createFileDriftScan,
+  type FileDriftScan,
+  scanDriftLine,
+} from "../core/drift/fileDriftScan";
+import type { DriftMode } from "../core/drift/types";
+import { displayPieces } from "../core/tokenizer/pieces";
+import type { Tokenizer } from "../core/tokenizer/types";
+import type { Trajectory } from "../core/trajectory/types";
+import type { DriftRequest, DriftResponse, ScanProgress, TrajectoryDrift } from "./driftProtocol";
+import type { RolloutFileSource } from "./rolloutFileProtocol";
+
+// Small enough that progress moves and a cancel is seen between chunks, big enough for throughput.
+const CHUNK = 1024 * 1024;
+const LF = 0x0a;
+
+async function readRange(source: RolloutFileSource, start: number, end: number) {
+  if (source.kind === "blob") {
+    return new Uint8Array(await source.blob.slice(start, end).arrayBuffer());
+  }
+  const res = await fetch(`${source.rangeUrl}?start=${start}&end=${end}`, { cache: "no-store" });
+  if (!res.ok) throw new Error(`${source.name} bytes ${start}-${end}: ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function sizeOf(source: RolloutFileSource): Promise<number> {
+  if (source.kind === "blob") return source.blob.size;
+  const res = await fetch(source.infoUrl, { cache: "no-store" });
+  if (!res.ok) throw new Error(`${source.name}: ${res.status} ${await res.text()}`);
+  const body: unknown = await res.json();
+  const size = typeof body === "object" && body !== null && "size" in body ? body.size : undefined;
+  if (typeof size !== "number") throw new Error(`${source.name}: the server sent no size`);
+  return size;
+}
+
+/**
+ * Drift checks with each tokenizer loaded once: one trajectory (all modes, with pieces) or a whole
+ * file (one mode, compact rows). The worker wraps it; the client runs it on the main thread when
+ * workers are unavailable.
+ */
+export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
+  const loaded = new Map<string, Promise<Tokenizer>>();
+  const cancelled = new Set<number>();
+  function tokenizerOf(name: string): Promise<Tokenizer> {
+    let pending = loaded.get(name);
+    if (!pending) {
+      pending = load(name);
+      loaded.set(name, pending);
+      // A failed load is retried on the next request rather than cached forever.
+      pending.catch(() => loaded.delete(name));
+    }
+    return pending;
+  }
+
+  async function check(
+    name: string,
+    trajectory: Trajectory,
+    modes: readonly DriftMode[],
+  ): Promise<TrajectoryDrift> {
+    const tok = await tokenizerOf(name);
+    const ids = trajectory.segments.flatMap((s) => s.tokenIds);
+    return {
+      results: detectDrift(trajectory, tok, { modes }),
+      pieces: displayPieces(ids, (id) => tok.tokenBytes(id)),
+    };
+  }
+
+  async function scan(
+    id: number,
+    name: string,
+    source: RolloutFileSource,
+    mode: DriftMode,
+    onProgress: (progress: ScanProgress) => void,
+  ): Promise<FileDriftScan> {
+    const tok = await tokenizerOf(name);
+    const totalBytes = await sizeOf(source);
+    const state = createFileDriftScan();
+    const decoder = new TextDecoder();
+    const checkOne = (t: Trajectory) => detectDrift(t, tok, { modes: [mode] })[0];
+    let carry = new Uint8Array(0);
+    let lineNo = 0;
+    const feed = (bytes: Uint8Array, from: number, to: number) => {
+      lineNo++;
+      scanDriftLine(state, decoder.decode(bytes.subarray(from, to)), lineNo, checkOne, source.name);
+    };
+    for (let at = 0; at < totalBytes; ) {
+      if (cancelled.delete(id)) throw new Error("drift scan cancelled");
+      const chunk = await readRange(source, at, Math.min(totalBytes, at + CHUNK));
+      if (chunk.length === 0) break;
+      at += chunk.length;
+      const bytes = new Uint8Array(carry.length + chunk.length);
+      bytes.set(carry);
+      bytes.set(chunk, carry.length);
+      let start = 0;
+      for (let lf = bytes.indexOf(LF); lf !== -1; lf = bytes.indexOf(LF, start)) {
+        feed(bytes, start, lf);
+        start = lf + 1;
+      }
+      carry = bytes.slice(start);
+      onProgress({ bytes: at, totalBytes, rows: state.rows.length });
+    }
+    if (carry.length > 0) feed(carry, 0, carry.length);
+    cancelled.delete(id);
+    return state;
+  }
+
+  function message(error: unknown): string {
+    return error instanceof Error ? error.message : String(error);
+  }
+
+  /** Answers one request through `post`; never throws: failures become `error` messages. */
+  async function handle(request: DriftRequest, post: (response: DriftResponse) => void) {
+    const { id } = request;
+    try {
+      switch (request.type) {
+        case "check":
+          post({
+            type: "checked",
+            id,
+            drift: await check(request.tokenizer, request.trajectory, request.modes),
+          });
+          return;
+        case "scan": {
+          const onProgress = (p: ScanProgress) => post({ type: "progress", id, ...p });
+          const result = await scan(
+            id,
+            request.tokenizer,
+            request.source,
+            request.mode,
+            onProgress,
+          );
+          post({ type: "scanned", id, scan: result });
+          return;
+        }
+        case "cancel":
+          cancelled.add(id);
+          return;
+        default: {
+          const never: never = request;
+          throw new Error(`unknown drift request ${JSON.stringify(never)}`);
+        }
+      }
+    } catch (error) {
+      post({ type: "error", id, message: message(error) });
+    }
+  }
+
+  return { handle };
+}
