@@ -4,6 +4,7 @@ import { EpisodeHistory } from "../features/episodes/EpisodeHistory";
 import { EpisodePage } from "../features/episodes/EpisodePage";
 import { EpisodesPage } from "../features/episodes/EpisodesPage";
 import { PlaygroundPage } from "../features/playground/PlaygroundPage";
+import { ComparePage } from "../features/rollouts/ComparePage";
 import { FilesPage } from "../features/rollouts/FilesPage";
 import { FileTrajectoryPage } from "../features/rollouts/FileTrajectoryPage";
 import { RolloutsPage } from "../features/rollouts/RolloutsPage";
@@ -54,6 +55,7 @@ export function App() {
             <Route path="files" element={<FilesPage />} />
             <Route path="files/:fileId" element={<RolloutsPage />} />
             <Route path="files/:fileId/:row" element={<FileTrajectoryPage />} />
+            <Route path="files/:fileId/compare/:a/:b" element={<ComparePage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </main>

@@ -94,7 +94,12 @@ export function RolloutsPage() {
       <FilterBar query={query} onChange={setQuery} />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
       <ErrorsPanel errors={state.errors} />
-      <GroupsPanel groups={groups} onSelectGroup={(group) => setQuery({ group })} onOpen={open} />
+      <GroupsPanel
+        groups={groups}
+        onSelectGroup={(group) => setQuery({ group })}
+        onOpen={open}
+        onCompare={(left, right) => navigate(`/files/${fileId}/compare/${left}/${right}`)}
+      />
       <RolloutTable
         rows={state.rows}
         order={order}
