@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { driftCommand } from "./commands/drift";
 import { SIM_USAGE, simCommand } from "./commands/sim";
 import { validateCommand } from "./commands/validate";
+import { viewCommand, viewUrl } from "./commands/view";
 import { parseServerConfig } from "./config";
 import { startServer } from "./index";
 
@@ -55,13 +56,20 @@ async function serveCommand(args: string[]): Promise<number> {
     files: positionals,
   });
   await startServer(config);
+  if (positionals.length > 0)
+    console.log(`Files: ${viewUrl(config.host, config.port, positionals.length)}`);
+  return new Promise<number>(() => {});
+}
+
+async function viewAndServe(args: string[]): Promise<number> {
+  await viewCommand(args);
   return new Promise<number>(() => {});
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   sim: simCommand,
-  view: serveCommand,
+  view: viewAndServe,
   validate: validateCommand,
   drift: driftCommand,
 };
@@ -72,7 +80,7 @@ commands:
         [--host ADDR] [--token T | env ROLLOUT_LENS_TOKEN] [--require-token] [--allowed-host NAME]
         [--max-body-bytes N] [--max-sse-clients N] [--sglang-timeout-ms MS] [--sglang-attempts N]
         (see docs/security.md)
-  view FILE... (same as serve; the files are listed at /files)
+  view FILE... [serve options] [--no-open]  serve the files and open the browser on them
   validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]
   drift FILE... [--tokenizer qwen3|PATH] [--format auto|rollout-lens|slime|atropos|strands]
         [--mode roundtrip|template|text|all] [--json]

@@ -5,6 +5,7 @@ import { EpisodeHistory } from "../features/episodes/EpisodeHistory";
 import { EpisodePage } from "../features/episodes/EpisodePage";
 import { EpisodesPage } from "../features/episodes/EpisodesPage";
 import { PlaygroundPage } from "../features/playground/PlaygroundPage";
+import { ComparePage } from "../features/rollouts/ComparePage";
 import { FilesPage } from "../features/rollouts/FilesPage";
 import { FileTrajectoryPage } from "../features/rollouts/FileTrajectoryPage";
 import { RolloutsPage } from "../features/rollouts/RolloutsPage";
@@ -57,6 +58,7 @@ export function App() {
             <Route path="files/:fileId" element={<RolloutsPage />} />
             <Route path="files/:fileId/:row" element={<FileTrajectoryPage />} />
             <Route path="files/:fileId/:row/drift" element={<FileTrajectoryPage view="drift" />} />
+            <Route path="files/:fileId/compare/:a/:b" element={<ComparePage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Routes>
         </main>

@@ -141,3 +141,18 @@ function rowDrift(overrides: Partial<RowDrift>): RowDrift {
     ...overrides,
   };
 }
+
+describe("turn range", () => {
+  const turnRows = [row(0, { turns: 1 }), row(1, { turns: 3 }), row(2, { turns: 5 })];
+  it.each([
+    { query: { turnsMin: 2 }, want: [1, 2] },
+    { query: { turnsMax: 3 }, want: [0, 1] },
+    { query: { turnsMin: 3, turnsMax: 3 }, want: [1] },
+  ])("$query", ({ query, want }) => expect(selectRows(turnRows, query)).toEqual(want));
+
+  it("round-trips through the URL", () => {
+    const params = new URLSearchParams(queryToParams({ turnsMin: 2, turnsMax: 4 }));
+    expect(params.toString()).toBe("turnsMin=2&turnsMax=4");
+    expect(queryFromParams((n) => params.get(n))).toMatchObject({ turnsMin: 2, turnsMax: 4 });
+  });
+});

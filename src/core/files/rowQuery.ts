@@ -40,6 +40,9 @@ export interface RowQuery {
   /** Inclusive total-token range. */
   readonly lengthMin?: number;
   readonly lengthMax?: number;
+  /** Inclusive range of model turns. */
+  readonly turnsMin?: number;
+  readonly turnsMax?: number;
   readonly hasToolErrors?: boolean;
   readonly finishReason?: string;
   readonly group?: string;
@@ -77,6 +80,8 @@ export function queryFromParams(get: (name: string) => string | null): RowQuery 
     rewardMax: numberParam(get("rewardMax")),
     lengthMin: numberParam(get("lengthMin")),
     lengthMax: numberParam(get("lengthMax")),
+    turnsMin: numberParam(get("turnsMin")),
+    turnsMax: numberParam(get("turnsMax")),
     hasToolErrors: toolErrors === "1" ? true : toolErrors === "0" ? false : undefined,
     finishReason: get("finish") || undefined,
     group: get("group") || undefined,
@@ -98,6 +103,8 @@ export function queryToParams(query: RowQuery): [string, string][] {
   add("rewardMax", query.rewardMax);
   add("lengthMin", query.lengthMin);
   add("lengthMax", query.lengthMax);
+  add("turnsMin", query.turnsMin);
+  add("turnsMax", query.turnsMax);
   add("toolErrors", query.hasToolErrors === undefined ? undefined : query.hasToolErrors ? 1 : 0);
   add("finish", query.finishReason);
   add("group", query.group);
@@ -136,6 +143,8 @@ export function rowMatches(row: RowSummary, query: RowQuery, drift?: RowDrift): 
     return false;
   if (query.lengthMin !== undefined && row.totalTokens < query.lengthMin) return false;
   if (query.lengthMax !== undefined && row.totalTokens > query.lengthMax) return false;
+  if (query.turnsMin !== undefined && row.turns < query.turnsMin) return false;
+  if (query.turnsMax !== undefined && row.turns > query.turnsMax) return false;
   if (query.hasToolErrors !== undefined && row.toolErrors > 0 !== query.hasToolErrors) return false;
   if (query.finishReason !== undefined && (row.finishReason ?? "none") !== query.finishReason)
     return false;

@@ -1,5 +1,6 @@
 import { readRolloutLine } from "../formats/readRolloutLine";
 import type { FormatId, LineError } from "../formats/types";
+import { logprobSumsByPosition, type PositionSums } from "../series/positionSeries";
 import type { Trajectory, TrajectoryStatus } from "../trajectory/types";
 
 /**
@@ -32,6 +33,8 @@ export interface RowSummary {
   readonly group: string | undefined;
   /** Mean per-token (or the scalar) advantage when the record carries one. */
   readonly advantage: number | undefined;
+  /** Trainable-token logprob sums per position bucket (core/series/positionSeries); absent in test rows. */
+  readonly logprobByPosition?: PositionSums;
   /** Lower-cased text of the record for search: the decoded segment texts, capped. */
   readonly searchText: string;
 }
@@ -117,6 +120,7 @@ export function summarizeTrajectory(t: Trajectory, index: number, format: Format
     meanLogprob: logprobCount === 0 ? undefined : logprobSum / logprobCount,
     group: t.group,
     advantage: readAdvantage(t),
+    logprobByPosition: logprobSumsByPosition(t.segments),
     searchText: `${t.id}\n${texts.join("")}`.slice(0, SEARCH_TEXT_CAP).toLowerCase(),
   };
 }

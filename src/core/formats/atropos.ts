@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { flattenSegments, sliceSegments, spansFromMask } from "../trajectory/flatten";
+import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
 import type { ChatMessage, Trajectory } from "../trajectory/types";
+import { fastIntArray, fastLogprobs, fastTokenIds, safeParseFast } from "./fastArrays";
+import { nulls, segmentsByKind } from "./maskSegments";
 import { chatMessageWireSchema } from "./rolloutLensSchema";
 import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
 import {
@@ -22,6 +24,11 @@ const groupSchema = z.looseObject({
   masks: z.array(z.array(z.int())),
   scores: z.array(anyNumber),
   inference_logprobs: z.array(logprobsSchema).nullish(),
+});
+const fastGroupSchema = groupSchema.extend({
+  tokens: z.array(fastTokenIds),
+  masks: z.array(fastIntArray),
+  inference_logprobs: z.array(fastLogprobs).nullish(),
 });
 const messagesSchema = z.array(z.array(chatMessageWireSchema));
 
@@ -55,8 +62,9 @@ function checkGroup(g: z.infer<typeof groupSchema>): FieldError | undefined {
     if (rowLp && rowLp.length !== tokens.length) {
       return lengthError(`inference_logprobs[${i}]`, rowLp.length, `tokens[${i}]`, tokens.length);
     }
-    const k = masks.findIndex((m, j) => m !== IGNORE && m !== tokens[j]);
-    if (k >= 0) {
+    let k = 0;
+    while (k < masks.length && (masks[k] === IGNORE || masks[k] === tokens[k])) k++;
+    if (k < masks.length) {
       return {
         field: `masks[${i}][${k}]`,
         message: `is ${masks[k]}: neither -100 nor the token id ${tokens[k]}`,
@@ -64,6 +72,51 @@ function checkGroup(g: z.infer<typeof groupSchema>): FieldError | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Segment spans of one row, read off its raw masks (token space): the untrained tokens before the
+ * first trained one are the prompt, then runs of trained (model) and untrained (tool) tokens.
+ * What `spansFromMask` finds on the 0/1 mask, without building that mask.
+ */
+function spansOfRow(masks: readonly number[]): SegmentSpan[] {
+  let first = 0;
+  while (first < masks.length && masks[first] === IGNORE) first++;
+  const spans: SegmentSpan[] = first > 0 ? [{ kind: "prompt", start: 0, end: first }] : [];
+  let start = first;
+  for (let k = first + 1; k <= masks.length; k++) {
+    const isTrained = masks[start] !== IGNORE;
+    if (k === masks.length || (masks[k] !== IGNORE) !== isTrained) {
+      spans.push({ kind: isTrained ? "model" : "tool", start, end: k });
+      start = k;
+    }
+  }
+  return spans;
+}
+
+/**
+ * `logprobs[start..end)` of a mask-0 run with atropos' positive sentinels as null. Sentinel-only and
+ * sentinel-free runs (the usual cases) are a fill or a slice: nulling a few entries of a
+ * double-only array would first re-box all of them.
+ */
+function withoutSentinels(
+  logprobs: readonly (number | null)[],
+  start: number,
+  end: number,
+): (number | null)[] {
+  let sentinels = 0;
+  for (let k = start; k < end; k++) {
+    const v = logprobs[k];
+    if (v !== null && v !== undefined && v > 0) sentinels += 1;
+  }
+  if (sentinels === 0) return logprobs.slice(start, end);
+  if (sentinels === end - start) return nulls(end - start);
+  const out: (number | null)[] = [];
+  for (let k = start; k < end; k++) {
+    const v = logprobs[k] ?? null;
+    out.push(v !== null && v > 0 ? null : v);
+  }
+  return out;
 }
 
 /**
@@ -75,7 +128,7 @@ export function readAtropos(
   value: Readonly<Record<string, unknown>>,
   context: ReadContext,
 ): ReadResult {
-  const parsed = groupSchema.safeParse(value);
+  const parsed = safeParseFast(fastGroupSchema, groupSchema, value);
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
   const g = parsed.data;
   const problem = checkGroup(g);
@@ -88,14 +141,15 @@ export function readAtropos(
   const group = `L${context.line}`;
   const trajectories = g.tokens.map((tokenIds, i): Trajectory => {
     const masks = g.masks[i] ?? [];
-    const lossMask = masks.map((m): 0 | 1 => (m === IGNORE ? 0 : 1));
     const rowLp = g.inference_logprobs?.[i];
-    const logprobs = tokenIds.map((_, k) => {
-      const v = rowLp?.[k] ?? null;
-      return v !== null && lossMask[k] === 0 && v > 0 ? null : v;
-    });
-    const firstTrained = lossMask.indexOf(1);
-    const promptLength = firstTrained < 0 ? tokenIds.length : firstTrained;
+    const spans = spansOfRow(masks);
+    const segments = segmentsByKind(spans, tokenIds, (span) =>
+      !rowLp
+        ? nulls(span.end - span.start)
+        : span.kind === "model"
+          ? rowLp.slice(span.start, span.end)
+          : withoutSentinels(rowLp, span.start, span.end),
+    );
     const rowMessages: ChatMessage[] | undefined = consumed.has("messages")
       ? messages.data?.[i]
       : undefined;
@@ -105,10 +159,7 @@ export function readAtropos(
       format: "atropos",
       status: "completed",
       reward: g.scores[i] ?? null,
-      segments: sliceSegments(
-        { tokenIds, lossMask, logprobs },
-        spansFromMask(lossMask, promptLength),
-      ),
+      segments,
       messages: rowMessages,
       group,
       metadata,

@@ -1,5 +1,6 @@
 import { flattenSegments } from "../trajectory/flatten";
 import type { Segment, ToolCall, Trajectory } from "../trajectory/types";
+import { fastLogprobs, fastMask01, fastTokenIds, safeParseFast } from "./fastArrays";
 import {
   ROLLOUT_LENS_V1,
   type RolloutLensLine,
@@ -9,9 +10,15 @@ import {
 import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
 import { callFromWire, callToWire, lengthError, zodFieldError } from "./wireSchemas";
 
+const fastLineSchema = rolloutLensLineSchema.extend({
+  token_ids: fastTokenIds,
+  loss_mask: fastMask01,
+  logprobs: fastLogprobs,
+});
+
 /** Reads one rollout-lens/v1 object (token index space offsets) into a Trajectory. */
 export function readRolloutLens(value: unknown, context: ReadContext): ReadResult {
-  const parsed = rolloutLensLineSchema.safeParse(value);
+  const parsed = safeParseFast(fastLineSchema, rolloutLensLineSchema, value);
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
   const line = parsed.data;
   const problem = checkLine(line);

@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { flattenSegments, sliceSegments, spansFromMask } from "../trajectory/flatten";
+import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
 import type { Trajectory, TrajectoryStatus } from "../trajectory/types";
+import { fastLogprobs, fastMask01, fastTokenIds, safeParseFast } from "./fastArrays";
+import { maskRuns, nulls, segmentsByKind } from "./maskSegments";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 import {
   lengthError,
@@ -20,6 +22,12 @@ const sampleSchema = z.looseObject({
   status: z.string().optional(),
 });
 
+const fastSampleSchema = sampleSchema.extend({
+  tokens: fastTokenIds,
+  loss_mask: fastMask01.nullish(),
+  rollout_log_probs: fastLogprobs.nullish(),
+});
+
 const STATUS_FROM_SLIME: Readonly<Record<string, TrajectoryStatus>> = {
   pending: "running",
   completed: "completed",
@@ -33,6 +41,22 @@ const STATUS_TO_SLIME: Readonly<Record<TrajectoryStatus, string>> = {
   aborted: "aborted",
 };
 
+/** True when some response token has mask 0 and every such token's logprob is exactly 0. */
+function isZeroAtMask0(
+  responseMask: readonly (0 | 1)[] | null | undefined,
+  logprobs: readonly (number | null)[],
+): boolean {
+  // No mask means every response token is trained: no placeholder positions at all.
+  if (!responseMask) return false;
+  let masked = 0;
+  for (let k = 0; k < responseMask.length; k++) {
+    if (responseMask[k] !== 0) continue;
+    masked += 1;
+    if (logprobs[k] !== 0) return false;
+  }
+  return masked > 0;
+}
+
 /**
  * Reads one slime `Sample.to_dict()` (rollout-formats.md §1). Response-only arrays are placed after
  * the prompt (prompt logprobs null); 0.0 placeholders at mask 0 become null and are remembered in
@@ -45,7 +69,7 @@ export function readSlimeSample(
   fieldPrefix = "",
 ): ReadResult {
   const at = (name: string) => (fieldPrefix === "" ? name : `${fieldPrefix}.${name}`);
-  const parsed = sampleSchema.safeParse(value);
+  const parsed = safeParseFast(fastSampleSchema, sampleSchema, value);
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error, fieldPrefix) };
   const s = parsed.data;
   const n = s.tokens.length;
@@ -62,27 +86,26 @@ export function readSlimeSample(
       error: lengthError(at("loss_mask"), s.loss_mask.length, "response_length", r),
     };
   }
-  const lp = s.rollout_log_probs;
-  if (lp && lp.length !== r) {
+  if (s.rollout_log_probs && s.rollout_log_probs.length !== r) {
     return {
       ok: false,
-      error: lengthError(at("rollout_log_probs"), lp.length, "response_length", r),
+      error: lengthError(at("rollout_log_probs"), s.rollout_log_probs.length, "response_length", r),
     };
   }
   const promptLength = n - r;
-  const responseMask = s.loss_mask ?? Array<1>(r).fill(1);
-  const masked = responseMask.flatMap((m, k) => (m === 0 ? [lp?.[k]] : []));
+  const lp = s.rollout_log_probs;
   // slime's own helpers write 0.0 at mask 0; strands-via-slime copies real scores there instead.
-  const isPlaceholder =
-    lp !== undefined && lp !== null && masked.length > 0 && masked.every((v) => v === 0);
-  const responseLogprobs = responseMask.map((m, k) =>
-    isPlaceholder && m === 0 ? null : (lp?.[k] ?? null),
-  );
-  const lossMask: (0 | 1)[] = [...Array<0>(promptLength).fill(0), ...responseMask];
-  const logprobs = [...Array<null>(promptLength).fill(null), ...responseLogprobs];
-  const segments = sliceSegments(
-    { tokenIds: s.tokens, lossMask, logprobs },
-    spansFromMask(lossMask, promptLength),
+  const isPlaceholder = lp !== undefined && lp !== null && isZeroAtMask0(s.loss_mask, lp);
+  // Segments straight from the response arrays: no full-length intermediates, no per-token pushes.
+  const spans: SegmentSpan[] =
+    promptLength > 0 ? [{ kind: "prompt", start: 0, end: promptLength }] : [];
+  if (s.loss_mask) spans.push(...maskRuns(s.loss_mask, promptLength));
+  else if (r > 0) spans.push({ kind: "model", start: promptLength, end: n });
+  const segments = segmentsByKind(spans, s.tokens, (span) =>
+    // Prompt logprobs are never stored; placeholders sit exactly on the mask-0 (tool) runs.
+    !lp || span.kind === "prompt" || (isPlaceholder && span.kind === "tool")
+      ? nulls(span.end - span.start)
+      : lp.slice(span.start - promptLength, span.end - promptLength),
   );
 
   const consumed = new Set(["tokens", "response_length", "loss_mask", "rollout_log_probs"]);

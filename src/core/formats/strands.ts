@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { flattenSegments, sliceSegments, spansFromSegmentInfo } from "../trajectory/flatten";
 import type { GenerateCall, Trajectory, TrajectoryStatus } from "../trajectory/types";
+import { fastLogprobs, fastMask01, fastTokenIds, safeParseFast } from "./fastArrays";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 import {
   anyNumber,
@@ -32,6 +33,12 @@ const strandsSchema = z.looseObject({
   stop_reason: z.string().optional(),
 });
 
+const fastStrandsSchema = strandsSchema.extend({
+  token_ids: fastTokenIds,
+  loss_mask: fastMask01,
+  logprobs: fastLogprobs,
+});
+
 const ROLLOUT_KEYS = ["token_ids", "loss_mask", "logprobs", "segment_info"];
 const WRAPPER_KEYS = ["format", "episode_id", "model", "tokenizer", "reward", "calls"];
 
@@ -55,7 +62,7 @@ export function readStrands(
   value: Readonly<Record<string, unknown>>,
   context: ReadContext,
 ): ReadResult {
-  const parsed = strandsSchema.safeParse(value);
+  const parsed = safeParseFast(fastStrandsSchema, strandsSchema, value);
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
   const s = parsed.data;
   const n = s.token_ids.length;

@@ -52,3 +52,22 @@ describe("counts and labels", () => {
     expect(series.totalTokens).toEqual([{ start: 100, end: 100, count: 2, label: "100" }]);
   });
 });
+
+describe("turns and logprob-by-position series", () => {
+  it("bins turns per episode and averages position sums of the picked rows", () => {
+    const rows = [
+      row(0, { turns: 1, logprobByPosition: { sums: [-1], counts: [1] } }),
+      row(1, { turns: 2, logprobByPosition: { sums: [-3, -4], counts: [1, 2] } }),
+      row(2, { turns: 9, logprobByPosition: { sums: [-100], counts: [1] } }),
+    ];
+    const series = rolloutSeries(rows, [0, 1]);
+    expect(series.turns.map((b) => [b.start, b.end, b.count])).toEqual([
+      [1, 2, 1],
+      [2, 2, 1],
+    ]);
+    expect(series.logprobByPosition.map((b) => [b.label, b.mean, b.tokens])).toEqual([
+      ["0–1k", -2, 2],
+      ["1k–2k", -2, 2],
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import type { RowSummary } from "../files/rowSummary";
+import { meanLogprobByPosition, type PositionBar } from "./positionSeries";
 
 /** One histogram bar over [start, end) (the last bar includes its end). */
 export interface HistogramBin {
@@ -73,13 +74,17 @@ export function categoryCounts(keys: readonly (string | undefined)[]): CategoryC
     .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
 }
 
-/** The chart series of a set of rows: reward and length histograms, status and finish counts. */
+/** The chart series of a set of rows: reward, length and turn histograms, status and finish counts, logprob by position. */
 export interface RolloutSeries {
   readonly reward: HistogramBin[];
   readonly totalTokens: HistogramBin[];
   readonly trainableTokens: HistogramBin[];
   readonly status: CategoryCount[];
   readonly finishReason: CategoryCount[];
+  /** Model turns per episode (integer bins). */
+  readonly turns: HistogramBin[];
+  /** Mean trainable-token logprob per token-position bucket. */
+  readonly logprobByPosition: PositionBar[];
 }
 
 /** Prepares every chart series of the rows at `indices` (0-based positions in `rows`). */
@@ -108,5 +113,11 @@ export function rolloutSeries(
     ),
     status: categoryCounts(picked.map((r) => r.status)),
     finishReason: categoryCounts(picked.map((r) => r.finishReason)),
+    turns: histogram(
+      picked.map((r) => r.turns),
+      20,
+      true,
+    ),
+    logprobByPosition: meanLogprobByPosition(picked.map((r) => r.logprobByPosition)),
   };
 }

@@ -36,18 +36,47 @@ export function checkTrajectory(t: Trajectory): Violation[] {
   return out;
 }
 
-function firstBad<T>(
-  values: readonly T[],
-  isBad: (v: T) => boolean,
-): { at: number; count: number } | undefined {
+/** First offending index and how many offend; undefined when none. */
+type BadRun = { at: number; count: number } | undefined;
+
+// One specialized loop per rule, not a generic helper taking a predicate: a shared callback site
+// goes megamorphic and this runs over every token of every line read (issue 6 bench).
+function badTokenIds(ids: readonly number[]): BadRun {
   let at = -1;
   let count = 0;
-  values.forEach((v, k) => {
-    if (isBad(v)) {
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k];
+    if (id !== undefined && (!Number.isInteger(id) || id < 0)) {
       if (at < 0) at = k;
       count += 1;
     }
-  });
+  }
+  return at < 0 ? undefined : { at, count };
+}
+
+function badMasks(mask: readonly (0 | 1)[], expected: 0 | 1): BadRun {
+  let at = -1;
+  let count = 0;
+  for (let k = 0; k < mask.length; k++) {
+    const m = mask[k];
+    if (m !== undefined && m !== expected) {
+      if (at < 0) at = k;
+      count += 1;
+    }
+  }
+  return at < 0 ? undefined : { at, count };
+}
+
+function positiveLogprobs(logprobs: readonly (number | null)[]): BadRun {
+  let at = -1;
+  let count = 0;
+  for (let k = 0; k < logprobs.length; k++) {
+    const lp = logprobs[k];
+    if (lp !== null && lp !== undefined && lp > 0) {
+      if (at < 0) at = k;
+      count += 1;
+    }
+  }
   return at < 0 ? undefined : { at, count };
 }
 
@@ -67,7 +96,7 @@ function checkSegment(segment: Segment, i: number, start: number, out: Violation
       });
     }
   }
-  const badId = firstBad(segment.tokenIds, (id) => !Number.isInteger(id) || id < 0);
+  const badId = badTokenIds(segment.tokenIds);
   if (badId) {
     const value = segment.tokenIds[badId.at];
     out.push({
@@ -77,7 +106,7 @@ function checkSegment(segment: Segment, i: number, start: number, out: Violation
     });
   }
   const expected = EXPECTED_MASK[segment.kind];
-  const badMask = firstBad(segment.lossMask, (m) => m !== expected);
+  const badMask = badMasks(segment.lossMask, expected);
   if (badMask) {
     out.push({
       field: `${field}.lossMask`,
@@ -86,7 +115,7 @@ function checkSegment(segment: Segment, i: number, start: number, out: Violation
     });
   }
   if (segment.kind === "model") {
-    const positive = firstBad(segment.logprobs, (lp) => lp !== null && lp > 0);
+    const positive = positiveLogprobs(segment.logprobs);
     if (positive) {
       const value = segment.logprobs[positive.at];
       out.push({

@@ -86,6 +86,15 @@ export function FilterBar({ query, onChange }: FilterBarProps) {
           finish = {query.finishReason} ✕
         </button>
       )}
+      {(query.turnsMin !== undefined || query.turnsMax !== undefined) && (
+        <button
+          type="button"
+          className={styles.active}
+          onClick={() => onChange({ turnsMin: undefined, turnsMax: undefined })}
+        >
+          turns {query.turnsMin ?? "…"}–{query.turnsMax ?? "…"} ✕
+        </button>
+      )}
       {query.group !== undefined && (
         <button
           type="button"

@@ -5,6 +5,8 @@ export interface GroupsPanelProps {
   readonly groups: readonly GroupStats[];
   readonly onSelectGroup: (group: string) => void;
   readonly onOpen: (rowIndex: number) => void;
+  /** Opens two rows side by side (best left, worst right). */
+  readonly onCompare?: (left: number, right: number) => void;
 }
 
 const fmt = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(3));
@@ -12,7 +14,7 @@ const fmt = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(3));
 const SHOWN = 300;
 
 /** GRPO groups: reward spread, zero-variance groups flagged (no gradient), best/worst links. */
-export function GroupsPanel({ groups, onSelectGroup, onOpen }: GroupsPanelProps) {
+export function GroupsPanel({ groups, onSelectGroup, onOpen, onCompare }: GroupsPanelProps) {
   if (groups.length === 0) return null;
   const zero = groups.filter((g) => g.zeroVariance).length;
   const maxStd = Math.max(1e-9, ...groups.map((g) => g.std ?? 0));
@@ -83,6 +85,25 @@ export function GroupsPanel({ groups, onSelectGroup, onOpen }: GroupsPanelProps)
                     worst
                   </button>
                 )}
+                {onCompare &&
+                  g.best !== undefined &&
+                  g.worst !== undefined &&
+                  g.best !== g.worst && (
+                    <>
+                      {" · "}
+                      <button
+                        type="button"
+                        className={styles.link}
+                        onClick={() =>
+                          g.best !== undefined &&
+                          g.worst !== undefined &&
+                          onCompare(g.best, g.worst)
+                        }
+                      >
+                        compare
+                      </button>
+                    </>
+                  )}
               </td>
             </tr>
           ))}

@@ -2,6 +2,7 @@ import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recha
 import type { RowQuery } from "../../core/files/rowQuery";
 import type { HistogramBin, RolloutSeries } from "../../core/series/rolloutSeries";
 import type { TrajectoryStatus } from "../../core/trajectory/types";
+import { LogprobByPositionChart } from "./LogprobByPositionChart";
 import styles from "./RolloutCharts.module.css";
 
 export interface RolloutChartsProps {
@@ -33,8 +34,10 @@ function binAt(bins: readonly HistogramBin[], index: number | undefined): Histog
   return index === undefined ? undefined : bins[index];
 }
 
-/** Reward and length histograms, status and finish-reason counts; clicking a bar filters the table. */
+/** Reward, length and turn histograms, status and finish counts, logprob by position; a bar click filters. */
 export function RolloutCharts({ series, onFilter }: RolloutChartsProps) {
+  // Integer bins are [start, end) except the last, which includes its end.
+  const lastTurnBin = series.turns.at(-1);
   const histogramChart = (
     title: string,
     bins: HistogramBin[],
@@ -104,6 +107,14 @@ export function RolloutCharts({ series, onFilter }: RolloutChartsProps) {
       {categoryChart("status", series.status, "var(--ok)", (key) => ({
         status: STATUS_VALUES.filter((s) => s === key),
       }))}
+      {histogramChart("turns per episode", series.turns, "var(--kind-model)", (b) => ({
+        turnsMin: b.start,
+        turnsMax: b === lastTurnBin ? b.end : b.end - 1,
+      }))}
+      <LogprobByPositionChart
+        bars={series.logprobByPosition}
+        onPick={(bar) => onFilter({ lengthMin: bar.start + 1 })}
+      />
       {categoryChart("finish reason", series.finishReason, "var(--kind-tool)", (key) => ({
         finishReason: key,
       }))}

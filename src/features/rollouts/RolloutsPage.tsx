@@ -101,7 +101,12 @@ export function RolloutsPage() {
       <FileDriftBar drift={drift} filter={query.drift} onFilter={(d) => setQuery({ drift: d })} />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
       <ErrorsPanel errors={state.errors} />
-      <GroupsPanel groups={groups} onSelectGroup={(group) => setQuery({ group })} onOpen={open} />
+      <GroupsPanel
+        groups={groups}
+        onSelectGroup={(group) => setQuery({ group })}
+        onOpen={open}
+        onCompare={(left, right) => navigate(`/files/${fileId}/compare/${left}/${right}`)}
+      />
       <RolloutTable
         rows={state.rows}
         order={order}

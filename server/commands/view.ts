@@ -1,0 +1,96 @@
+import { spawn as nodeSpawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { parseServerConfig } from "../config";
+import { startServer } from "../index";
+
+/** Where the browser should land: the one file's table, or the file list for several. */
+export function viewUrl(host: string, port: number, fileCount: number): string {
+  // A wildcard bind address is not something a browser can open.
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
+  const origin = `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}`;
+  // Server files are `f1`, `f2`, ... (server/files/fileRegistry.ts) routed as `srv-<id>`.
+  return fileCount === 1 ? `${origin}/files/srv-f1` : `${origin}/files`;
+}
+
+/** The command that opens a URL in the default browser on `platform`. */
+export function openerFor(platform: NodeJS.Platform): { command: string; args: string[] } {
+  if (platform === "darwin") return { command: "open", args: [] };
+  if (platform === "win32") return { command: "cmd", args: ["/c", "start", '""'] };
+  return { command: "xdg-open", args: [] };
+}
+
+type Spawn = typeof nodeSpawn;
+
+/**
+ * Tries to open `url` in a browser; resolves true when an opener started, false when none is
+ * installed or it failed to start. Never throws: a headless box just keeps the printed URL.
+ */
+export function openBrowser(
+  url: string,
+  platform: NodeJS.Platform = process.platform,
+  spawn: Spawn = nodeSpawn,
+): Promise<boolean> {
+  const { command, args } = openerFor(platform);
+  return new Promise((resolve) => {
+    try {
+      const child = spawn(command, [...args, url], { stdio: "ignore", detached: true });
+      child.once("error", () => resolve(false));
+      child.once("spawn", () => {
+        child.unref();
+        resolve(true);
+      });
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
+/** What `view` writes; tests collect it. */
+export interface ViewIo {
+  readonly out: (text: string) => void;
+  readonly start: typeof startServer;
+  readonly open: (url: string) => Promise<boolean>;
+}
+
+const defaultIo: ViewIo = { out: (t) => console.log(t), start: startServer, open: openBrowser };
+
+/**
+ * `rollout-lens view FILE... [serve options] [--no-open]`: serves the files and opens the browser
+ * on them. Resolves once the server listens (the caller keeps the process alive).
+ */
+export async function viewCommand(args: string[], io: ViewIo = defaultIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      sglang: { type: "string" },
+      tokenizer: { type: "string" },
+      data: { type: "string" },
+      tools: { type: "string", multiple: true },
+      "max-episodes": { type: "string" },
+      "no-open": { type: "boolean" },
+    },
+  });
+  if (positionals.length === 0) throw new Error("view needs at least one FILE");
+  for (const file of positionals) {
+    // A trainer may not have written it yet: the table fills in when it appears (live tail).
+    if (!existsSync(file)) io.out(`note: ${file} does not exist yet; it is tailed once it appears`);
+  }
+  const { "max-episodes": maxEpisodes, "no-open": noOpen, ...rest } = values;
+  const config = parseServerConfig({
+    ...rest,
+    maxEpisodes,
+    sglang: values.sglang?.split(",").filter((u) => u.length > 0),
+    files: positionals,
+  });
+  await io.start(config);
+  const url = viewUrl(config.host, config.port, positionals.length);
+  io.out(`Open ${url}`);
+  if (noOpen !== true && !(await io.open(url))) {
+    io.out("(no browser opener found: open the URL above yourself)");
+  }
+  return 0;
+}

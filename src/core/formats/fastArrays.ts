@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+/*
+ * Per-token arrays (32k+ entries per line) checked by tight loops instead of zod's per-element
+ * schemas, which cost ~3x a line's JSON.parse (issue 6 bench). Each predicate accepts exactly what
+ * its zod schema in wireSchemas.ts accepts; `safeParseFast` re-runs the exact schema on failure so
+ * every error message and field path stays the one zod reports.
+ */
+
+/** True when `value` is what `tokenIdsSchema` accepts: an array of non-negative safe integers. */
+export function isTokenIdArray(value: unknown): value is number[] {
+  if (!Array.isArray(value)) return false;
+  for (let k = 0; k < value.length; k++) {
+    const v: unknown = value[k];
+    // z.int() is Number.isInteger + the safe range; nonnegative() is >= 0 (so -0 passes).
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) return false;
+  }
+  return true;
+}
+
+/** True when `value` is what `z.array(z.int())` accepts: an array of safe integers. */
+export function isIntArray(value: unknown): value is number[] {
+  if (!Array.isArray(value)) return false;
+  for (let k = 0; k < value.length; k++) if (!Number.isSafeInteger(value[k])) return false;
+  return true;
+}
+
+/** True when `value` is what `mask01Schema` accepts: an array of 0 and 1 (-0 included, as a Set has). */
+export function isMask01Array(value: unknown): value is (0 | 1)[] {
+  if (!Array.isArray(value)) return false;
+  for (let k = 0; k < value.length; k++) {
+    const v: unknown = value[k];
+    if (v !== 0 && v !== 1) return false;
+  }
+  return true;
+}
+
+/** True when `value` is what `logprobsSchema` accepts: an array of numbers (NaN, ±Infinity too) or null. */
+export function isLogprobArray(value: unknown): value is (number | null)[] {
+  if (!Array.isArray(value)) return false;
+  for (let k = 0; k < value.length; k++) {
+    const v: unknown = value[k];
+    if (v !== null && typeof v !== "number") return false;
+  }
+  return true;
+}
+
+/** Fast stand-ins for tokenIdsSchema / mask01Schema / logprobsSchema (same output types). */
+export const fastTokenIds = z.custom<number[]>(isTokenIdArray);
+export const fastIntArray = z.custom<number[]>(isIntArray);
+export const fastMask01 = z.custom<(0 | 1)[]>(isMask01Array);
+export const fastLogprobs = z.custom<(number | null)[]>(isLogprobArray);
+
+/**
+ * Parses `value` with `fast` and, only when that fails, with `exact`: the result (and the first
+ * issue of any error) is exactly what `exact.safeParse` returns, minus the per-element work.
+ * The fast output keeps the input's per-token arrays instead of copying them.
+ */
+export function safeParseFast<T>(
+  fast: z.ZodType<T>,
+  exact: z.ZodType<T>,
+  value: unknown,
+): z.ZodSafeParseResult<T> {
+  const quick = fast.safeParse(value);
+  return quick.success ? quick : exact.safeParse(value);
+}

@@ -1,0 +1,84 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link, useParams } from "react-router";
+import type { RowSummary } from "../../core/files/rowSummary";
+import type { RolloutFileClient } from "../../workers/rolloutFileClient";
+import { TrajectoryView } from "../trajectory-view/TrajectoryView";
+import styles from "./ComparePage.module.css";
+import { fileClient, useRolloutFileState } from "./openFiles";
+
+function rowIndexOf(param: string | undefined): number {
+  return param !== undefined && /^\d+$/.test(param) ? Number(param) : -1;
+}
+
+/** `/files/:fileId/compare/:a/:b`: two trajectories of a file side by side (best vs worst of a group). */
+export function ComparePage() {
+  const { fileId = "", a, b } = useParams();
+  const client = fileClient(fileId);
+  const state = useRolloutFileState(client);
+  if (!client || !state) {
+    return (
+      <p>
+        This file is not open in this tab. <Link to="/files">Open it again</Link>.
+      </p>
+    );
+  }
+  const left = rowIndexOf(a);
+  const right = rowIndexOf(b);
+  return (
+    <div className={styles.page}>
+      <nav className={styles.nav} aria-label="compare navigation">
+        <Link to={`/files/${fileId}`}>← {state.name}</Link>
+        <Link to={`/files/${fileId}/compare/${right}/${left}`}>swap sides</Link>
+      </nav>
+      <div className={styles.sides}>
+        <Side fileId={fileId} client={client} rowIndex={left} summary={state.rows[left]} />
+        <Side fileId={fileId} client={client} rowIndex={right} summary={state.rows[right]} />
+      </div>
+    </div>
+  );
+}
+
+interface SideProps {
+  readonly fileId: string;
+  readonly client: RolloutFileClient;
+  readonly rowIndex: number;
+  readonly summary: RowSummary | undefined;
+}
+
+function Side({ fileId, client, rowIndex, summary }: SideProps) {
+  // Same key as FileTrajectoryPage: a sample opened on either page is parsed once.
+  const trajectory = useQuery({
+    queryKey: ["rollout-file", fileId, rowIndex],
+    queryFn: () => client.read(rowIndex),
+    enabled: summary !== undefined,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  return (
+    <section className={styles.side} aria-label={`trajectory ${summary?.id ?? rowIndex}`}>
+      <header className={styles.meta}>
+        {summary ? (
+          <>
+            <Link to={`/files/${fileId}/${rowIndex}`}>
+              <strong>{summary.id}</strong>
+            </Link>{" "}
+            · line {summary.line} · {summary.status} · reward{" "}
+            <span data-testid="compare-reward">{summary.reward ?? "—"}</span> ·{" "}
+            {summary.totalTokens.toLocaleString("en-US")} tokens
+            {summary.group !== undefined && ` · group ${summary.group}`}
+          </>
+        ) : (
+          `no row ${rowIndex} in this file`
+        )}
+      </header>
+      {trajectory.isError && <p className={styles.error}>{trajectory.error.message}</p>}
+      {trajectory.isPending && summary && (
+        <p className={styles.meta}>reading line {summary.line}…</p>
+      )}
+      {trajectory.data && (
+        <div className={styles.view}>
+          <TrajectoryView trajectory={trajectory.data} />
+        </div>
+      )}
+    </section>
+  );
+}
