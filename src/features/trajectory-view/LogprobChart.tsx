@@ -14,6 +14,7 @@ import { downsampleLogprobs, segmentBands } from "../../core/series/logprobSerie
 import type { SegmentKind } from "../../core/trajectory/types";
 import { useTheme } from "../../stores/prefsStore";
 import styles from "./LogprobChart.module.css";
+import { useIsAfterFirstPaint } from "./useIsAfterFirstPaint";
 
 /** SVG attributes cannot read CSS variables reliably, so the chart keeps its own copy per theme. */
 const COLORS = {
@@ -41,12 +42,19 @@ interface LogprobChartProps {
   readonly onPick: (token: number) => void;
 }
 
+const CHART_HEIGHT = 110;
+
 /** Logprob of trained tokens over position (min–max band and mean), with segment bands; click to jump. */
-export const LogprobChart = memo(function LogprobChart({
-  flat,
-  selected,
-  onPick,
-}: LogprobChartProps) {
+export const LogprobChart = memo(function LogprobChart(props: LogprobChartProps) {
+  // Recharts needs ~100 ms for this chart: it waits until the token rows have been painted.
+  const isAfterFirstPaint = useIsAfterFirstPaint();
+  if (!isAfterFirstPaint) {
+    return <div className={styles.chart} data-testid="logprob-chart" />;
+  }
+  return <LogprobChartBody {...props} />;
+});
+
+function LogprobChartBody({ flat, selected, onPick }: LogprobChartProps) {
   const colors = COLORS[useTheme()];
   const buckets = useMemo(
     () => downsampleLogprobs(flat.logprobs, flat.lossMask, MAX_POINTS),
@@ -59,7 +67,7 @@ export const LogprobChart = memo(function LogprobChart({
   );
   return (
     <div className={styles.chart} data-testid="logprob-chart">
-      <ResponsiveContainer width="100%" height={110}>
+      <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <ComposedChart
           data={data}
           margin={{ top: 6, right: 12, bottom: 0, left: 0 }}
@@ -105,4 +113,4 @@ export const LogprobChart = memo(function LogprobChart({
       </ResponsiveContainer>
     </div>
   );
-});
+}

@@ -40,7 +40,6 @@ export function TokenList(props: TokenListProps) {
     const s = layout.rowSegment[r] ?? 0;
     const segment = trajectory.segments[s];
     if (!segment) return null;
-    const style = { transform: `translateY(${item.start}px)`, height: item.size };
     const first = flat.segmentStarts[s] ?? 0;
     const last = (flat.segmentStarts[s + 1] ?? first) - 1;
     const reason = cutReasons[s];
@@ -53,17 +52,32 @@ export function TokenList(props: TokenListProps) {
             index={s}
             firstToken={first}
             cutReason={reason}
-            style={style}
+            top={item.start}
+            height={item.size}
           />
         );
       case RowKind.toolCall: {
         const call = segment.toolCalls?.[layout.rowItem[r] ?? 0];
         return call ? (
-          <ToolCallRow key={item.key} call={call} isCut={reason !== undefined} style={style} />
+          <ToolCallRow
+            key={item.key}
+            call={call}
+            isCut={reason !== undefined}
+            top={item.start}
+            height={item.size}
+          />
         ) : null;
       }
       case RowKind.cutoff:
-        return <CutoffRow key={item.key} reason={reason ?? "cut"} lastToken={last} style={style} />;
+        return (
+          <CutoffRow
+            key={item.key}
+            reason={reason ?? "cut"}
+            lastToken={last}
+            top={item.start}
+            height={item.size}
+          />
+        );
       default: {
         const lo = layout.fragToken[layout.rowFragStart[r] ?? 0] ?? 0;
         const hi = layout.fragToken[(layout.rowFragStart[r + 1] ?? 1) - 1] ?? 0;
@@ -79,7 +93,8 @@ export function TokenList(props: TokenListProps) {
             isHeatmap={isHeatmap}
             selected={selected >= lo && selected <= hi ? selected : -1}
             cutToken={reason !== undefined && last >= lo && last <= hi ? last : -1}
-            style={style}
+            top={item.start}
+            height={item.size}
           />
         );
       }

@@ -100,7 +100,7 @@ export function TrajectoryView({
         ? /^\d+$/.test(trimmed)
           ? findTokenId(flat.tokenIds, Number(trimmed), selected)
           : undefined
-        : findText(model.textIndex, query, selected);
+        : findText(model.getTextIndex(), query, selected);
     if (found !== undefined) select(found, true);
     return found !== undefined;
   };
