@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { rowOfToken } from "../../core/layout/tokenRows";
 import { findLowConfidence, findText, findTokenId } from "../../core/layout/tokenSearch";
 import type { Trajectory } from "../../core/trajectory/types";
@@ -62,13 +62,19 @@ export function TrajectoryView({
     },
     [layout, virtualizer],
   );
+  // The parent's callback may change identity on every URL update; reading it through a ref keeps
+  // `select` (and the memoized chart behind `handlePick`) stable.
+  const onSelectTokenRef = useRef(onSelectToken);
+  useLayoutEffect(() => {
+    onSelectTokenRef.current = onSelectToken;
+  });
   const select = useCallback(
     (token: number, shouldScroll: boolean) => {
       setSelected(token);
-      onSelectToken?.(token);
+      onSelectTokenRef.current?.(token);
       if (shouldScroll) scrollToToken(token);
     },
-    [onSelectToken, scrollToToken],
+    [scrollToToken],
   );
 
   // Deep link: scroll once, as soon as there is a layout to scroll in.
