@@ -5,6 +5,7 @@ import type { Trajectory } from "../../core/trajectory/types";
 import { useIsHeatmap, useShowWhitespace } from "../../stores/prefsStore";
 import { CutoffRow } from "./CutoffRow";
 import { SegmentHeaderRow } from "./SegmentHeaderRow";
+import { currentScale, itemTop } from "./scaledScroll";
 import styles from "./TokenList.module.css";
 import { TokenRow } from "./TokenRow";
 import { ToolCallRow } from "./ToolCallRow";
@@ -35,8 +36,10 @@ export function TokenList(props: TokenListProps) {
   const isHeatmap = useIsHeatmap();
   const { flat, pieces, cutReasons } = model;
 
+  const scale = currentScale(virtualizer);
   const rows = virtualizer.getVirtualItems().map((item) => {
     const r = item.index;
+    const top = itemTop(virtualizer, scale, item.start);
     const s = layout.rowSegment[r] ?? 0;
     const segment = trajectory.segments[s];
     if (!segment) return null;
@@ -52,7 +55,7 @@ export function TokenList(props: TokenListProps) {
             index={s}
             firstToken={first}
             cutReason={reason}
-            top={item.start}
+            top={top}
             height={item.size}
           />
         );
@@ -63,7 +66,7 @@ export function TokenList(props: TokenListProps) {
             key={item.key}
             call={call}
             isCut={reason !== undefined}
-            top={item.start}
+            top={top}
             height={item.size}
           />
         ) : null;
@@ -74,7 +77,7 @@ export function TokenList(props: TokenListProps) {
             key={item.key}
             reason={reason ?? "cut"}
             lastToken={last}
-            top={item.start}
+            top={top}
             height={item.size}
           />
         );
@@ -93,7 +96,7 @@ export function TokenList(props: TokenListProps) {
             isHeatmap={isHeatmap}
             selected={selected >= lo && selected <= hi ? selected : -1}
             cutToken={reason !== undefined && last >= lo && last <= hi ? last : -1}
-            top={item.start}
+            top={top}
             height={item.size}
           />
         );
@@ -129,7 +132,7 @@ export function TokenList(props: TokenListProps) {
         }
       }}
     >
-      <div className={styles.inner} style={{ height: virtualizer.getTotalSize() }}>
+      <div className={styles.inner} style={{ height: scale.physicalSize }}>
         {rows}
       </div>
     </div>
