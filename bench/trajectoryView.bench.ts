@@ -1,10 +1,71 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "@playwright/test";
 
 const PORT = 4399;
+
+interface TraceEvent {
+  readonly name: string;
+  readonly ph: string;
+  readonly ts: number;
+  readonly dur?: number;
+  readonly pid: number;
+  readonly tid: number;
+  readonly args?: { readonly name?: string };
+}
+
+/**
+ * Main-thread work per frame from a Chromium trace (ms): the top-level tasks of the page's main
+ * thread, grouped by the animation frame they follow. Unlike requestAnimationFrame deltas this is
+ * not rounded up to whole vsync intervals, though CPU contention still stretches it.
+ */
+function frameWork(path: string): number[] {
+  const parsed: { traceEvents?: TraceEvent[] } | TraceEvent[] = JSON.parse(
+    readFileSync(path, "utf8"),
+  );
+  const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
+  const mains = new Set(
+    events
+      .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
+      .map((e) => `${e.pid}:${e.tid}`),
+  );
+  const frameCount = new Map<string, number>();
+  for (const e of events) {
+    const thread = `${e.pid}:${e.tid}`;
+    if (e.name === "FireAnimationFrame" && mains.has(thread))
+      frameCount.set(thread, (frameCount.get(thread) ?? 0) + 1);
+  }
+  const main = [...frameCount.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const onMain = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === "X");
+  const frames = onMain.filter((e) => e.name === "FireAnimationFrame").map((e) => e.ts);
+  frames.sort((a, b) => a - b);
+  const work = frames.slice(0, -1).map(() => 0);
+  for (const task of onMain) {
+    if (task.name !== "RunTask" || task.dur === undefined) continue;
+    // Frame i is everything from its animation frame callback up to the next one.
+    let lo = 0;
+    let hi = frames.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((frames[mid] ?? 0) <= task.ts) lo = mid;
+      else hi = mid - 1;
+    }
+    if (lo < work.length && task.ts >= (frames[0] ?? 0))
+      work[lo] = (work[lo] ?? 0) + task.dur / 1000;
+  }
+  return work;
+}
+
+function summary(values: readonly number[]): { worst: number; median: number; p95: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    median: sorted[Math.floor(sorted.length / 2)] ?? Number.NaN,
+    worst: sorted.at(-1) ?? Number.NaN,
+    p95: sorted[Math.floor(sorted.length * 0.95)] ?? Number.NaN,
+  };
+}
 
 async function startServer(): Promise<ChildProcess> {
   execFileSync("npx", ["vite", "build", "--logLevel", "error"], { stdio: "inherit" });
@@ -87,8 +148,24 @@ export default async function trajectoryViewBench() {
         deltas.sort((a, b) => a - b);
         return { worst: deltas.at(-1) ?? 0, p95: deltas[Math.floor(deltas.length * 0.95)] ?? 0 };
       }, scroll);
+    const toTop = () =>
+      page.evaluate(() => {
+        const el = document.querySelector<HTMLElement>('[data-testid="token-scroller"]');
+        if (el) el.scrollTop = 0;
+      });
+    // Untraced first (tracing slows the page), then the same scroll again under a trace.
+    await toTop();
     const idle = await frames(false);
     const scrolling = await frames(true);
+    await toTop();
+    const tracePath = join(mkdtempSync(join(tmpdir(), "rl-bench-trace-")), "trace.json");
+    await browser.startTracing(page, {
+      path: tracePath,
+      categories: ["devtools.timeline", "disabled-by-default-devtools.timeline"],
+    });
+    await frames(true);
+    await browser.stopTracing();
+    const scrollWork = summary(frameWork(tracePath));
     firstPaints.sort((a, b) => a - b);
     const median = firstPaints[Math.floor(firstPaints.length / 2)] ?? Number.NaN;
     console.log(
@@ -99,6 +176,9 @@ export default async function trajectoryViewBench() {
     );
     console.log(
       `idle frame loop, same page: worst ${idle.worst.toFixed(1)} ms, p95 ${idle.p95.toFixed(1)} ms; ratio scrolling/idle worst ${(scrolling.worst / idle.worst).toFixed(2)}`,
+    );
+    console.log(
+      `main-thread work per scrolled frame (traced run): worst ${scrollWork.worst.toFixed(1)} ms, median ${scrollWork.median.toFixed(1)} ms, p95 ${scrollWork.p95.toFixed(1)} ms`,
     );
   } finally {
     await browser.close();

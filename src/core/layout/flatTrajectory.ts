@@ -41,15 +41,21 @@ export function flattenTrajectory(trajectory: Trajectory): FlatTrajectory {
   const tokenIds = new Int32Array(total);
   const logprobs = new Float64Array(total);
   const lossMask = new Uint8Array(total);
-  segments.forEach((segment, s) => {
+  // Plain loops: this runs before the first paint of a view, on up to millions of tokens.
+  for (let s = 0; s < segments.length; s++) {
+    const segment = segments[s];
+    if (!segment) continue;
     const base = segmentStarts[s] ?? 0;
-    segment.tokenIds.forEach((id, i) => {
-      tokenIds[base + i] = id;
-      const lp = segment.logprobs[i];
+    const ids = segment.tokenIds;
+    const lps = segment.logprobs;
+    const mask = segment.lossMask;
+    tokenIds.set(ids, base);
+    lossMask.set(mask, base);
+    for (let i = 0; i < ids.length; i++) {
+      const lp = lps[i];
       logprobs[base + i] = lp === null || lp === undefined ? Number.NaN : lp;
-      lossMask[base + i] = segment.lossMask[i] ?? 0;
-    });
-  });
+    }
+  }
   return {
     tokenCount: total,
     tokenIds,

@@ -42,6 +42,32 @@ export interface TokenLayout {
   readonly tokenFirstRow: Int32Array;
 }
 
+/** An Int32Array that doubles when full, so the layout never goes through boxed JS arrays. */
+class GrowableInt32 {
+  array: Int32Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.array = new Int32Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.length === this.array.length) {
+      const grown = new Int32Array(this.array.length * 2);
+      grown.set(this.array);
+      this.array = grown;
+    }
+    this.array[this.length++] = value;
+  }
+  last(): number {
+    return this.length > 0 ? (this.array[this.length - 1] ?? 0) : -1;
+  }
+  toArray(): Int32Array {
+    return this.array.slice(0, this.length);
+  }
+}
+
+/** Marks a piece that needs the slow path (it holds a newline) in the per-piece width cache. */
+const HAS_NEWLINE = -1;
+
 /** Breaks tokens into rows of at most `columns` cells (token-index space in, row-index space out). */
 export function layoutTokens(input: LayoutInput): TokenLayout {
   const { pieces, segmentStarts, toolCallCounts, cutSegments } = input;
@@ -55,15 +81,21 @@ export function layoutTokens(input: LayoutInput): TokenLayout {
     throw new Error(`layoutTokens: ${pieces.length} pieces for ${tokenCount} tokens`);
   }
 
-  const rowKind: number[] = [];
-  const rowSegment: number[] = [];
-  const rowItem: number[] = [];
-  const rowFragStart: number[] = [];
-  const fragToken: number[] = [];
-  const fragStart: number[] = [];
-  const fragEnd: number[] = [];
-  const fragColumn: number[] = [];
+  // Capacities from the common case (a few cells per token); the arrays grow past them if needed.
+  const rowGuess = segmentCount * 4 + (tokenCount >> 3);
+  const rowKind = new GrowableInt32(rowGuess);
+  const rowSegment = new GrowableInt32(rowGuess);
+  const rowItem = new GrowableInt32(rowGuess);
+  const rowFragStart = new GrowableInt32(rowGuess);
+  const fragGuess = tokenCount + (tokenCount >> 4);
+  const fragToken = new GrowableInt32(fragGuess);
+  const fragStart = new GrowableInt32(fragGuess);
+  const fragEnd = new GrowableInt32(fragGuess);
+  const fragColumn = new GrowableInt32(fragGuess);
   const tokenFirstRow = new Int32Array(tokenCount);
+  // Cells per distinct piece (HAS_NEWLINE for pieces that need splitting): vocabularies are small
+  // next to trajectories, so most tokens skip the per-character scan.
+  const widthOfPiece = new Map<string, number>();
 
   let segment = 0;
   let column = 0;
@@ -84,9 +116,7 @@ export function layoutTokens(input: LayoutInput): TokenLayout {
       pushRow(RowKind.tokens, -1);
       isRowOpen = true;
     }
-    if (fragToken.length === 0 || fragToken[fragToken.length - 1] !== token) {
-      tokenFirstRow[token] = rowKind.length - 1;
-    }
+    if (fragToken.last() !== token) tokenFirstRow[token] = rowKind.length - 1;
     fragToken.push(token);
     fragStart.push(start);
     fragEnd.push(end);
@@ -105,6 +135,17 @@ export function layoutTokens(input: LayoutInput): TokenLayout {
         // An empty piece still gets one cell so it stays visible and hoverable.
         if (column + 1 > columns && column > 0) endRow();
         pushFrag(token, 0, 0, 1);
+        continue;
+      }
+      let known = widthOfPiece.get(piece);
+      if (known === undefined) {
+        known = piece.includes("\n") ? HAS_NEWLINE : cellsOf(piece, 0, piece.length);
+        widthOfPiece.set(piece, known);
+      }
+      // Fast path: a newline-free piece that fits on this row, or on a fresh one.
+      if (known !== HAS_NEWLINE && known <= columns) {
+        if (column + known > columns && column > 0) endRow();
+        pushFrag(token, 0, piece.length, known);
         continue;
       }
       let i = 0;
@@ -153,14 +194,14 @@ export function layoutTokens(input: LayoutInput): TokenLayout {
   return {
     columns,
     rowCount: rowKind.length,
-    rowKind: Uint8Array.from(rowKind),
-    rowSegment: Int32Array.from(rowSegment),
-    rowItem: Int32Array.from(rowItem),
-    rowFragStart: Int32Array.from(rowFragStart),
-    fragToken: Int32Array.from(fragToken),
-    fragStart: Int32Array.from(fragStart),
-    fragEnd: Int32Array.from(fragEnd),
-    fragColumn: Int32Array.from(fragColumn),
+    rowKind: Uint8Array.from(rowKind.toArray()),
+    rowSegment: rowSegment.toArray(),
+    rowItem: rowItem.toArray(),
+    rowFragStart: rowFragStart.toArray(),
+    fragToken: fragToken.toArray(),
+    fragStart: fragStart.toArray(),
+    fragEnd: fragEnd.toArray(),
+    fragColumn: fragColumn.toArray(),
     tokenFirstRow,
   };
 }

@@ -1,17 +1,25 @@
-import { type CSSProperties, memo } from "react";
+import { memo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
+import { rowStyle } from "./rowMetrics";
 import styles from "./SegmentRows.module.css";
 
 interface CutoffRowProps {
   readonly reason: string;
   readonly lastToken: number;
-  readonly style: CSSProperties;
+  /** Row placement in CSS pixels (numbers, so memo holds while scrolling). */
+  readonly top: number;
+  readonly height: number;
 }
 
 /** The banner where the episode stopped, naming the reason and the exact last token. */
-export const CutoffRow = memo(function CutoffRow({ reason, lastToken, style }: CutoffRowProps) {
+export const CutoffRow = memo(function CutoffRow({
+  reason,
+  lastToken,
+  top,
+  height,
+}: CutoffRowProps) {
   return (
-    <div className={styles.cutoffRow} style={style}>
+    <div className={styles.cutoffRow} style={rowStyle(top, height)}>
       <div
         className={styles.cutoff}
         role="note"

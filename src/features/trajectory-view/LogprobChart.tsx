@@ -1,4 +1,4 @@
-import { memo, useMemo } from "react";
+import { createContext, memo, useContext, useMemo } from "react";
 import {
   Area,
   ComposedChart,
@@ -14,6 +14,7 @@ import { downsampleLogprobs, segmentBands } from "../../core/series/logprobSerie
 import type { SegmentKind } from "../../core/trajectory/types";
 import { useTheme } from "../../stores/prefsStore";
 import styles from "./LogprobChart.module.css";
+import { useIsAfterFirstPaint } from "./useIsAfterFirstPaint";
 
 /** SVG attributes cannot read CSS variables reliably, so the chart keeps its own copy per theme. */
 const COLORS = {
@@ -41,25 +42,64 @@ interface LogprobChartProps {
   readonly onPick: (token: number) => void;
 }
 
+const CHART_HEIGHT = 110;
+
 /** Logprob of trained tokens over position (min–max band and mean), with segment bands; click to jump. */
-export const LogprobChart = memo(function LogprobChart({
+export const LogprobChart = memo(function LogprobChart(props: LogprobChartProps) {
+  // Recharts needs ~100 ms for this chart: it waits until the token rows have been painted.
+  const isAfterFirstPaint = useIsAfterFirstPaint();
+  if (!isAfterFirstPaint) {
+    return <div className={styles.chart} data-testid="logprob-chart" />;
+  }
+  return (
+    <SelectedToken value={props.selected}>
+      <LogprobChartBody flat={props.flat} onPick={props.onPick} />
+    </SelectedToken>
+  );
+});
+
+// The selection reaches the cursor through context, so selecting a token re-renders the cursor
+// alone and not the whole chart (recharts took 150-250 ms per click for this chart).
+const SelectedToken = createContext(-1);
+
+function SelectionCursor({ color }: { readonly color: string }) {
+  const selected = useContext(SelectedToken);
+  return selected >= 0 ? <ReferenceLine x={selected} stroke={color} strokeWidth={2} /> : null;
+}
+
+const LogprobChartBody = memo(function LogprobChartBody({
   flat,
-  selected,
   onPick,
-}: LogprobChartProps) {
+}: Omit<LogprobChartProps, "selected">) {
   const colors = COLORS[useTheme()];
   const buckets = useMemo(
     () => downsampleLogprobs(flat.logprobs, flat.lossMask, MAX_POINTS),
     [flat],
   );
   const bands = useMemo(() => segmentBands(flat.segmentStarts, flat.segmentKinds), [flat]);
+  // The same elements every render: recharts re-registers a ReferenceArea in its store on every
+  // render of it, and with ~140 bands that cost ~200 ms whenever the chart re-rendered.
+  const bandAreas = useMemo(
+    () =>
+      bands.map((band) => (
+        <ReferenceArea
+          key={band.start}
+          x1={band.start}
+          x2={band.end}
+          fill={colors[band.kind]}
+          fillOpacity={0.18}
+          ifOverflow="hidden"
+        />
+      )),
+    [bands, colors],
+  );
   const data = useMemo(
     () => buckets.map((b) => ({ x: b.position, range: b.range, mean: b.mean })),
     [buckets],
   );
   return (
     <div className={styles.chart} data-testid="logprob-chart">
-      <ResponsiveContainer width="100%" height={110}>
+      <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <ComposedChart
           data={data}
           margin={{ top: 6, right: 12, bottom: 0, left: 0 }}
@@ -69,16 +109,7 @@ export const LogprobChart = memo(function LogprobChart({
             if (bucket) onPick(bucket.range ? bucket.minAt : bucket.start);
           }}
         >
-          {bands.map((band) => (
-            <ReferenceArea
-              key={band.start}
-              x1={band.start}
-              x2={band.end}
-              fill={colors[band.kind]}
-              fillOpacity={0.18}
-              ifOverflow="hidden"
-            />
-          ))}
+          {bandAreas}
           <XAxis dataKey="x" type="number" domain={[0, flat.tokenCount]} tick={{ fontSize: 10 }} />
           <YAxis
             width={44}
@@ -100,7 +131,7 @@ export const LogprobChart = memo(function LogprobChart({
             dot={false}
             isAnimationActive={false}
           />
-          {selected >= 0 && <ReferenceLine x={selected} stroke={colors.cursor} strokeWidth={2} />}
+          <SelectionCursor color={colors.cursor} />
         </ComposedChart>
       </ResponsiveContainer>
     </div>

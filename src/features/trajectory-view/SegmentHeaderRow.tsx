@@ -1,7 +1,8 @@
-import { type CSSProperties, memo } from "react";
+import { memo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import type { Segment } from "../../core/trajectory/types";
 import { finishText, KIND_LABEL } from "./kindLabels";
+import { rowStyle } from "./rowMetrics";
 import styles from "./SegmentRows.module.css";
 
 interface SegmentHeaderRowProps {
@@ -9,8 +10,13 @@ interface SegmentHeaderRowProps {
   readonly index: number;
   readonly firstToken: number;
   readonly cutReason: string | undefined;
-  readonly style: CSSProperties;
+  /** Row placement in CSS pixels (numbers, so memo holds while scrolling). */
+  readonly top: number;
+  readonly height: number;
 }
+
+// One formatter: toLocaleString builds a new one per call, which showed up in scroll profiles.
+const COUNT_FORMAT = new Intl.NumberFormat("en-US");
 
 /** The header above a segment's tokens: turn, kind, token count, finish reason. */
 export const SegmentHeaderRow = memo(function SegmentHeaderRow(props: SegmentHeaderRowProps) {
@@ -19,12 +25,12 @@ export const SegmentHeaderRow = memo(function SegmentHeaderRow(props: SegmentHea
   return (
     <div
       className={`${styles.header} ${styles[segment.kind]}`}
-      style={props.style}
+      style={rowStyle(props.top, props.height)}
       data-segment={index}
     >
       <span className={styles.badge}>{KIND_LABEL[segment.kind]}</span>
       <span>turn {segment.turn}</span>
-      <span>{segment.tokenIds.length.toLocaleString("en-US")} tokens</span>
+      <span>{COUNT_FORMAT.format(segment.tokenIds.length)} tokens</span>
       <span className={styles.muted}>from #{firstToken}</span>
       {finish && <span className={styles.muted}>finish: {revealInvisible(finish)}</span>}
       {segment.toolCalls && segment.toolCalls.length > 0 && (

@@ -5,6 +5,7 @@ import type { Trajectory } from "../../core/trajectory/types";
 import { useIsHeatmap, useShowWhitespace } from "../../stores/prefsStore";
 import { CutoffRow } from "./CutoffRow";
 import { SegmentHeaderRow } from "./SegmentHeaderRow";
+import { currentScale, itemTop } from "./scaledScroll";
 import styles from "./TokenList.module.css";
 import { TokenRow } from "./TokenRow";
 import { ToolCallRow } from "./ToolCallRow";
@@ -35,12 +36,13 @@ export function TokenList(props: TokenListProps) {
   const isHeatmap = useIsHeatmap();
   const { flat, pieces, cutReasons } = model;
 
+  const scale = currentScale(virtualizer);
   const rows = virtualizer.getVirtualItems().map((item) => {
     const r = item.index;
+    const top = itemTop(virtualizer, scale, item.start);
     const s = layout.rowSegment[r] ?? 0;
     const segment = trajectory.segments[s];
     if (!segment) return null;
-    const style = { transform: `translateY(${item.start}px)`, height: item.size };
     const first = flat.segmentStarts[s] ?? 0;
     const last = (flat.segmentStarts[s + 1] ?? first) - 1;
     const reason = cutReasons[s];
@@ -53,17 +55,32 @@ export function TokenList(props: TokenListProps) {
             index={s}
             firstToken={first}
             cutReason={reason}
-            style={style}
+            top={top}
+            height={item.size}
           />
         );
       case RowKind.toolCall: {
         const call = segment.toolCalls?.[layout.rowItem[r] ?? 0];
         return call ? (
-          <ToolCallRow key={item.key} call={call} isCut={reason !== undefined} style={style} />
+          <ToolCallRow
+            key={item.key}
+            call={call}
+            isCut={reason !== undefined}
+            top={top}
+            height={item.size}
+          />
         ) : null;
       }
       case RowKind.cutoff:
-        return <CutoffRow key={item.key} reason={reason ?? "cut"} lastToken={last} style={style} />;
+        return (
+          <CutoffRow
+            key={item.key}
+            reason={reason ?? "cut"}
+            lastToken={last}
+            top={top}
+            height={item.size}
+          />
+        );
       default: {
         const lo = layout.fragToken[layout.rowFragStart[r] ?? 0] ?? 0;
         const hi = layout.fragToken[(layout.rowFragStart[r + 1] ?? 1) - 1] ?? 0;
@@ -79,7 +96,8 @@ export function TokenList(props: TokenListProps) {
             isHeatmap={isHeatmap}
             selected={selected >= lo && selected <= hi ? selected : -1}
             cutToken={reason !== undefined && last >= lo && last <= hi ? last : -1}
-            style={style}
+            top={top}
+            height={item.size}
           />
         );
       }
@@ -114,7 +132,7 @@ export function TokenList(props: TokenListProps) {
         }
       }}
     >
-      <div className={styles.inner} style={{ height: virtualizer.getTotalSize() }}>
+      <div className={styles.inner} style={{ height: scale.physicalSize }}>
         {rows}
       </div>
     </div>

@@ -1,12 +1,15 @@
-import { type CSSProperties, memo } from "react";
+import { memo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import type { ToolCall } from "../../core/trajectory/types";
+import { rowStyle } from "./rowMetrics";
 import styles from "./SegmentRows.module.css";
 
 interface ToolCallRowProps {
   readonly call: ToolCall;
   readonly isCut: boolean;
-  readonly style: CSSProperties;
+  /** Row placement in CSS pixels (numbers, so memo holds while scrolling). */
+  readonly top: number;
+  readonly height: number;
 }
 
 function status(call: ToolCall, isCut: boolean): { text: string; className: string } {
@@ -30,14 +33,19 @@ function status(call: ToolCall, isCut: boolean): { text: string; className: stri
 }
 
 /** A parsed tool call as a card: name, arguments, result, or the parse error with its raw text. */
-export const ToolCallRow = memo(function ToolCallRow({ call, isCut, style }: ToolCallRowProps) {
+export const ToolCallRow = memo(function ToolCallRow({
+  call,
+  isCut,
+  top,
+  height,
+}: ToolCallRowProps) {
   const { text, className } = status(call, isCut);
   // Rollout text: bidi and zero-width characters are shown, never obeyed (see displayPiece).
   const args = revealInvisible(JSON.stringify(call.arguments));
   const raw = revealInvisible(call.raw);
   const result = call.result === undefined ? undefined : revealInvisible(call.result);
   return (
-    <div className={styles.cardRow} style={style}>
+    <div className={styles.cardRow} style={rowStyle(top, height)}>
       <div className={styles.card} data-testid="tool-call-card">
         <div className={styles.cardTitle}>
           <span className={styles.toolName}>{revealInvisible(call.name)}</span>

@@ -1,6 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { isAtEnd } from "../../core/layout/followTail";
+import type { ScrollScale } from "../../core/layout/scrollScale";
 import { rowOfToken } from "../../core/layout/tokenRows";
 import { findLowConfidence, findText, findTokenId } from "../../core/layout/tokenSearch";
 import type { Trajectory } from "../../core/trajectory/types";
@@ -9,6 +10,7 @@ import { useMonospaceCellWidth } from "../../hooks/useMonospaceCellWidth";
 import { DetailsPanel } from "./DetailsPanel";
 import { LogprobChart } from "./LogprobChart";
 import { GUTTER_PX, rowHeight, TOKEN_FONT } from "./rowMetrics";
+import { currentScale, scaledScrollOptions, scrollRowToCenter } from "./scaledScroll";
 import { TokenList } from "./TokenList";
 import { type FindMode, Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
@@ -47,12 +49,17 @@ export function TrajectoryView({
   const [selected, setSelected] = useState(() => (isValid(initialToken) ? initialToken : -1));
   const [hovered, setHovered] = useState(-1);
 
+  const scaleRef = useRef<ScrollScale | undefined>(undefined);
+  const scaledOptions = useMemo(() => scaledScrollOptions(scaleRef), []);
   const virtualizer = useVirtualizer({
     count: layout.rowCount,
     getScrollElement: () => scrollRef.current,
     estimateSize: (row) => rowHeight(layout.rowKind[row]),
     overscan: 6,
+    ...scaledOptions,
   });
+  // Lists taller than the browser's scroll-height cap scroll in scaled coordinates.
+  scaleRef.current = currentScale(virtualizer);
   // Sizes are exact, but cached per index: a new layout (width change) invalidates them.
   // biome-ignore lint/correctness/useExhaustiveDependencies: layout is the trigger, not an input
   useEffect(() => {
@@ -61,18 +68,23 @@ export function TrajectoryView({
 
   const scrollToToken = useCallback(
     (token: number) => {
-      if (layout.rowCount > 0)
-        virtualizer.scrollToIndex(rowOfToken(layout, token), { align: "center" });
+      if (layout.rowCount > 0) scrollRowToCenter(virtualizer, rowOfToken(layout, token));
     },
     [layout, virtualizer],
   );
+  // The parent's callback may change identity on every URL update; reading it through a ref keeps
+  // `select` (and the memoized chart behind `handlePick`) stable.
+  const onSelectTokenRef = useRef(onSelectToken);
+  useLayoutEffect(() => {
+    onSelectTokenRef.current = onSelectToken;
+  });
   const select = useCallback(
     (token: number, shouldScroll: boolean) => {
       setSelected(token);
-      onSelectToken?.(token);
+      onSelectTokenRef.current?.(token);
       if (shouldScroll) scrollToToken(token);
     },
-    [onSelectToken, scrollToToken],
+    [scrollToToken],
   );
 
   // Deep link: scroll once, as soon as there is a layout to scroll in.
@@ -121,7 +133,7 @@ export function TrajectoryView({
         ? /^\d+$/.test(trimmed)
           ? findTokenId(flat.tokenIds, Number(trimmed), selected)
           : undefined
-        : findText(model.textIndex, query, selected);
+        : findText(model.getTextIndex(), query, selected);
     if (found !== undefined) select(found, true);
     return found !== undefined;
   };

@@ -5,7 +5,7 @@ import {
   placeholderPieces,
 } from "../../core/layout/flatTrajectory";
 import { layoutTokens } from "../../core/layout/tokenRows";
-import { buildTextIndex } from "../../core/layout/tokenSearch";
+import { buildTextIndex, type TextIndex } from "../../core/layout/tokenSearch";
 import type { Trajectory } from "../../core/trajectory/types";
 
 /** Everything derived from a trajectory that does not depend on the view width. */
@@ -28,11 +28,18 @@ export function useTrajectoryModel(trajectory: Trajectory, pieces: readonly stri
     }
     return reasons;
   }, [trajectory]);
-  const textIndex = useMemo(() => buildTextIndex(shownPieces), [shownPieces]);
-  // One object per input change: useTokenLayout and the view's measure effect depend on its identity.
+  // Built on the first find, not before first paint: joining 131k pieces costs ~15 ms.
+  const getTextIndex = useMemo(() => {
+    let index: TextIndex | undefined;
+    return () => {
+      index ??= buildTextIndex(shownPieces);
+      return index;
+    };
+  }, [shownPieces]);
+  // One stable object: the layout and every memoized row depend on its identity.
   return useMemo(
-    () => ({ flat, pieces: shownPieces, cutReasons, textIndex }),
-    [flat, shownPieces, cutReasons, textIndex],
+    () => ({ flat, pieces: shownPieces, cutReasons, getTextIndex }),
+    [flat, shownPieces, cutReasons, getTextIndex],
   );
 }
 

@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { flattenTrajectory } from "../../core/layout/flatTrajectory";
+import { layoutTokens } from "../../core/layout/tokenRows";
+import type { Trajectory } from "../../core/trajectory/types";
+import { type TokenClasses, type TokenRowInput, tokenRowHtml } from "./tokenRowHtml";
+
+const CLASSES: TokenClasses = {
+  tok: "tok",
+  prompt: "prompt",
+  model: "model",
+  tool: "tool",
+  odd: "odd",
+  special: "special",
+  dim: "dim",
+  notRecorded: "nr",
+  selected: "sel",
+  cut: "cut",
+};
+
+const trajectory: Trajectory = {
+  id: "t",
+  source: { kind: "live" },
+  format: "rollout-lens/v1",
+  status: "completed",
+  metadata: {},
+  segments: [
+    {
+      kind: "model",
+      turn: 1,
+      tokenIds: [5, 6, 7, 8],
+      lossMask: [1, 1, 1, 0],
+      logprobs: [null, -0.5, 0, null],
+    },
+  ],
+};
+const pieces = ["<b>&", " x", "<|im_end|>", ""];
+const flat = flattenTrajectory(trajectory);
+const layout = layoutTokens({
+  pieces,
+  segmentStarts: flat.segmentStarts,
+  toolCallCounts: [0],
+  cutSegments: [true],
+  columns: 80,
+});
+const base: TokenRowInput = {
+  row: 1,
+  layout,
+  pieces,
+  flat,
+  kind: "model",
+  showWhitespace: false,
+  isHeatmap: false,
+  selected: -1,
+  cutToken: -1,
+};
+
+/** Parses the spans back out with a regex: the test runs in node, without a DOM. */
+function spans(html: string) {
+  return [...html.matchAll(/<span ([^>]*)>([^<]*)<\/span>/g)].map((m) => {
+    const attrs = Object.fromEntries(
+      [...(m[1] ?? "").matchAll(/([\w-]+)="([^"]*)"/g)].map((a) => [a[1], a[2]]),
+    );
+    return { ...attrs, text: m[2] };
+  });
+}
+
+describe("tokenRowHtml", () => {
+  it("escapes piece text and marks token, parity, chips, selection and cut", () => {
+    const html = tokenRowHtml({ ...base, selected: 1, cutToken: 3 }, CLASSES);
+    expect(spans(html)).toEqual([
+      {
+        "data-t": "0",
+        class: "tok model",
+        role: "option",
+        "aria-selected": "false",
+        tabindex: "-1",
+        text: "&lt;b&gt;&amp;",
+      },
+      {
+        "data-t": "1",
+        class: "tok model odd sel",
+        role: "option",
+        "aria-selected": "true",
+        tabindex: "0",
+        text: " x",
+      },
+      {
+        "data-t": "2",
+        class: "tok model special",
+        role: "option",
+        "aria-selected": "false",
+        tabindex: "-1",
+        text: "&lt;|im_end|&gt;",
+      },
+      {
+        "data-t": "3",
+        class: "tok model odd cut",
+        role: "option",
+        "aria-selected": "false",
+        tabindex: "-1",
+        text: "∅",
+      },
+    ]);
+  });
+
+  it.each([
+    { name: "whitespace off", showWhitespace: false, text: " x" },
+    { name: "whitespace on", showWhitespace: true, text: "·x" },
+  ])("shows whitespace glyphs only when asked ($name)", ({ showWhitespace, text }) => {
+    expect(spans(tokenRowHtml({ ...base, showWhitespace }, CLASSES))[1]?.text).toBe(text);
+  });
+
+  it("shades trained tokens in heatmap mode: dim untrained, hatched unrecorded, colour by p", () => {
+    const out = spans(tokenRowHtml({ ...base, isHeatmap: true }, CLASSES));
+    expect(out.map((s) => s.class)).toEqual([
+      "tok model nr",
+      "tok model odd",
+      "tok model special",
+      "tok model odd dim",
+    ]);
+    expect(out[1]?.style).toMatch(/^background: rgb\(\d+, \d+, \d+\); color: #ffffff$/);
+    expect(out[2]?.style).toMatch(/^background: rgb\(253, 231, 37\); color: #111111$/);
+    expect(out[0]?.style).toBeUndefined();
+  });
+});
