@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
 import { driftCommand } from "./commands/drift";
+import { SERVE_OPTIONS, serveConfigFrom } from "./commands/serveOptions";
 import { SIM_USAGE, simCommand } from "./commands/sim";
 import { validateCommand } from "./commands/validate";
 import { viewCommand, viewUrl } from "./commands/view";
-import { parseServerConfig } from "./config";
 import { startServer } from "./index";
 
 type Command = (args: string[]) => Promise<number>;
@@ -12,49 +12,9 @@ async function serveCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      host: { type: "string" },
-      port: { type: "string" },
-      sglang: { type: "string" },
-      tokenizer: { type: "string" },
-      data: { type: "string" },
-      tools: { type: "string", multiple: true },
-      "max-episodes": { type: "string" },
-      token: { type: "string" },
-      "require-token": { type: "boolean" },
-      "allowed-host": { type: "string", multiple: true },
-      "max-body-bytes": { type: "string" },
-      "max-sse-clients": { type: "string" },
-      "sglang-timeout-ms": { type: "string" },
-      "sglang-attempts": { type: "string" },
-    },
+    options: SERVE_OPTIONS,
   });
-  const {
-    "max-episodes": maxEpisodes,
-    "require-token": requireToken,
-    "allowed-host": allowedHosts,
-    "max-body-bytes": maxBodyBytes,
-    "max-sse-clients": maxSseClients,
-    "sglang-timeout-ms": sglangTimeoutMs,
-    "sglang-attempts": sglangAttempts,
-    token,
-    ...rest
-  } = values;
-  // The environment keeps the token out of `ps` listings; the flag wins when both are set.
-  const envToken = process.env.ROLLOUT_LENS_TOKEN;
-  const config = parseServerConfig({
-    ...rest,
-    maxEpisodes,
-    requireToken,
-    allowedHosts,
-    maxBodyBytes,
-    maxSseClients,
-    sglangTimeoutMs,
-    sglangAttempts,
-    token: token ?? (envToken === "" ? undefined : envToken),
-    sglang: values.sglang?.split(",").filter((u) => u.length > 0),
-    files: positionals,
-  });
+  const config = serveConfigFrom(values, positionals);
   await startServer(config);
   if (positionals.length > 0)
     console.log(`Files: ${viewUrl(config.host, config.port, positionals.length)}`);

@@ -1,8 +1,8 @@
 import { spawn as nodeSpawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { parseServerConfig } from "../config";
 import { startServer } from "../index";
+import { SERVE_OPTIONS, serveConfigFrom } from "./serveOptions";
 
 /** Where the browser should land: the one file's table, or the file list for several. */
 export function viewUrl(host: string, port: number, fileCount: number): string {
@@ -63,29 +63,15 @@ export async function viewCommand(args: string[], io: ViewIo = defaultIo): Promi
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      host: { type: "string" },
-      port: { type: "string" },
-      sglang: { type: "string" },
-      tokenizer: { type: "string" },
-      data: { type: "string" },
-      tools: { type: "string", multiple: true },
-      "max-episodes": { type: "string" },
-      "no-open": { type: "boolean" },
-    },
+    options: { ...SERVE_OPTIONS, "no-open": { type: "boolean" } },
   });
   if (positionals.length === 0) throw new Error("view needs at least one FILE");
   for (const file of positionals) {
     // A trainer may not have written it yet: the table fills in when it appears (live tail).
     if (!existsSync(file)) io.out(`note: ${file} does not exist yet; it is tailed once it appears`);
   }
-  const { "max-episodes": maxEpisodes, "no-open": noOpen, ...rest } = values;
-  const config = parseServerConfig({
-    ...rest,
-    maxEpisodes,
-    sglang: values.sglang?.split(",").filter((u) => u.length > 0),
-    files: positionals,
-  });
+  const config = serveConfigFrom(values, positionals);
+  const noOpen = values["no-open"];
   await io.start(config);
   const url = viewUrl(config.host, config.port, positionals.length);
   io.out(`Open ${url}`);

@@ -1,3 +1,4 @@
+import { seededRandom } from "../../src/core/random";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import type { Segment, Trajectory } from "../../src/core/trajectory/types";
 
@@ -26,17 +27,7 @@ export interface GeneratedTrajectory {
 /** Encodes many texts at once (native `encodeBatch`, or the JS tokenizer in a loop). */
 export type BatchEncoder = (texts: readonly string[]) => Promise<number[][]>;
 
-/** mulberry32: a tiny seeded PRNG so corpora are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 const WORDS =
   "the a to of and is in that it for we need check file result value function error test output list run command path config update return because first then next so now let me look at this line number data model token user request tool call response".split(

@@ -1,5 +1,5 @@
+import { seededRandom } from "../../src/core/random";
 import type { FaultOptions } from "./options";
-import { seededRandom } from "./random";
 
 export type FaultKind =
   | "none"

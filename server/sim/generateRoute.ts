@@ -1,11 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
+import { hashInts, hashString } from "../../src/core/random";
 import type { SimContext } from "./context";
 import { completeItem, outputText } from "./engine";
 import { createLogprobModel } from "./logprobs";
 import { type GenerateCall, normalizeRequest, SimRequestError } from "./normalizeRequest";
 import { playOut } from "./playback";
-import { hashInts, hashString } from "./random";
 import { describeSchemaError, generateBodySchema } from "./requestSchema";
 import {
   abortBeforePrefillBody,

@@ -1,5 +1,5 @@
+import { hashInts, seededRandom } from "../../src/core/random";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
-import { hashInts, seededRandom } from "./random";
 
 /** Below SGLang's greedy threshold a request samples with `top_k = 1`. */
 const GREEDY_TEMPERATURE = 1e-6;

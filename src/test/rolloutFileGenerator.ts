@@ -3,17 +3,9 @@
  * trajectory objects) so a 1 GiB file is generated in seconds. Line `k` is 0-based.
  */
 
-/** A small deterministic PRNG (mulberry32) so every run writes the same file. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../core/random";
+
+const random = seededRandom;
 
 export interface GeneratedLineOptions {
   /** Total tokens of the trajectory. */

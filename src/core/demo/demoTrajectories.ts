@@ -1,3 +1,4 @@
+import { seededRandom } from "../random";
 import type { Segment, TopLogprob, Trajectory } from "../trajectory/types";
 import {
   calculatorModel1,
@@ -17,17 +18,7 @@ export interface Demo {
 export const demoNames = ["calculator", "cutoff", "huge", "hostile"] as const;
 export type DemoName = (typeof demoNames)[number];
 
-/** Deterministic PRNG (mulberry32) so demos and tests see the same numbers every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 /** A plausible logprob: mostly confident, sometimes not (natural log). */
 function sampleLogprob(rand: () => number): number {
