@@ -16,8 +16,10 @@ async function serveCommand(args: string[]): Promise<number> {
   });
   const config = serveConfigFrom(values, positionals);
   await startServer(config);
-  if (positionals.length > 0)
-    console.log(`Files: ${viewUrl(config.host, config.port, positionals.length)}`);
+  if (config.files.length > 0) {
+    const what = positionals.length > 0 ? "Files" : "Demo rollouts";
+    console.log(`${what}: ${viewUrl(config.host, config.port, config.files.length)}`);
+  }
   return new Promise<number>(() => {});
 }
 
@@ -36,7 +38,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 
 const USAGE = `usage: rollout-lens <command> [options]
 commands:
-  serve [FILE...] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
+  serve [FILE...] [--no-demo] [--port N] [--sglang URL[,URL]] [--tokenizer qwen3|PATH] [--data DIR]
         [--host ADDR] [--token T | env ROLLOUT_LENS_TOKEN] [--require-token] [--allowed-host NAME]
         [--max-body-bytes N] [--max-sse-clients N] [--sglang-timeout-ms MS] [--sglang-attempts N]
         (see docs/security.md)

@@ -1,4 +1,21 @@
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseServerConfig, type ServerConfig } from "../config";
+
+const DEMO_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "demo");
+
+/** The bundled demo rollouts (`demo/*.jsonl`), listed when no file is named. */
+export function demoRolloutFiles(): string[] {
+  try {
+    return readdirSync(DEMO_DIR)
+      .filter((name) => name.endsWith(".jsonl"))
+      .sort()
+      .map((name) => join(DEMO_DIR, name));
+  } catch {
+    return [];
+  }
+}
 
 /** The flags `serve` and `view` share, in `node:util` parseArgs form. */
 export const SERVE_OPTIONS = {
@@ -16,6 +33,7 @@ export const SERVE_OPTIONS = {
   "max-sse-clients": { type: "string" },
   "sglang-timeout-ms": { type: "string" },
   "sglang-attempts": { type: "string" },
+  "no-demo": { type: "boolean" },
 } as const;
 
 /** What parseArgs gives for SERVE_OPTIONS. */
@@ -34,9 +52,13 @@ export interface ServeFlagValues {
   readonly "max-sse-clients"?: string;
   readonly "sglang-timeout-ms"?: string;
   readonly "sglang-attempts"?: string;
+  readonly "no-demo"?: boolean;
 }
 
-/** The validated server config from parsed flags and the files named on the command line. */
+/**
+ * The validated server config from parsed flags and the files named on the command line; with no
+ * file named (and no `--no-demo`), the bundled demo rollouts are listed.
+ */
 export function serveConfigFrom(values: ServeFlagValues, files: readonly string[]): ServerConfig {
   // The environment keeps the token out of `ps` listings; the flag wins when both are set.
   const envToken = process.env.ROLLOUT_LENS_TOKEN;
@@ -55,6 +77,6 @@ export function serveConfigFrom(values: ServeFlagValues, files: readonly string[
     sglangAttempts: values["sglang-attempts"],
     token: values.token ?? (envToken === "" ? undefined : envToken),
     sglang: values.sglang?.split(",").filter((u) => u.length > 0),
-    files,
+    files: files.length > 0 || values["no-demo"] === true ? files : demoRolloutFiles(),
   });
 }
