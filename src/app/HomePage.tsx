@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { demoNames } from "../core/demo/demoTrajectories";
+import styles from "./HomePage.module.css";
 
 const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
   calculator: "a Qwen3 episode: tool call, tool result, answer",
@@ -8,10 +9,15 @@ const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
   hostile: "rollout text that tries to run script or hide itself, shown inert",
 };
 
-/** Start page: links to the demo trajectories and the live playground. */
+/** Start page: what the tool is for, and where to begin. */
 export function HomePage() {
   return (
-    <section>
+    <section className={styles.home}>
+      <p className={styles.intro}>
+        Every token an agent episode produced, what it was trained on (loss mask), how sure the
+        model was (logprobs), where tools were called and where the episode was cut — and whether
+        the tokens a text pipeline would rebuild are the tokens the model actually generated.
+      </p>
       <h2>Live episodes</h2>
       <ul>
         <li>
@@ -22,9 +28,13 @@ export function HomePage() {
           <Link to="/episodes">Episodes</Link> — reopen finished episodes in the trajectory view
         </li>
       </ul>
-      <h2>
-        <Link to="/files">Open a rollout file</Link>
-      </h2>
+      <h2>Rollout files</h2>
+      <ul>
+        <li>
+          <Link to="/files">Open a rollout file</Link> — slime, atropos, strands-sglang, verl or
+          rollout-lens/v1 JSONL: browse, filter, chart, and check retokenization drift
+        </li>
+      </ul>
       <h2>Demo trajectories</h2>
       <ul>
         {demoNames.map((name) => (
