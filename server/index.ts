@@ -16,6 +16,8 @@ export async function startServer(config: ServerConfig): Promise<void> {
   const access = resolveAccess(config);
   const app = buildApp(services, access);
   if (existsSync(distDir)) mountStatic(app, distDir);
+  else
+    console.warn(`no web app build in ${distDir}: the API runs; \`npm run build\` adds the pages`);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", () => resolve());
