@@ -96,8 +96,12 @@ export function createRoundTripAccelerator(
     return v;
   };
 
-  /** True when an added token's text occurs anywhere except exactly at a recorded added token. */
-  const hasStrayAddedText = (ids: readonly number[], total: number): boolean => {
+  /**
+   * Byte spans [start, end) where an added token's text occurs other than exactly at a recorded
+   * added token (the same scan the real splitter's leftmost-longest match makes; empty when none).
+   */
+  const strayAddedText = (ids: readonly number[], total: number): number[] => {
+    const spans: number[] = [];
     let t = 0;
     for (let p = 0; p < total; p++) {
       if (startsAdded[buf[p] ?? 0] === 0) continue;
@@ -108,17 +112,17 @@ export function createRoundTripAccelerator(
       if (isAdded[id] === 1) {
         if (tokenStart === p) {
           for (const c of addedByFirstByte.get(buf[p] ?? 0) ?? []) {
-            if (c.length > tokenEnd - p && matchesAt(buf, total, p, c)) return true;
+            if (c.length > tokenEnd - p && matchesAt(buf, total, p, c)) spans.push(p, p + c.length);
           }
         }
         p = tokenEnd - 1;
         continue;
       }
       for (const c of addedByFirstByte.get(buf[p] ?? 0) ?? []) {
-        if (matchesAt(buf, total, p, c)) return true;
+        if (matchesAt(buf, total, p, c)) spans.push(p, p + c.length);
       }
     }
-    return false;
+    return spans;
   };
 
   const wordCache = new Map<string, readonly number[]>();
@@ -197,26 +201,67 @@ export function createRoundTripAccelerator(
 
   const plainRoundTrip = (ids: readonly number[]) => tokenizer.encode(tokenizer.decode(ids));
 
+  /** Round trip of the ordinary tokens [s, e) between two added tokens, appended to `out`. */
+  const fastSection = (
+    ids: readonly number[],
+    s: number,
+    e: number,
+    out: number[] | undefined,
+  ): number[] | undefined => {
+    if (e > s && !sectionRoundTrip(ids, s, e, undefined)) {
+      const built = out ?? ids.slice(0, s);
+      const mark = built.length;
+      if (!sectionRoundTrip(ids, s, e, built)) {
+        built.length = mark;
+        for (const id of plainRoundTrip(ids.slice(s, e))) built.push(id);
+      }
+      return built;
+    }
+    if (out) for (let k = s; k < e; k++) out.push(ids[k] ?? 0);
+    return out;
+  };
+
+  /** True when some stray span of `spans` overlaps bytes [from, to). */
+  const overlapsStray = (spans: readonly number[], from: number, to: number): boolean => {
+    for (let k = 0; k < spans.length; k += 2) {
+      if ((spans[k] ?? 0) < to && (spans[k + 1] ?? 0) > from) return true;
+    }
+    return false;
+  };
+
   return {
     roundTrip(ids) {
       const total = loadBytes(ids);
-      // An added token spelled across or inside ordinary text changes how the whole text splits.
-      if (total < 0 || hasStrayAddedText(ids, total)) return plainRoundTrip(ids);
+      if (total < 0) return plainRoundTrip(ids);
+      // An added token spelled across or inside ordinary text changes how the text around it
+      // splits. A recorded added token no stray text overlaps is still matched as itself by the
+      // leftmost-longest splitter, so it still cuts the text: only the runs between two such
+      // tokens that hold stray text go through the real encoder.
+      const stray = strayAddedText(ids, total);
       // Added tokens always split the text (and have ASCII content, so no ill-formed byte run
       // spans one): each run of ordinary tokens between them round-trips on its own.
       let out: number[] | undefined;
       let s = 0;
+      // Start of the current run between two clean added tokens, when it holds stray text.
+      let group = -1;
       for (let i = 0; i <= ids.length; i++) {
         if (i < ids.length && isAdded[ids[i] ?? 0] === 0) continue;
-        if (i > s && !sectionRoundTrip(ids, s, i, undefined)) {
-          out ??= ids.slice(0, s);
-          const mark = out.length;
-          if (!sectionRoundTrip(ids, s, i, out)) {
-            out.length = mark;
-            for (const id of plainRoundTrip(ids.slice(s, i))) out.push(id);
-          }
-        } else if (out) {
-          for (let k = s; k < i; k++) out.push(ids[k] ?? 0);
+        const isBoundary =
+          i === ids.length ||
+          stray.length === 0 ||
+          !overlapsStray(stray, offsets[i] ?? 0, offsets[i + 1] ?? 0);
+        if (!isBoundary) {
+          if (group < 0) group = s;
+          s = i + 1;
+          continue;
+        }
+        if (group < 0 && overlapsStray(stray, offsets[s] ?? 0, offsets[i] ?? 0)) group = s;
+        if (group >= 0) {
+          out ??= ids.slice(0, group);
+          for (const id of plainRoundTrip(ids.slice(group, i))) out.push(id);
+          group = -1;
+        } else {
+          out = fastSection(ids, s, i, out);
         }
         if (i < ids.length && out) out.push(ids[i] ?? 0);
         s = i + 1;
