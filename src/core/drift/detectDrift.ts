@@ -43,8 +43,12 @@ interface RecordedSide {
 
 function recordedSide(t: Trajectory): RecordedSide {
   // Most trajectories are clean: flatten only the ids up front, not masks and logprobs.
-  const ids: number[] = [];
-  for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
+  let n = 0;
+  for (const s of t.segments) n += s.tokenIds.length;
+  // Preallocated (a holey but fast array) below V8's fast-elements limit; pushed beyond it.
+  const ids: number[] = n < 65536 ? new Array(n) : [];
+  n = 0;
+  for (const s of t.segments) for (const id of s.tokenIds) ids[n++] = id;
   let details: RecordedDetails | undefined;
   return {
     ids,
@@ -70,6 +74,7 @@ function concatBytes(ids: readonly number[], offsets: Uint32Array, tokenizer: To
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

@@ -54,20 +54,34 @@ export function createRoundTripAccelerator(
   }
   const startsAdded = new Uint8Array(256);
   for (const b of addedByFirstByte.keys()) startsAdded[b] = 1;
+  const onlyFirst = addedByFirstByte.size === 1 ? ([...addedByFirstByte.keys()][0] ?? -1) : -1;
 
-  const bytesOf: (Uint8Array | undefined)[] = new Array(vocabSize);
+  // Every token's bytes in one flat pool (filled on first use): copying a token is then a loop
+  // over one typed array, with no per-token object.
+  let pool = new Uint8Array(1 << 16);
+  let poolUsed = 0;
+  const poolStart = new Int32Array(vocabSize).fill(-1);
+  const poolLength = new Int32Array(vocabSize);
   const single = new Uint8Array(vocabSize);
   const multi = new Map<string, boolean>();
   let buf = new Uint8Array(1 << 16);
   let offsets = new Int32Array(1 << 12);
 
-  const tokenBytes = (id: number): Uint8Array => {
-    let b = bytesOf[id];
-    if (!b) {
-      b = tokenizer.tokenBytes(id);
-      bytesOf[id] = b;
+  /** Start of token `id`'s bytes in `pool` (its length is in `poolLength`). */
+  const pooled = (id: number): number => {
+    const start = poolStart[id] ?? -1;
+    if (start >= 0) return start;
+    const b = tokenizer.tokenBytes(id);
+    if (poolUsed + b.length > pool.length) {
+      const bigger = new Uint8Array(Math.max(2 * pool.length, poolUsed + b.length));
+      bigger.set(pool.subarray(0, poolUsed));
+      pool = bigger;
     }
-    return b;
+    pool.set(b, poolUsed);
+    poolStart[id] = poolUsed;
+    poolLength[id] = b.length;
+    poolUsed += b.length;
+    return poolUsed - b.length;
   };
 
   const sameIds = (a: readonly number[], ids: readonly number[], from: number, to: number) => {
@@ -104,7 +118,11 @@ export function createRoundTripAccelerator(
     const spans: number[] = [];
     let t = 0;
     for (let p = 0; p < total; p++) {
-      if (startsAdded[buf[p] ?? 0] === 0) continue;
+      // With one possible first byte (`<` for Qwen and Llama-3), jump to its next occurrence.
+      if (onlyFirst >= 0) {
+        p = buf.indexOf(onlyFirst, p);
+        if (p < 0 || p >= total) break;
+      } else if (startsAdded[buf[p] ?? 0] === 0) continue;
       while ((offsets[t + 1] ?? total) <= p) t++;
       const id = ids[t] ?? 0;
       const tokenStart = offsets[t] ?? 0;
@@ -185,15 +203,16 @@ export function createRoundTripAccelerator(
     for (let i = 0; i < n; i++) {
       const id = ids[i] ?? -1;
       if (id < 0 || id >= vocabSize) return -1;
-      const b = tokenBytes(id);
-      if (total + b.length > buf.length) {
-        const bigger = new Uint8Array(Math.max(2 * buf.length, total + b.length));
+      const start = pooled(id);
+      const length = poolLength[id] ?? 0;
+      if (total + length > buf.length) {
+        const bigger = new Uint8Array(Math.max(2 * buf.length, total + length));
         bigger.set(buf.subarray(0, total));
         buf = bigger;
       }
       offsets[i] = total;
-      for (let k = 0; k < b.length; k++) buf[total + k] = b[k] ?? 0;
-      total += b.length;
+      for (let k = 0; k < length; k++) buf[total + k] = pool[start + k] ?? 0;
+      total += length;
     }
     offsets[n] = total;
     return total;
@@ -289,12 +308,15 @@ function isNfcSafe(cp: number): boolean {
 
 /** True when NFC leaves UTF-8 bytes [from, to) unchanged (checked per character, cached). */
 function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
+  // One bounded view per run, not one per character (a character must not borrow bytes past `to`).
+  let view: Uint8Array | undefined;
   for (let p = from; p < to; ) {
     if ((buf[p] ?? 0) < 0x80) {
       p++;
       continue;
     }
-    const length = utf8CharLength(buf.subarray(0, to), p);
+    view ??= buf.subarray(0, to);
+    const length = utf8CharLength(view, p);
     // Ill-formed bytes: the scanner declines them anyway.
     if (length < 0) return false;
     if (!isNfcSafe(utf8CodePoint(buf, p, length))) return false;
