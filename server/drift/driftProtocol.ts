@@ -70,23 +70,43 @@ export function packTrajectories(trajectories: readonly Trajectory[]): {
   };
 }
 
-/** The trajectories `packTrajectories` packed, rebuilt (worker side). */
+/**
+ * The trajectories `packTrajectories` packed, rebuilt (worker side). Loss masks and logprobs are
+ * built on first read: the drift check only reads them for trajectories that drift.
+ */
 export function unpackTrajectories(packed: PackedTrajectories): Trajectory[] {
   let si = 0;
   let at = 0;
   return packed.shells.map((t): Trajectory => {
     const segs = t.segments.map((s): Segment => {
       const n = packed.lengths[si++] ?? 0;
-      const tokenIds: number[] = new Array(n);
-      const lossMask: (0 | 1)[] = new Array(n);
-      const logprobs: (number | null)[] = new Array(n);
-      for (let k = 0; k < n; k++) {
-        tokenIds[k] = packed.tokenIds[at + k] ?? 0;
-        lossMask[k] = packed.lossMask[at + k] === 1 ? 1 : 0;
-        logprobs[k] = packed.hasLogprob[at + k] === 1 ? (packed.logprobs[at + k] ?? 0) : null;
-      }
+      const from = at;
       at += n;
-      return { ...s, tokenIds, lossMask, logprobs };
+      const tokenIds: number[] = new Array(n);
+      for (let k = 0; k < n; k++) tokenIds[k] = packed.tokenIds[from + k] ?? 0;
+      let lossMask: (0 | 1)[] | undefined;
+      let logprobs: (number | null)[] | undefined;
+      return {
+        ...s,
+        tokenIds,
+        get lossMask() {
+          if (!lossMask) {
+            lossMask = new Array(n);
+            for (let k = 0; k < n; k++) lossMask[k] = packed.lossMask[from + k] === 1 ? 1 : 0;
+          }
+          return lossMask;
+        },
+        get logprobs() {
+          if (!logprobs) {
+            logprobs = new Array(n);
+            for (let k = 0; k < n; k++) {
+              const has = packed.hasLogprob[from + k] === 1;
+              logprobs[k] = has ? (packed.logprobs[from + k] ?? 0) : null;
+            }
+          }
+          return logprobs;
+        },
+      };
     });
     return { ...t, segments: segs };
   });
