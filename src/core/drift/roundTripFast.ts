@@ -17,6 +17,12 @@ export interface FastRoundTripSpec {
   encodeWord(bytes: Uint8Array): readonly number[];
 }
 
+/** One step of the multi-token verdict trie: ids so far, and the verdict when they end here. */
+interface VerdictNode {
+  next: Map<number, VerdictNode> | undefined;
+  verdict: number;
+}
+
 const UNKNOWN = 0;
 const CANONICAL = 1;
 const NOT_CANONICAL = 2;
@@ -63,7 +69,8 @@ export function createRoundTripAccelerator(
   const poolStart = new Int32Array(vocabSize).fill(-1);
   const poolLength = new Int32Array(vocabSize);
   const single = new Uint8Array(vocabSize);
-  const multi = new Map<string, boolean>();
+  // Verdicts of multi-token pre-tokens, in a trie keyed by id: no key string per lookup.
+  const multi: Map<number, VerdictNode> = new Map();
   let buf = new Uint8Array(1 << 16);
   let offsets = new Int32Array(1 << 12);
 
@@ -101,13 +108,27 @@ export function createRoundTripAccelerator(
       }
       return v === CANONICAL;
     }
-    const key = ids.slice(from, to).join(",");
-    let v = multi.get(key);
-    if (v === undefined) {
-      v = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to);
-      multi.set(key, v);
+    let level = multi;
+    let node: VerdictNode | undefined;
+    for (let k = from; k < to; k++) {
+      const id = ids[k] ?? 0;
+      node = level.get(id);
+      if (!node) {
+        node = { next: undefined, verdict: UNKNOWN };
+        level.set(id, node);
+      }
+      if (k + 1 < to) {
+        node.next ??= new Map();
+        level = node.next;
+      }
     }
-    return v;
+    if (!node) return false;
+    if (node.verdict === UNKNOWN) {
+      node.verdict = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to)
+        ? CANONICAL
+        : NOT_CANONICAL;
+    }
+    return node.verdict === CANONICAL;
   };
 
   /**
