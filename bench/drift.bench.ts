@@ -1,7 +1,9 @@
 // Round-trip drift scan of a generated agent corpus (>= 20 MB of decoded text) with our detector
-// (byte-level fast path, one thread) next to the native HF tokenizer (Rust, `encodeBatch`, all
-// cores) encoding the same texts, in the same run. Prints both throughputs, the ratio (target:
-// ours >= 3x native) and whether the verdicts (first divergence index) agree on every trajectory.
+// (byte-level fast path, one thread, then 2 worker threads) next to the native HF tokenizer (Rust,
+// `encodeBatch`, all cores) encoding the same texts, in the same run. Prints both throughputs per
+// pass (pass 1 cold, then steady state; sides alternate), the medians, the ratio (target: ours >=
+// 3x native) and whether the verdicts (first divergence index) agree on every trajectory.
+// DRIFT_BENCH_MB sets the corpus size, DRIFT_BENCH_PASSES the passes per side (default 3).
 import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { createAcceleratorFor } from "../server/drift/accelerator";
 import { createDriftPool } from "../server/drift/driftPool";
