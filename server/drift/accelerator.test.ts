@@ -53,3 +53,43 @@ describe.each([
     }
   });
 });
+
+describe("round trip with added-token text spelled in ordinary pieces", () => {
+  // Each case is a list of texts: a `!` prefix marks text encoded piece by piece (a spelled added
+  // token or a cut inside one), anything else is encoded normally (added tokens become their ids).
+  const cases: [string, string[]][] = [
+    [
+      "spelled tool call in a middle turn",
+      [
+        "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nok ",
+        "!<tool_call>",
+        " done<|im_end|>\n<|im_start|>user\nnext<|im_end|>",
+      ],
+    ],
+    [
+      "spelled text running into a recorded added token",
+      ["<|im_start|>assistant\nsee ", "!<tool_call", "><|im_end|>\n<|im_start|>user\nx<|im_end|>"],
+    ],
+    [
+      "recorded added token followed by stray text",
+      ["<|im_start|>user\n", "!<|im_end|>", "<|im_end|>\n<|im_start|>assistant\nfine<|im_end|>"],
+    ],
+    [
+      "stray text in the first and last runs",
+      ["!<think>", " a<|im_end|>\nmiddle<|im_start|>b ", "!</think>"],
+    ],
+    ["no stray text", ["<|im_start|>user\nplain text<|im_end|>\n"]],
+  ];
+  it.each(cases)("%s: same ids as encode(decode(ids))", async (_name, parts) => {
+    const tokenizer = await loadTokenizer("qwen3");
+    const accelerator = await createAcceleratorFor("qwen3", tokenizer);
+    if (!accelerator) throw new Error("qwen3 has a fast path");
+    const ids: number[] = [];
+    for (const part of parts) {
+      if (part.startsWith("!")) {
+        for (const ch of part.slice(1)) ids.push(...tokenizer.encode(ch));
+      } else ids.push(...tokenizer.encode(part));
+    }
+    expect([...accelerator.roundTrip(ids)]).toEqual(tokenizer.encode(tokenizer.decode(ids)));
+  });
+});

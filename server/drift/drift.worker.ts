@@ -4,7 +4,11 @@ import { parentPort, workerData } from "node:worker_threads";
 import { detectDrift } from "../../src/core/drift/detectDrift";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
 import { createAcceleratorFor } from "./accelerator";
-import { type DriftWorkerRequest, driftWorkerDataSchema } from "./driftProtocol";
+import {
+  type DriftWorkerRequest,
+  driftWorkerDataSchema,
+  unpackTrajectories,
+} from "./driftProtocol";
 
 const { tokenizer: name } = driftWorkerDataSchema.parse(workerData);
 const tokenizer = await loadTokenizer(name);
@@ -13,7 +17,7 @@ const port = parentPort;
 if (!port) throw new Error("drift.worker must run as a worker thread");
 port.on("message", (request: DriftWorkerRequest) => {
   try {
-    const results = request.trajectories.map((t) =>
+    const results = unpackTrajectories(request.packed).map((t) =>
       detectDrift(t, tokenizer, { modes: request.modes, accelerator }),
     );
     port.postMessage({ id: request.id, ok: true, results });

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { DriftMode, DriftResult } from "../../src/core/drift/types";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import type { DriftWorkerReply } from "./driftProtocol";
+import { type DriftWorkerReply, packTrajectories } from "./driftProtocol";
 
 /** Checks batches of trajectories on worker threads (each holds its own tokenizer and caches). */
 export interface DriftPool {
@@ -53,7 +53,8 @@ export function createDriftPool(tokenizer: string, size: number): DriftPool {
       target.pending += trajectories.length;
       const reply = await new Promise<DriftWorkerReply>((resolve) => {
         waiting.set(id, resolve);
-        target.worker.postMessage({ id, trajectories, modes });
+        const { packed, transfer } = packTrajectories(trajectories);
+        target.worker.postMessage({ id, packed, modes }, transfer);
       });
       target.pending -= trajectories.length;
       if (!reply.ok) throw new Error(`drift worker: ${reply.message}`);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkPrefixInvariant, type LoggedCall } from "../tito/prefixInvariant";
-import { byteOffsets, displayPieces } from "../tokenizer/pieces";
+import { displayPieces } from "../tokenizer/pieces";
 import type { Tokenizer, ToolSchema } from "../tokenizer/types";
 import { flattenSegments } from "../trajectory/flatten";
 import type { Segment, Trajectory } from "../trajectory/types";
@@ -43,8 +43,12 @@ interface RecordedSide {
 
 function recordedSide(t: Trajectory): RecordedSide {
   // Most trajectories are clean: flatten only the ids up front, not masks and logprobs.
-  const ids: number[] = [];
-  for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
+  let n = 0;
+  for (const s of t.segments) n += s.tokenIds.length;
+  // Preallocated (a holey but fast array) below V8's fast-elements limit; pushed beyond it.
+  const ids: number[] = n < 65536 ? new Array(n) : [];
+  n = 0;
+  for (const s of t.segments) for (const id of s.tokenIds) ids[n++] = id;
   let details: RecordedDetails | undefined;
   return {
     ids,
@@ -61,15 +65,28 @@ function recordedSide(t: Trajectory): RecordedSide {
   };
 }
 
-function concatBytes(ids: readonly number[], offsets: Uint32Array, tokenizer: Tokenizer) {
-  const out = new Uint8Array(offsets[ids.length] ?? 0);
-  ids.forEach((id, i) => {
-    out.set(tokenizer.tokenBytes(id), offsets[i]);
-  });
-  return out;
+/** The ids' concatenated bytes and each token's byte offset, looking each token up once. */
+function bytesAndOffsets(ids: readonly number[], tokenizer: Tokenizer) {
+  const parts: Uint8Array[] = new Array(ids.length);
+  const offsets = new Uint32Array(ids.length + 1);
+  let total = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const b = tokenizer.tokenBytes(ids[i] ?? 0);
+    parts[i] = b;
+    offsets[i] = total;
+    total += b.length;
+  }
+  offsets[ids.length] = total;
+  const bytes = new Uint8Array(total);
+  for (let i = 0; i < ids.length; i++) {
+    const b = parts[i];
+    if (b) bytes.set(b, offsets[i] ?? 0);
+  }
+  return { bytes, offsets };
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -118,11 +135,8 @@ function compareSides(
     };
   }
   const { lossMask, logprobs, segmentOf } = side.details();
-  const tokenBytes = (id: number) => tokenizer.tokenBytes(id);
-  const tOff = byteOffsets(t, tokenBytes);
-  const rOff = byteOffsets(rebuilt, tokenBytes);
-  const tBytes = concatBytes(t, tOff, tokenizer);
-  const rBytes = concatBytes(rebuilt, rOff, tokenizer);
+  const { bytes: tBytes, offsets: tOff } = bytesAndOffsets(t, tokenizer);
+  const { bytes: rBytes, offsets: rOff } = bytesAndOffsets(rebuilt, tokenizer);
   const runs = byteEqualRuns(tBytes, rBytes);
   const textEqual =
     tBytes.length === rBytes.length && runs.length <= 1 && (runs[0]?.length ?? 0) === tBytes.length;

@@ -17,6 +17,12 @@ export interface FastRoundTripSpec {
   encodeWord(bytes: Uint8Array): readonly number[];
 }
 
+/** One step of the multi-token verdict trie: ids so far, and the verdict when they end here. */
+interface VerdictNode {
+  next: Map<number, VerdictNode> | undefined;
+  verdict: number;
+}
+
 const UNKNOWN = 0;
 const CANONICAL = 1;
 const NOT_CANONICAL = 2;
@@ -54,20 +60,35 @@ export function createRoundTripAccelerator(
   }
   const startsAdded = new Uint8Array(256);
   for (const b of addedByFirstByte.keys()) startsAdded[b] = 1;
+  const onlyFirst = addedByFirstByte.size === 1 ? ([...addedByFirstByte.keys()][0] ?? -1) : -1;
 
-  const bytesOf: (Uint8Array | undefined)[] = new Array(vocabSize);
+  // Every token's bytes in one flat pool (filled on first use): copying a token is then a loop
+  // over one typed array, with no per-token object.
+  let pool = new Uint8Array(1 << 16);
+  let poolUsed = 0;
+  const poolStart = new Int32Array(vocabSize).fill(-1);
+  const poolLength = new Int32Array(vocabSize);
   const single = new Uint8Array(vocabSize);
-  const multi = new Map<string, boolean>();
+  // Verdicts of multi-token pre-tokens, in a trie keyed by id: no key string per lookup.
+  const multi: Map<number, VerdictNode> = new Map();
   let buf = new Uint8Array(1 << 16);
   let offsets = new Int32Array(1 << 12);
 
-  const tokenBytes = (id: number): Uint8Array => {
-    let b = bytesOf[id];
-    if (!b) {
-      b = tokenizer.tokenBytes(id);
-      bytesOf[id] = b;
+  /** Start of token `id`'s bytes in `pool` (its length is in `poolLength`). */
+  const pooled = (id: number): number => {
+    const start = poolStart[id] ?? -1;
+    if (start >= 0) return start;
+    const b = tokenizer.tokenBytes(id);
+    if (poolUsed + b.length > pool.length) {
+      const bigger = new Uint8Array(Math.max(2 * pool.length, poolUsed + b.length));
+      bigger.set(pool.subarray(0, poolUsed));
+      pool = bigger;
     }
-    return b;
+    pool.set(b, poolUsed);
+    poolStart[id] = poolUsed;
+    poolLength[id] = b.length;
+    poolUsed += b.length;
+    return poolUsed - b.length;
   };
 
   const sameIds = (a: readonly number[], ids: readonly number[], from: number, to: number) => {
@@ -87,20 +108,42 @@ export function createRoundTripAccelerator(
       }
       return v === CANONICAL;
     }
-    const key = ids.slice(from, to).join(",");
-    let v = multi.get(key);
-    if (v === undefined) {
-      v = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to);
-      multi.set(key, v);
+    let level = multi;
+    let node: VerdictNode | undefined;
+    for (let k = from; k < to; k++) {
+      const id = ids[k] ?? 0;
+      node = level.get(id);
+      if (!node) {
+        node = { next: undefined, verdict: UNKNOWN };
+        level.set(id, node);
+      }
+      if (k + 1 < to) {
+        node.next ??= new Map();
+        level = node.next;
+      }
     }
-    return v;
+    if (!node) return false;
+    if (node.verdict === UNKNOWN) {
+      node.verdict = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to)
+        ? CANONICAL
+        : NOT_CANONICAL;
+    }
+    return node.verdict === CANONICAL;
   };
 
-  /** True when an added token's text occurs anywhere except exactly at a recorded added token. */
-  const hasStrayAddedText = (ids: readonly number[], total: number): boolean => {
+  /**
+   * Byte spans [start, end) where an added token's text occurs other than exactly at a recorded
+   * added token (the same scan the real splitter's leftmost-longest match makes; empty when none).
+   */
+  const strayAddedText = (ids: readonly number[], total: number): number[] => {
+    const spans: number[] = [];
     let t = 0;
     for (let p = 0; p < total; p++) {
-      if (startsAdded[buf[p] ?? 0] === 0) continue;
+      // With one possible first byte (`<` for Qwen and Llama-3), jump to its next occurrence.
+      if (onlyFirst >= 0) {
+        p = buf.indexOf(onlyFirst, p);
+        if (p < 0 || p >= total) break;
+      } else if (startsAdded[buf[p] ?? 0] === 0) continue;
       while ((offsets[t + 1] ?? total) <= p) t++;
       const id = ids[t] ?? 0;
       const tokenStart = offsets[t] ?? 0;
@@ -108,17 +151,17 @@ export function createRoundTripAccelerator(
       if (isAdded[id] === 1) {
         if (tokenStart === p) {
           for (const c of addedByFirstByte.get(buf[p] ?? 0) ?? []) {
-            if (c.length > tokenEnd - p && matchesAt(buf, total, p, c)) return true;
+            if (c.length > tokenEnd - p && matchesAt(buf, total, p, c)) spans.push(p, p + c.length);
           }
         }
         p = tokenEnd - 1;
         continue;
       }
       for (const c of addedByFirstByte.get(buf[p] ?? 0) ?? []) {
-        if (matchesAt(buf, total, p, c)) return true;
+        if (matchesAt(buf, total, p, c)) spans.push(p, p + c.length);
       }
     }
-    return false;
+    return spans;
   };
 
   const wordCache = new Map<string, readonly number[]>();
@@ -181,15 +224,16 @@ export function createRoundTripAccelerator(
     for (let i = 0; i < n; i++) {
       const id = ids[i] ?? -1;
       if (id < 0 || id >= vocabSize) return -1;
-      const b = tokenBytes(id);
-      if (total + b.length > buf.length) {
-        const bigger = new Uint8Array(Math.max(2 * buf.length, total + b.length));
+      const start = pooled(id);
+      const length = poolLength[id] ?? 0;
+      if (total + length > buf.length) {
+        const bigger = new Uint8Array(Math.max(2 * buf.length, total + length));
         bigger.set(buf.subarray(0, total));
         buf = bigger;
       }
       offsets[i] = total;
-      for (let k = 0; k < b.length; k++) buf[total + k] = b[k] ?? 0;
-      total += b.length;
+      for (let k = 0; k < length; k++) buf[total + k] = pool[start + k] ?? 0;
+      total += length;
     }
     offsets[n] = total;
     return total;
@@ -197,26 +241,67 @@ export function createRoundTripAccelerator(
 
   const plainRoundTrip = (ids: readonly number[]) => tokenizer.encode(tokenizer.decode(ids));
 
+  /** Round trip of the ordinary tokens [s, e) between two added tokens, appended to `out`. */
+  const fastSection = (
+    ids: readonly number[],
+    s: number,
+    e: number,
+    out: number[] | undefined,
+  ): number[] | undefined => {
+    if (e > s && !sectionRoundTrip(ids, s, e, undefined)) {
+      const built = out ?? ids.slice(0, s);
+      const mark = built.length;
+      if (!sectionRoundTrip(ids, s, e, built)) {
+        built.length = mark;
+        for (const id of plainRoundTrip(ids.slice(s, e))) built.push(id);
+      }
+      return built;
+    }
+    if (out) for (let k = s; k < e; k++) out.push(ids[k] ?? 0);
+    return out;
+  };
+
+  /** True when some stray span of `spans` overlaps bytes [from, to). */
+  const overlapsStray = (spans: readonly number[], from: number, to: number): boolean => {
+    for (let k = 0; k < spans.length; k += 2) {
+      if ((spans[k] ?? 0) < to && (spans[k + 1] ?? 0) > from) return true;
+    }
+    return false;
+  };
+
   return {
     roundTrip(ids) {
       const total = loadBytes(ids);
-      // An added token spelled across or inside ordinary text changes how the whole text splits.
-      if (total < 0 || hasStrayAddedText(ids, total)) return plainRoundTrip(ids);
+      if (total < 0) return plainRoundTrip(ids);
+      // An added token spelled across or inside ordinary text changes how the text around it
+      // splits. A recorded added token no stray text overlaps is still matched as itself by the
+      // leftmost-longest splitter, so it still cuts the text: only the runs between two such
+      // tokens that hold stray text go through the real encoder.
+      const stray = strayAddedText(ids, total);
       // Added tokens always split the text (and have ASCII content, so no ill-formed byte run
       // spans one): each run of ordinary tokens between them round-trips on its own.
       let out: number[] | undefined;
       let s = 0;
+      // Start of the current run between two clean added tokens, when it holds stray text.
+      let group = -1;
       for (let i = 0; i <= ids.length; i++) {
         if (i < ids.length && isAdded[ids[i] ?? 0] === 0) continue;
-        if (i > s && !sectionRoundTrip(ids, s, i, undefined)) {
-          out ??= ids.slice(0, s);
-          const mark = out.length;
-          if (!sectionRoundTrip(ids, s, i, out)) {
-            out.length = mark;
-            for (const id of plainRoundTrip(ids.slice(s, i))) out.push(id);
-          }
-        } else if (out) {
-          for (let k = s; k < i; k++) out.push(ids[k] ?? 0);
+        const isBoundary =
+          i === ids.length ||
+          stray.length === 0 ||
+          !overlapsStray(stray, offsets[i] ?? 0, offsets[i + 1] ?? 0);
+        if (!isBoundary) {
+          if (group < 0) group = s;
+          s = i + 1;
+          continue;
+        }
+        if (group < 0 && overlapsStray(stray, offsets[s] ?? 0, offsets[i] ?? 0)) group = s;
+        if (group >= 0) {
+          out ??= ids.slice(0, group);
+          for (const id of plainRoundTrip(ids.slice(group, i))) out.push(id);
+          group = -1;
+        } else {
+          out = fastSection(ids, s, i, out);
         }
         if (i < ids.length && out) out.push(ids[i] ?? 0);
         s = i + 1;
@@ -244,12 +329,15 @@ function isNfcSafe(cp: number): boolean {
 
 /** True when NFC leaves UTF-8 bytes [from, to) unchanged (checked per character, cached). */
 function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
+  // One bounded view per run, not one per character (a character must not borrow bytes past `to`).
+  let view: Uint8Array | undefined;
   for (let p = from; p < to; ) {
     if ((buf[p] ?? 0) < 0x80) {
       p++;
       continue;
     }
-    const length = utf8CharLength(buf.subarray(0, to), p);
+    view ??= buf.subarray(0, to);
+    const length = utf8CharLength(view, p);
     // Ill-formed bytes: the scanner declines them anyway.
     if (length < 0) return false;
     if (!isNfcSafe(utf8CodePoint(buf, p, length))) return false;
