@@ -62,11 +62,18 @@ export async function readTokenizerFiles(
 ): Promise<TokenizerFiles & { readonly dir: string }> {
   const dir = resolveTokenizerDir(nameOrPath);
   const what = `tokenizer ${nameOrPath}`;
-  const [tokenizerJson, tokenizerConfig, chatTemplate] = await Promise.all([
+  // Settled in a fixed order, so the error names the same file whatever read finished first.
+  const [json, config, template] = await Promise.allSettled([
     readJson(join(dir, "tokenizer.json"), what),
     readJson(join(dir, "tokenizer_config.json"), what),
     readChatTemplateFile(dir),
   ]);
+  for (const outcome of [json, config, template]) {
+    if (outcome.status === "rejected") throw outcome.reason;
+  }
+  const tokenizerJson = json.status === "fulfilled" ? json.value : undefined;
+  const tokenizerConfig = config.status === "fulfilled" ? config.value : undefined;
+  const chatTemplate = template.status === "fulfilled" ? template.value : undefined;
   return chatTemplate === undefined
     ? { dir, tokenizerJson, tokenizerConfig }
     : { dir, tokenizerJson, tokenizerConfig, chatTemplate };
