@@ -165,7 +165,8 @@ export function readAtropos(
       metadata,
     };
   });
-  return { ok: true, trajectories };
+  // The schema checked every row's tokens; segmentsByKind builds each mask from its segment's kind.
+  return { ok: true, trajectories, proven: { tokenIds: true, lossMask: true } };
 }
 
 /** Writes the rows of one group back as a ScoredDataGroup object (-100 masks, 1.0 sentinels). */

@@ -41,7 +41,8 @@ export function readRolloutLens(value: unknown, context: ReadContext): ReadResul
     logprobPlaceholder: line.logprob_placeholder,
     metadata: line.metadata,
   };
-  return { ok: true, trajectories: [t] };
+  // The schema checked token_ids; segments slice it. Masks are sliced as read, so still checked.
+  return { ok: true, trajectories: [t], proven: { tokenIds: true } };
 }
 
 function checkLine(line: RolloutLensLine): FieldError | undefined {

@@ -96,7 +96,8 @@ export function readStrands(
     calls,
     metadata: remainder(s, consumed),
   };
-  return { ok: true, trajectories: [t] };
+  // The schema checked token_ids; segments slice it. Masks are sliced as read, so still checked.
+  return { ok: true, trajectories: [t], proven: { tokenIds: true } };
 }
 
 /**
