@@ -41,3 +41,18 @@ describe("readAtropos sentinel runs (fill / slice / mixed paths)", () => {
     ]);
   });
 });
+
+describe("readAtropos mask errors (masks checked once, by checkGroup, zod's error first)", () => {
+  it.each([
+    { masks: [[-100, 1.5]], field: "masks[0][1]", message: "expected int, received number" },
+    { masks: [[-100, "6"]], field: "masks[0][1]", message: "expected number, received string" },
+    { masks: [[-100, 6.5, 3]], field: "masks[0][1]", message: "expected int, received number" },
+    { masks: [[-100, 6, 7]], field: "masks[0]", message: "masks[0] has 3 entries" },
+    { masks: [[-100, 6], [1]], field: "masks", message: "masks has 2 entries" },
+    { masks: [[-100, 7]], field: "masks[0][1]", message: "is 7: neither -100 nor the token id 6" },
+  ])("$masks -> $field", ({ masks, field, message }) => {
+    const result = readAtropos({ tokens: [[5, 6]], masks, scores: [0] }, { line: 1 });
+    expect(result.ok ? undefined : result.error.field).toBe(field);
+    expect(result.ok ? "" : result.error.message).toContain(message);
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
 import type { ChatMessage, Trajectory } from "../trajectory/types";
-import { fastIntArray, fastLogprobs, fastTokenIds, safeParseFast } from "./fastArrays";
+import { fastLogprobs, fastTokenIds, safeParseFast } from "./fastArrays";
 import { nulls, segmentsByKind } from "./maskSegments";
 import { chatMessageWireSchema } from "./rolloutLensSchema";
 import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
@@ -25,9 +25,11 @@ const groupSchema = z.looseObject({
   scores: z.array(anyNumber),
   inference_logprobs: z.array(logprobsSchema).nullish(),
 });
+// Mask entries are left to checkGroup: "-100 or the (validated) token id" implies an integer, so a
+// second pass proving `z.int()` is redundant; on a checkGroup failure the exact schema runs first.
 const fastGroupSchema = groupSchema.extend({
   tokens: z.array(fastTokenIds),
-  masks: z.array(fastIntArray),
+  masks: z.array(z.custom<number[]>(Array.isArray)),
   inference_logprobs: z.array(fastLogprobs).nullish(),
 });
 const messagesSchema = z.array(z.array(chatMessageWireSchema));
@@ -80,15 +82,19 @@ function checkGroup(g: z.infer<typeof groupSchema>): FieldError | undefined {
  * What `spansFromMask` finds on the 0/1 mask, without building that mask.
  */
 function spansOfRow(masks: readonly number[]): SegmentSpan[] {
-  let first = 0;
-  while (first < masks.length && masks[first] === IGNORE) first++;
-  const spans: SegmentSpan[] = first > 0 ? [{ kind: "prompt", start: 0, end: first }] : [];
-  let start = first;
-  for (let k = first + 1; k <= masks.length; k++) {
-    const isTrained = masks[start] !== IGNORE;
-    if (k === masks.length || (masks[k] !== IGNORE) !== isTrained) {
-      spans.push({ kind: isTrained ? "model" : "tool", start, end: k });
-      start = k;
+  const n = masks.length;
+  let k = 0;
+  while (k < n && masks[k] === IGNORE) k++;
+  const spans: SegmentSpan[] = k > 0 ? [{ kind: "prompt", start: 0, end: k }] : [];
+  // One tight scan per run: each token is compared once, against a constant.
+  while (k < n) {
+    const start = k;
+    if (masks[k] === IGNORE) {
+      while (k < n && masks[k] === IGNORE) k++;
+      spans.push({ kind: "tool", start, end: k });
+    } else {
+      while (k < n && masks[k] !== IGNORE) k++;
+      spans.push({ kind: "model", start, end: k });
     }
   }
   return spans;
@@ -132,7 +138,11 @@ export function readAtropos(
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
   const g = parsed.data;
   const problem = checkGroup(g);
-  if (problem) return { ok: false, error: problem };
+  if (problem) {
+    // The exact schema's error comes first, as it did when masks were checked for integers up front.
+    const exact = groupSchema.safeParse(value);
+    return { ok: false, error: exact.success ? problem : zodFieldError(exact.error) };
+  }
   const consumed = new Set(["tokens", "masks", "scores"]);
   if (g.inference_logprobs) consumed.add("inference_logprobs");
   const messages = messagesSchema.safeParse(g.messages);
