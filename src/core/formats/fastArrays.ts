@@ -38,8 +38,24 @@ export function isMask01Array(value: unknown): value is (0 | 1)[] {
 /** True when `value` is what `logprobsSchema` accepts: an array of numbers (NaN, ±Infinity too) or null. */
 export function isLogprobArray(value: unknown): value is (number | null)[] {
   if (!Array.isArray(value)) return false;
+  // Arrays with a null are object arrays; null-free ones from JSON.parse are double arrays. One
+  // loop seeing both kinds goes polymorphic and runs several times slower on fresh lines (issue 6
+  // bench), so each kind gets its own copy of the same loop; includes(null) is a builtin scan.
+  return value.includes(null) ? isNumberOrNullArray(value) : isNumberOrNullDense(value);
+}
+
+function isNumberOrNullArray(value: readonly unknown[]): boolean {
   for (let k = 0; k < value.length; k++) {
-    const v: unknown = value[k];
+    const v = value[k];
+    if (v !== null && typeof v !== "number") return false;
+  }
+  return true;
+}
+
+// The same loop as isNumberOrNullArray, kept apart so its element-kind feedback stays its own.
+function isNumberOrNullDense(value: readonly unknown[]): boolean {
+  for (let k = 0; k < value.length; k++) {
+    const v = value[k];
     if (v !== null && typeof v !== "number") return false;
   }
   return true;
