@@ -29,6 +29,7 @@ describe("readAtropos sentinel runs (fill / slice / mixed paths)", () => {
       { line: 1 },
     );
     expect(result.ok && result.trajectories[0]?.segments[1]?.logprobs).toEqual([1]);
+    expect(result.ok && result.proven?.modelLogprobs).toBe(false);
   });
 
   it("reads a row with no trained token as one prompt segment", () => {

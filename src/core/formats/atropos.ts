@@ -101,6 +101,18 @@ function spansOfRow(masks: readonly number[]): SegmentSpan[] {
 }
 
 /**
+ * True when `logprobs[start..end)` holds a value > 0. Its own loop, apart from the invariant check's:
+ * it sees only atropos rows (double arrays), so it stays monomorphic and fast (issue 6 bench).
+ */
+function hasPositive(logprobs: readonly (number | null)[], start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const v = logprobs[k];
+    if (v !== null && v !== undefined && v > 0) return true;
+  }
+  return false;
+}
+
+/**
  * `logprobs[start..end)` of a mask-0 run with atropos' positive sentinels as null. Sentinel-only and
  * sentinel-free runs (the usual cases) are a fill or a slice: nulling a few entries of a
  * double-only array would first re-box all of them.
@@ -149,17 +161,17 @@ export function readAtropos(
   if (messages.success && messages.data.length === g.tokens.length) consumed.add("messages");
   const metadata = { ...remainder(g, consumed), group_summary: summarize(g.scores) };
   const group = `L${context.line}`;
+  let positiveOnModel = false;
   const trajectories = g.tokens.map((tokenIds, i): Trajectory => {
     const masks = g.masks[i] ?? [];
     const rowLp = g.inference_logprobs?.[i];
     const spans = spansOfRow(masks);
-    const segments = segmentsByKind(spans, tokenIds, (span) =>
-      !rowLp
-        ? nulls(span.end - span.start)
-        : span.kind === "model"
-          ? rowLp.slice(span.start, span.end)
-          : withoutSentinels(rowLp, span.start, span.end),
-    );
+    const segments = segmentsByKind(spans, tokenIds, (span) => {
+      if (!rowLp) return nulls(span.end - span.start);
+      if (span.kind !== "model") return withoutSentinels(rowLp, span.start, span.end);
+      if (hasPositive(rowLp, span.start, span.end)) positiveOnModel = true;
+      return rowLp.slice(span.start, span.end);
+    });
     const rowMessages: ChatMessage[] | undefined = consumed.has("messages")
       ? messages.data?.[i]
       : undefined;
@@ -176,7 +188,9 @@ export function readAtropos(
     };
   });
   // The schema checked every row's tokens; segmentsByKind builds each mask from its segment's kind.
-  return { ok: true, trajectories, proven: { tokenIds: true, lossMask: true } };
+  // A positive logprob on a model token is left for the invariant check to report.
+  const proven = { tokenIds: true, lossMask: true, modelLogprobs: !positiveOnModel };
+  return { ok: true, trajectories, proven };
 }
 
 /** Writes the rows of one group back as a ScoredDataGroup object (-100 masks, 1.0 sentinels). */

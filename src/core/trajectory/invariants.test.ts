@@ -108,5 +108,8 @@ describe("checkTrajectory", () => {
     expect(checkTrajectory(t, { lossMask: true })).toEqual(
       full.filter((v) => rule(v) !== "lossMask" || !v.message.includes("must have mask")),
     );
+    expect(checkTrajectory(t, { modelLogprobs: true })).toEqual(
+      full.filter((v) => rule(v) !== "logprobs" || !v.message.includes("> 0")),
+    );
   });
 });

@@ -19,6 +19,8 @@ export interface ProvenFacts {
   readonly tokenIds?: boolean;
   /** Every segment's loss mask is its kind's mask on every token (the reader built it so). */
   readonly lossMask?: boolean;
+  /** No model segment has a logprob > 0 (the reader scanned them while slicing). */
+  readonly modelLogprobs?: boolean;
 }
 
 const NOTHING_PROVEN: ProvenFacts = {};
@@ -135,7 +137,7 @@ function checkSegment(
       message: `${segment.kind} segment must have mask ${expected} on every token; ${badMask.count} differ`,
     });
   }
-  if (segment.kind === "model") {
+  if (segment.kind === "model" && !proven.modelLogprobs) {
     const positive = positiveLogprobs(segment.logprobs);
     if (positive) {
       const value = segment.logprobs[positive.at];
