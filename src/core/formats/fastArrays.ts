@@ -80,3 +80,36 @@ export function safeParseFast<T>(
   const quick = fast.safeParse(value);
   return quick.success ? quick : exact.safeParse(value);
 }
+
+/**
+ * One pass per span (token index space) over a line's three wire arrays, proving what the schema's
+ * per-token checks and the per-token invariants would each prove in passes of their own: ids are
+ * non-negative safe integers, the mask is the span kind's (model 1, else 0), logprobs are numbers
+ * or null and none > 0 on a model token. False when anything fails or is missing; callers then take
+ * their exact path, so verdicts and messages never depend on this shortcut.
+ */
+export function provesSpans(
+  arrays: {
+    readonly token_ids: readonly unknown[];
+    readonly loss_mask: readonly unknown[];
+    readonly logprobs: readonly unknown[];
+  },
+  spans: readonly { readonly kind: string; readonly start: number; readonly end: number }[],
+): boolean {
+  const ids = arrays.token_ids;
+  const mask = arrays.loss_mask;
+  const lps = arrays.logprobs;
+  for (const s of spans) {
+    const isModel = s.kind === "model";
+    const expected = isModel ? 1 : 0;
+    for (let k = s.start; k < s.end; k++) {
+      const id = ids[k];
+      if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return false;
+      if (mask[k] !== expected) return false;
+      const lp = lps[k];
+      if (lp === null) continue;
+      if (typeof lp !== "number" || (isModel && lp > 0)) return false;
+    }
+  }
+  return true;
+}

@@ -10,7 +10,24 @@ interface Arrays {
 }
 const base = (): Arrays => JSON.parse(generateLine(0, { tokens: 10 }));
 
-describe("rollout-lens/v1 fused fast path falls back to the exact verdicts", () => {
+// The same arrays as a bare strands Rollout: drop the rollout-lens keys, keep segment_info.
+// (`as`: the parsed line has those extra keys; Arrays names only the ones the edits touch.)
+const asStrands = (l: Arrays) => {
+  const {
+    format: _f,
+    segments: _s,
+    id: _i,
+    status: _st,
+    group: _g,
+    ...rest
+  } = l as Arrays & Record<string, unknown>;
+  return rest;
+};
+
+describe.each([
+  { format: "rollout-lens/v1", shape: (l: Arrays): unknown => l },
+  { format: "strands", shape: asStrands },
+])("$format fused fast path falls back to the exact verdicts", ({ format, shape }) => {
   it.each([
     { name: "valid line", edit: () => {}, field: undefined, message: undefined },
     { name: "negative id", edit: (l) => (l.token_ids[3] = -1), field: "token_ids[3]", message: "" },
@@ -49,9 +66,9 @@ describe("rollout-lens/v1 fused fast path falls back to the exact verdicts", () 
   }[])("$name", ({ edit, field, message }) => {
     const line = base();
     edit(line);
-    const result = readRolloutLine(JSON.stringify(line), 4);
+    const result = readRolloutLine(JSON.stringify(shape(line)), 4);
     if (field === undefined) {
-      expect(result.kind).toBe("trajectories");
+      expect(result.kind === "trajectories" && result.format).toBe(format);
       return;
     }
     expect(result.kind === "error" && result.error.field).toBe(field);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { flattenSegments } from "../trajectory/flatten";
 import type { ProvenFacts } from "../trajectory/invariants";
 import type { Segment, ToolCall, Trajectory } from "../trajectory/types";
-import { fastLogprobs, fastMask01, fastTokenIds, safeParseFast } from "./fastArrays";
+import { fastLogprobs, fastMask01, fastTokenIds, provesSpans, safeParseFast } from "./fastArrays";
 import {
   ROLLOUT_LENS_V1,
   type RolloutLensLine,
@@ -18,7 +18,7 @@ const fastLineSchema = rolloutLensLineSchema.extend({
   logprobs: fastLogprobs,
 });
 
-// Per-token arrays only shaped as arrays: fusedCheck then proves every entry in one pass.
+// Per-token arrays only shaped as arrays: provesSpans then proves every entry in one pass.
 const shapeOnlyLineSchema = rolloutLensLineSchema.extend({
   token_ids: z.custom<number[]>(Array.isArray),
   loss_mask: z.custom<(0 | 1)[]>(Array.isArray),
@@ -27,37 +27,12 @@ const shapeOnlyLineSchema = rolloutLensLineSchema.extend({
 
 const ALL_PROVEN: ProvenFacts = { tokenIds: true, lossMask: true, modelLogprobs: true };
 
-/**
- * One pass per segment over the three wire arrays proving what the schema's per-token checks and
- * the per-token invariants would each prove in a pass of their own: ids are non-negative safe
- * integers, the mask is the segment kind's, logprobs are numbers or null and none > 0 on a model
- * token. False when anything fails; the caller then takes the exact path for its verdict.
- */
-function fusedCheck(line: RolloutLensLine): boolean {
-  const ids: readonly unknown[] = line.token_ids;
-  const mask: readonly unknown[] = line.loss_mask;
-  const lps: readonly unknown[] = line.logprobs;
-  for (const s of line.segments) {
-    const expected = s.kind === "model" ? 1 : 0;
-    const isModel = s.kind === "model";
-    for (let k = s.start; k < s.end; k++) {
-      const id = ids[k];
-      if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return false;
-      if (mask[k] !== expected) return false;
-      const lp = lps[k];
-      if (lp === null) continue;
-      if (typeof lp !== "number" || (isModel && lp > 0)) return false;
-    }
-  }
-  return true;
-}
-
 /** Reads one rollout-lens/v1 object (token index space offsets) into a Trajectory. */
 export function readRolloutLens(value: unknown, context: ReadContext): ReadResult {
   // Fast path: a well-formed line is proven in one fused pass. Anything odd takes the exact path
   // below, so every verdict and error message is the one it always gave.
   const shaped = shapeOnlyLineSchema.safeParse(value);
-  if (shaped.success && !checkLine(shaped.data) && fusedCheck(shaped.data)) {
+  if (shaped.success && !checkLine(shaped.data) && provesSpans(shaped.data, shaped.data.segments)) {
     return build(shaped.data, context, ALL_PROVEN);
   }
   const parsed = safeParseFast(fastLineSchema, rolloutLensLineSchema, value);
