@@ -29,6 +29,7 @@ describe("readAtropos sentinel runs (fill / slice / mixed paths)", () => {
       { line: 1 },
     );
     expect(result.ok && result.trajectories[0]?.segments[1]?.logprobs).toEqual([1]);
+    expect(result.ok && result.proven?.modelLogprobs).toBe(false);
   });
 
   it("reads a row with no trained token as one prompt segment", () => {
@@ -39,5 +40,20 @@ describe("readAtropos sentinel runs (fill / slice / mixed paths)", () => {
     expect(result.ok && result.trajectories[0]?.segments.map((s) => [s.kind, s.logprobs])).toEqual([
       ["prompt", [null, null]],
     ]);
+  });
+});
+
+describe("readAtropos mask errors (masks checked once, by checkGroup, zod's error first)", () => {
+  it.each([
+    { masks: [[-100, 1.5]], field: "masks[0][1]", message: "expected int, received number" },
+    { masks: [[-100, "6"]], field: "masks[0][1]", message: "expected number, received string" },
+    { masks: [[-100, 6.5, 3]], field: "masks[0][1]", message: "expected int, received number" },
+    { masks: [[-100, 6, 7]], field: "masks[0]", message: "masks[0] has 3 entries" },
+    { masks: [[-100, 6], [1]], field: "masks", message: "masks has 2 entries" },
+    { masks: [[-100, 7]], field: "masks[0][1]", message: "is 7: neither -100 nor the token id 6" },
+  ])("$masks -> $field", ({ masks, field, message }) => {
+    const result = readAtropos({ tokens: [[5, 6]], masks, scores: [0] }, { line: 1 });
+    expect(result.ok ? undefined : result.error.field).toBe(field);
+    expect(result.ok ? "" : result.error.message).toContain(message);
   });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
 import type { ChatMessage, Trajectory } from "../trajectory/types";
-import { fastIntArray, fastLogprobs, fastTokenIds, safeParseFast } from "./fastArrays";
+import { fastLogprobs, fastTokenIds, safeParseFast } from "./fastArrays";
 import { nulls, segmentsByKind } from "./maskSegments";
 import { chatMessageWireSchema } from "./rolloutLensSchema";
 import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
@@ -25,9 +25,11 @@ const groupSchema = z.looseObject({
   scores: z.array(anyNumber),
   inference_logprobs: z.array(logprobsSchema).nullish(),
 });
+// Mask entries are left to checkGroup: "-100 or the (validated) token id" implies an integer, so a
+// second pass proving `z.int()` is redundant; on a checkGroup failure the exact schema runs first.
 const fastGroupSchema = groupSchema.extend({
   tokens: z.array(fastTokenIds),
-  masks: z.array(fastIntArray),
+  masks: z.array(z.custom<number[]>(Array.isArray)),
   inference_logprobs: z.array(fastLogprobs).nullish(),
 });
 const messagesSchema = z.array(z.array(chatMessageWireSchema));
@@ -80,18 +82,34 @@ function checkGroup(g: z.infer<typeof groupSchema>): FieldError | undefined {
  * What `spansFromMask` finds on the 0/1 mask, without building that mask.
  */
 function spansOfRow(masks: readonly number[]): SegmentSpan[] {
-  let first = 0;
-  while (first < masks.length && masks[first] === IGNORE) first++;
-  const spans: SegmentSpan[] = first > 0 ? [{ kind: "prompt", start: 0, end: first }] : [];
-  let start = first;
-  for (let k = first + 1; k <= masks.length; k++) {
-    const isTrained = masks[start] !== IGNORE;
-    if (k === masks.length || (masks[k] !== IGNORE) !== isTrained) {
-      spans.push({ kind: isTrained ? "model" : "tool", start, end: k });
-      start = k;
+  const n = masks.length;
+  let k = 0;
+  while (k < n && masks[k] === IGNORE) k++;
+  const spans: SegmentSpan[] = k > 0 ? [{ kind: "prompt", start: 0, end: k }] : [];
+  // One tight scan per run: each token is compared once, against a constant.
+  while (k < n) {
+    const start = k;
+    if (masks[k] === IGNORE) {
+      while (k < n && masks[k] === IGNORE) k++;
+      spans.push({ kind: "tool", start, end: k });
+    } else {
+      while (k < n && masks[k] !== IGNORE) k++;
+      spans.push({ kind: "model", start, end: k });
     }
   }
   return spans;
+}
+
+/**
+ * True when `logprobs[start..end)` holds a value > 0. Its own loop, apart from the invariant check's:
+ * it sees only atropos rows (double arrays), so it stays monomorphic and fast (issue 6 bench).
+ */
+function hasPositive(logprobs: readonly (number | null)[], start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const v = logprobs[k];
+    if (v !== null && v !== undefined && v > 0) return true;
+  }
+  return false;
 }
 
 /**
@@ -132,24 +150,28 @@ export function readAtropos(
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
   const g = parsed.data;
   const problem = checkGroup(g);
-  if (problem) return { ok: false, error: problem };
+  if (problem) {
+    // The exact schema's error comes first, as it did when masks were checked for integers up front.
+    const exact = groupSchema.safeParse(value);
+    return { ok: false, error: exact.success ? problem : zodFieldError(exact.error) };
+  }
   const consumed = new Set(["tokens", "masks", "scores"]);
   if (g.inference_logprobs) consumed.add("inference_logprobs");
   const messages = messagesSchema.safeParse(g.messages);
   if (messages.success && messages.data.length === g.tokens.length) consumed.add("messages");
   const metadata = { ...remainder(g, consumed), group_summary: summarize(g.scores) };
   const group = `L${context.line}`;
+  let positiveOnModel = false;
   const trajectories = g.tokens.map((tokenIds, i): Trajectory => {
     const masks = g.masks[i] ?? [];
     const rowLp = g.inference_logprobs?.[i];
     const spans = spansOfRow(masks);
-    const segments = segmentsByKind(spans, tokenIds, (span) =>
-      !rowLp
-        ? nulls(span.end - span.start)
-        : span.kind === "model"
-          ? rowLp.slice(span.start, span.end)
-          : withoutSentinels(rowLp, span.start, span.end),
-    );
+    const segments = segmentsByKind(spans, tokenIds, (span) => {
+      if (!rowLp) return nulls(span.end - span.start);
+      if (span.kind !== "model") return withoutSentinels(rowLp, span.start, span.end);
+      if (hasPositive(rowLp, span.start, span.end)) positiveOnModel = true;
+      return rowLp.slice(span.start, span.end);
+    });
     const rowMessages: ChatMessage[] | undefined = consumed.has("messages")
       ? messages.data?.[i]
       : undefined;
@@ -165,7 +187,10 @@ export function readAtropos(
       metadata,
     };
   });
-  return { ok: true, trajectories };
+  // The schema checked every row's tokens; segmentsByKind builds each mask from its segment's kind.
+  // A positive logprob on a model token is left for the invariant check to report.
+  const proven = { tokenIds: true, lossMask: true, modelLogprobs: !positiveOnModel };
+  return { ok: true, trajectories, proven };
 }
 
 /** Writes the rows of one group back as a ScoredDataGroup object (-100 masks, 1.0 sentinels). */

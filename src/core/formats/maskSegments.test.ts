@@ -39,3 +39,30 @@ describe("segmentsByKind", () => {
     );
   });
 });
+
+describe("constant runs", () => {
+  it.each([0, 1, 5, 70_000])("nulls(%i) is a fresh packed array of that many nulls", (n) => {
+    const a = nulls(n);
+    const b = nulls(n);
+    expect(a).toHaveLength(n);
+    expect(a.every((v) => v === null)).toBe(true);
+    expect(a).not.toBe(b);
+    expect(Object.keys(a)).toHaveLength(n);
+  });
+
+  it("hands out masks no later call can change", () => {
+    const spans = [
+      { kind: "prompt", start: 0, end: 3 },
+      { kind: "model", start: 3, end: 5 },
+    ] as const;
+    const first = segmentsByKind(spans, [1, 2, 3, 4, 5], (s) => nulls(s.end - s.start));
+    const mask = first[1]?.lossMask;
+    if (!Array.isArray(mask)) throw new Error("expected a model segment");
+    mask[0] = 0; // a caller editing its own copy must not leak into the next read
+    const second = segmentsByKind(spans, [1, 2, 3, 4, 5], (s) => nulls(s.end - s.start));
+    expect(second.map((s) => s.lossMask)).toEqual([
+      [0, 0, 0],
+      [1, 1],
+    ]);
+  });
+});

@@ -61,7 +61,7 @@ export function readRolloutLine(
   const result = adapter.read(value, { line: lineNo, path });
   if (!result.ok) return fail(result.error.message, result.error.field);
   for (const t of result.trajectories) {
-    const violations = checkTrajectory(t);
+    const violations = checkTrajectory(t, result.proven);
     const first = violations[0];
     if (first) {
       const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : "";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
+import type { ProvenFacts } from "../trajectory/invariants";
 import type { Trajectory, TrajectoryStatus } from "../trajectory/types";
 import { fastLogprobs, fastMask01, fastTokenIds, safeParseFast } from "./fastArrays";
 import { maskRuns, nulls, segmentsByKind } from "./maskSegments";
@@ -40,6 +41,9 @@ const STATUS_TO_SLIME: Readonly<Record<TrajectoryStatus, string>> = {
   truncated: "truncated",
   aborted: "aborted",
 };
+
+/** The schema checked `tokens`; segmentsByKind builds each mask from its segment's kind. */
+const SLIME_PROVEN: ProvenFacts = { tokenIds: true, lossMask: true };
 
 /** True when some response token has mask 0 and every such token's logprob is exactly 0. */
 function isZeroAtMask0(
@@ -124,7 +128,7 @@ export function readSlimeSample(
     logprobPlaceholder: isPlaceholder ? 0 : undefined,
     metadata: remainder(s, consumed),
   };
-  return { ok: true, trajectories: [t] };
+  return { ok: true, trajectories: [t], proven: SLIME_PROVEN };
 }
 
 /** Reads a slime Sample line, or a `{rollout_id, samples}` dump wrapper (one trajectory per sample). */
@@ -145,7 +149,7 @@ export function readSlime(
       });
     }
   }
-  return { ok: true, trajectories };
+  return { ok: true, trajectories, proven: SLIME_PROVEN };
 }
 
 /** Writes a Trajectory as a slime Sample object: response-only arrays after the first prompt segment. */

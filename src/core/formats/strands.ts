@@ -1,7 +1,13 @@
 import { z } from "zod";
-import { flattenSegments, sliceSegments, spansFromSegmentInfo } from "../trajectory/flatten";
+import {
+  flattenSegments,
+  type SegmentSpan,
+  sliceSegments,
+  spansFromSegmentInfo,
+} from "../trajectory/flatten";
+import type { ProvenFacts } from "../trajectory/invariants";
 import type { GenerateCall, Trajectory, TrajectoryStatus } from "../trajectory/types";
-import { fastLogprobs, fastMask01, fastTokenIds, safeParseFast } from "./fastArrays";
+import { fastLogprobs, fastMask01, fastTokenIds, provesSpans, safeParseFast } from "./fastArrays";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 import {
   anyNumber,
@@ -39,6 +45,15 @@ const fastStrandsSchema = strandsSchema.extend({
   logprobs: fastLogprobs,
 });
 
+// Per-token arrays only shaped as arrays: provesSpans then proves every entry in one pass.
+const shapeOnlyStrandsSchema = strandsSchema.extend({
+  token_ids: z.custom<number[]>(Array.isArray),
+  loss_mask: z.custom<(0 | 1)[]>(Array.isArray),
+  logprobs: z.custom<(number | null)[]>(Array.isArray),
+});
+
+const ALL_PROVEN: ProvenFacts = { tokenIds: true, lossMask: true, modelLogprobs: true };
+
 const ROLLOUT_KEYS = ["token_ids", "loss_mask", "logprobs", "segment_info"];
 const WRAPPER_KEYS = ["format", "episode_id", "model", "tokenizer", "reward", "calls"];
 
@@ -62,6 +77,18 @@ export function readStrands(
   value: Readonly<Record<string, unknown>>,
   context: ReadContext,
 ): ReadResult {
+  // Fast path: a well-formed line is proven in one fused pass. Anything odd takes the exact path
+  // below, so every verdict and error message is the one it always gave.
+  const shaped = shapeOnlyStrandsSchema.safeParse(value);
+  if (shaped.success) {
+    const s = shaped.data;
+    const n = s.token_ids.length;
+    const spans = spansFromSegmentInfo(s.segment_info);
+    const covered = spans.at(-1)?.end ?? 0;
+    if (s.loss_mask.length === n && s.logprobs.length === n && covered === n) {
+      if (provesSpans(s, spans)) return build(s, spans, context, ALL_PROVEN);
+    }
+  }
   const parsed = safeParseFast(fastStrandsSchema, strandsSchema, value);
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
   const s = parsed.data;
@@ -78,6 +105,16 @@ export function readStrands(
       error: { field: "segment_info", message: `lengths sum to ${covered} but token_ids has ${n}` },
     };
   }
+  // The schema checked token_ids; segments slice it. Masks are sliced as read, so still checked.
+  return build(s, spans, context, { tokenIds: true });
+}
+
+function build(
+  s: z.infer<typeof strandsSchema>,
+  spans: readonly SegmentSpan[],
+  context: ReadContext,
+  proven: ProvenFacts,
+): ReadResult {
   const isWrapped = s.format === STRANDS_TITO_V1;
   const consumed = new Set([...ROLLOUT_KEYS, ...(isWrapped ? WRAPPER_KEYS : [])]);
   const calls = isWrapped ? s.calls?.map(callFromWire) : undefined;
@@ -96,7 +133,7 @@ export function readStrands(
     calls,
     metadata: remainder(s, consumed),
   };
-  return { ok: true, trajectories: [t] };
+  return { ok: true, trajectories: [t], proven };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ProvenFacts } from "../trajectory/invariants";
 import type { Trajectory } from "../trajectory/types";
 
 /** The record formats we read and write. */
@@ -43,7 +44,12 @@ export interface ReadContext {
 
 /** Adapter read result: trajectories, or the first structural error found. */
 export type ReadResult =
-  | { readonly ok: true; readonly trajectories: Trajectory[] }
+  | {
+      readonly ok: true;
+      readonly trajectories: Trajectory[];
+      /** Per-token invariants the reader proved while building every trajectory's segments. */
+      readonly proven?: ProvenFacts;
+    }
   | { readonly ok: false; readonly error: FieldError };
 
 /** One format: sniff a parsed line, read it into trajectories. */

@@ -98,4 +98,18 @@ describe("checkTrajectory", () => {
     ).toEqual(want);
     for (const v of got) expect(v.message.length).toBeGreaterThan(10);
   });
+
+  it.each(cases)("$name: a proven fact skips only its own rule", ({ t }) => {
+    const full = checkTrajectory(t);
+    const rule = (v: { field: string }) => v.field.split(".").at(-1);
+    expect(checkTrajectory(t, { tokenIds: true })).toEqual(
+      full.filter((v) => rule(v) !== "tokenIds"),
+    );
+    expect(checkTrajectory(t, { lossMask: true })).toEqual(
+      full.filter((v) => rule(v) !== "lossMask" || !v.message.includes("must have mask")),
+    );
+    expect(checkTrajectory(t, { modelLogprobs: true })).toEqual(
+      full.filter((v) => rule(v) !== "logprobs" || !v.message.includes("> 0")),
+    );
+  });
 });

@@ -1,4 +1,3 @@
-import { flattenSegments } from "./flatten";
 import type { Segment, Trajectory } from "./types";
 
 /** One broken invariant: `field` names the path, `index` the first offending token (trajectory index). */
@@ -11,12 +10,28 @@ export interface Violation {
 const EXPECTED_MASK = { prompt: 0, model: 1, tool: 0 } as const;
 
 /**
+ * Per-token facts a reader already established while building the segments, so the matching
+ * per-token rules need not run again (issue 6 bench). Claim a fact only when it holds for every
+ * segment: the verdict must be the one the full check would give.
+ */
+export interface ProvenFacts {
+  /** Every token id is a non-negative integer (the reader validated the wire array). */
+  readonly tokenIds?: boolean;
+  /** Every segment's loss mask is its kind's mask on every token (the reader built it so). */
+  readonly lossMask?: boolean;
+  /** No model segment has a logprob > 0 (the reader scanned them while slicing). */
+  readonly modelLogprobs?: boolean;
+}
+
+const NOTHING_PROVEN: ProvenFacts = {};
+
+/**
  * Checks a trajectory against the model's invariants and returns every violation (empty = valid).
  * Per-token rules report one violation per segment and rule, at the first offending token index,
  * with the count, so a 100k-token mistake stays readable. A trajectory with no segments is valid
  * (a running episode before its prompt, or a text-only verl record).
  */
-export function checkTrajectory(t: Trajectory): Violation[] {
+export function checkTrajectory(t: Trajectory, proven: ProvenFacts = NOTHING_PROVEN): Violation[] {
   const out: Violation[] = [];
   const first = t.segments[0];
   if (first && first.kind !== "prompt") {
@@ -24,11 +39,13 @@ export function checkTrajectory(t: Trajectory): Violation[] {
   }
   let start = 0;
   let cutoffs = 0;
-  t.segments.forEach((segment, i) => {
-    checkSegment(segment, i, start, out);
+  for (let i = 0; i < t.segments.length; i++) {
+    const segment = t.segments[i];
+    if (!segment) continue;
+    checkSegment(segment, i, start, proven, out);
     if (segment.cutoff) cutoffs += 1;
     start += segment.tokenIds.length;
-  });
+  }
   if (cutoffs > 1) {
     out.push({ field: "segments", message: `${cutoffs} segments are marked cutoff; at most one` });
   }
@@ -80,7 +97,13 @@ function positiveLogprobs(logprobs: readonly (number | null)[]): BadRun {
   return at < 0 ? undefined : { at, count };
 }
 
-function checkSegment(segment: Segment, i: number, start: number, out: Violation[]): void {
+function checkSegment(
+  segment: Segment,
+  i: number,
+  start: number,
+  proven: ProvenFacts,
+  out: Violation[],
+): void {
   const n = segment.tokenIds.length;
   const field = `segments[${i}]`;
   const lengths: [string, number | undefined][] = [
@@ -96,7 +119,7 @@ function checkSegment(segment: Segment, i: number, start: number, out: Violation
       });
     }
   }
-  const badId = badTokenIds(segment.tokenIds);
+  const badId = proven.tokenIds ? undefined : badTokenIds(segment.tokenIds);
   if (badId) {
     const value = segment.tokenIds[badId.at];
     out.push({
@@ -106,7 +129,7 @@ function checkSegment(segment: Segment, i: number, start: number, out: Violation
     });
   }
   const expected = EXPECTED_MASK[segment.kind];
-  const badMask = badMasks(segment.lossMask, expected);
+  const badMask = proven.lossMask ? undefined : badMasks(segment.lossMask, expected);
   if (badMask) {
     out.push({
       field: `${field}.lossMask`,
@@ -114,7 +137,7 @@ function checkSegment(segment: Segment, i: number, start: number, out: Violation
       message: `${segment.kind} segment must have mask ${expected} on every token; ${badMask.count} differ`,
     });
   }
-  if (segment.kind === "model") {
+  if (segment.kind === "model" && !proven.modelLogprobs) {
     const positive = positiveLogprobs(segment.logprobs);
     if (positive) {
       const value = segment.logprobs[positive.at];
@@ -139,8 +162,14 @@ function checkSegment(segment: Segment, i: number, start: number, out: Violation
 
 function checkCalls(t: Trajectory, out: Violation[]): void {
   if (!t.calls) return;
-  const flat = flattenSegments(t.segments);
-  const total = flat.tokenIds.length;
+  // Segment offsets only: flattening would copy every per-token array just to learn lengths.
+  const offsets: { start: number; end: number }[] = [];
+  let total = 0;
+  for (const segment of t.segments) {
+    const start = total;
+    total += segment.tokenIds.length;
+    offsets.push({ start, end: total });
+  }
   t.calls.forEach((call, c) => {
     const field = `calls[${c}]`;
     if (call.inputLen + call.outputLen > total) {
@@ -151,16 +180,16 @@ function checkCalls(t: Trajectory, out: Violation[]): void {
       return;
     }
     if (call.outputLen === 0) return;
-    const s = flat.offsets.findIndex(
+    const s = offsets.findIndex(
       (o, k) => o.start === call.inputLen && t.segments[k]?.kind === "model",
     );
-    const offsets = flat.offsets[s];
-    if (!offsets) {
+    const at = offsets[s];
+    if (!at) {
       out.push({ field, message: `no model segment starts at input_len ${call.inputLen}` });
-    } else if (offsets.end - offsets.start !== call.outputLen) {
+    } else if (at.end - at.start !== call.outputLen) {
       out.push({
         field,
-        message: `output_len ${call.outputLen} but segments[${s}] has ${offsets.end - offsets.start} tokens`,
+        message: `output_len ${call.outputLen} but segments[${s}] has ${at.end - at.start} tokens`,
       });
     }
   });

@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import { generateLine } from "../../test/rolloutFileGenerator";
+import { readRolloutLine } from "./readRolloutLine";
+
+// generateLine(0, 10 tokens): prompt [0,2), model [2,5), tool [5,7), model [7,10).
+interface Arrays {
+  token_ids: unknown[];
+  loss_mask: unknown[];
+  logprobs: unknown[];
+}
+const base = (): Arrays => JSON.parse(generateLine(0, { tokens: 10 }));
+
+// The same arrays as a bare strands Rollout: drop the rollout-lens keys, keep segment_info.
+// (`as`: the parsed line has those extra keys; Arrays names only the ones the edits touch.)
+const asStrands = (l: Arrays) => {
+  const {
+    format: _f,
+    segments: _s,
+    id: _i,
+    status: _st,
+    group: _g,
+    ...rest
+  } = l as Arrays & Record<string, unknown>;
+  return rest;
+};
+
+describe.each([
+  { format: "rollout-lens/v1", shape: (l: Arrays): unknown => l },
+  { format: "strands", shape: asStrands },
+])("$format fused fast path falls back to the exact verdicts", ({ format, shape }) => {
+  it.each([
+    { name: "valid line", edit: () => {}, field: undefined, message: undefined },
+    { name: "negative id", edit: (l) => (l.token_ids[3] = -1), field: "token_ids[3]", message: "" },
+    { name: "float id", edit: (l) => (l.token_ids[0] = 1.5), field: "token_ids[0]", message: "" },
+    { name: "mask 2", edit: (l) => (l.loss_mask[4] = 2), field: "loss_mask[4]", message: "0 or 1" },
+    {
+      name: "mask 0 on a model token",
+      edit: (l) => (l.loss_mask[3] = 0),
+      field: "segments[1].lossMask",
+      message: "at token 3",
+    },
+    {
+      name: "string logprob",
+      edit: (l) => (l.logprobs[1] = "x"),
+      field: "logprobs[1]",
+      message: "",
+    },
+    {
+      name: "positive model logprob",
+      edit: (l) => (l.logprobs[8] = 0.5),
+      field: "segments[3].logprobs",
+      message: "at token 8",
+    },
+    {
+      name: "positive prompt logprob",
+      edit: (l) => (l.logprobs[0] = 0.5),
+      field: undefined,
+      message: undefined,
+    },
+    { name: "short mask", edit: (l) => l.loss_mask.pop(), field: "loss_mask", message: "" },
+  ] satisfies {
+    name: string;
+    edit: (l: Arrays) => unknown;
+    field: string | undefined;
+    message: string | undefined;
+  }[])("$name", ({ edit, field, message }) => {
+    const line = base();
+    edit(line);
+    const result = readRolloutLine(JSON.stringify(shape(line)), 4);
+    if (field === undefined) {
+      expect(result.kind === "trajectories" && result.format).toBe(format);
+      return;
+    }
+    expect(result.kind === "error" && result.error.field).toBe(field);
+    expect(result.kind === "error" && result.error.message).toContain(message);
+  });
+});
