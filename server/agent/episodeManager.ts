@@ -146,20 +146,25 @@ export class EpisodeManager {
       },
       askHuman: (callId, question, timeoutMs, signal) =>
         new Promise<string>((resolve, reject) => {
-          const timer = setTimeout(() => {
+          // Every way out clears the timer and the abort listener, so nothing outlives the wait.
+          const settle = () => {
+            clearTimeout(timer);
+            signal.removeEventListener("abort", onAbort);
             episode.pendingHuman = undefined;
+          };
+          const onAbort = () => {
+            settle();
+            reject(new Error("episode aborted while waiting for the human"));
+          };
+          const timer = setTimeout(() => {
+            settle();
             reject(new Error(`no human reply within ${Math.round(timeoutMs / 1000)} s`));
           }, timeoutMs);
-          signal.addEventListener("abort", () => {
-            clearTimeout(timer);
-            episode.pendingHuman = undefined;
-            reject(new Error("episode aborted while waiting for the human"));
-          });
+          signal.addEventListener("abort", onAbort, { once: true });
           episode.pendingHuman = {
             callId,
             resolve: (reply) => {
-              clearTimeout(timer);
-              episode.pendingHuman = undefined;
+              settle();
               resolve(reply);
             },
           };
