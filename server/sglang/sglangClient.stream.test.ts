@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   SglangAbortedError,
@@ -8,40 +7,15 @@ import {
   SglangHttpError,
   SglangTimeoutError,
 } from "./errors";
-import { type ClientGenerateResult, SglangClient } from "./sglangClient";
+import type { ClientGenerateResult } from "./sglangClient";
+import { clientFixture } from "./testing/clientFixture";
 import { EXAMPLE_D_DELTA_STREAM, EXAMPLE_D_STREAM, OVERLOAD_503 } from "./testing/specExamples";
-import {
-  generateReply,
-  ridOf,
-  type Stub,
-  type StubRequest,
-  sendJson,
-  sendSse,
-  startStub,
-} from "./testing/stubUpstream";
+import { generateReply, ridOf, sendJson, sendSse } from "./testing/stubUpstream";
 
-const stubs: Stub[] = [];
-const clients: SglangClient[] = [];
-
-async function stub(handler: (req: StubRequest, res: ServerResponse) => void): Promise<Stub> {
-  const s = await startStub((req, res) => {
-    if (req.path === "/abort_request") return void res.end();
-    return handler(req, res);
-  });
-  stubs.push(s);
-  return s;
-}
-
-function client(url: string, streamIdleTimeoutMs = 10_000): SglangClient {
-  const c = new SglangClient({
-    upstreams: url,
-    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
-    health: { intervalMs: 0 },
-    streamIdleTimeoutMs,
-  });
-  clients.push(c);
-  return c;
-}
+const fixture = clientFixture();
+const stub = fixture.stub;
+const client = (url: string, streamIdleTimeoutMs = 10_000) =>
+  fixture.client(url, { streamIdleTimeoutMs, health: { intervalMs: 0 } });
 
 async function collect(
   stream: AsyncIterable<ClientGenerateResult>,
@@ -57,10 +31,7 @@ async function collect(
 
 const REQUEST = { inputIds: [1, 2, 3], samplingParams: { max_new_tokens: 4 } };
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(stubs.splice(0).map((s) => s.close()));
-});
+afterEach(() => fixture.cleanup());
 
 describe("generateStream", () => {
   it.each([

@@ -10,7 +10,7 @@ import {
   SglangTimeoutError,
 } from "./errors";
 import { RID_LENGTH } from "./rid";
-import { SglangClient, type SglangClientOptions } from "./sglangClient";
+import { clientFixture } from "./testing/clientFixture";
 import {
   CONTEXT_SUM_MESSAGE,
   DETAIL_422,
@@ -24,38 +24,10 @@ import {
   EXAMPLE_E_TOP_P,
   OVERLOAD_503,
 } from "./testing/specExamples";
-import {
-  dropConnection,
-  generateReply,
-  ridOf,
-  type Stub,
-  type StubRequest,
-  sendJson,
-  startStub,
-} from "./testing/stubUpstream";
+import { dropConnection, generateReply, ridOf, sendJson } from "./testing/stubUpstream";
 
-const stubs: Stub[] = [];
-const clients: SglangClient[] = [];
-
-async function stub(handler: (req: StubRequest, res: ServerResponse) => void): Promise<Stub> {
-  const s = await startStub((req, res) => {
-    if (req.path === "/abort_request") return void res.end();
-    return handler(req, res);
-  });
-  stubs.push(s);
-  return s;
-}
-
-function client(upstreams: string | string[], options: Partial<SglangClientOptions> = {}) {
-  const c = new SglangClient({
-    upstreams,
-    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
-    health: { intervalMs: 0, reprobeMs: 60_000 },
-    ...options,
-  });
-  clients.push(c);
-  return c;
-}
+const fixture = clientFixture();
+const { stub, client } = fixture;
 
 async function failure(promise: Promise<unknown>): Promise<SglangError> {
   const outcome = await promise.then(
@@ -69,10 +41,7 @@ async function failure(promise: Promise<unknown>): Promise<SglangError> {
 const PROMPT = EXAMPLE_A_REQUEST.input_ids;
 const SAMPLING = EXAMPLE_A_REQUEST.sampling_params;
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  await Promise.all(stubs.splice(0).map((s) => s.close()));
-});
+afterEach(() => fixture.cleanup());
 
 describe("generate: request shape", () => {
   it("sends Example A's fields, with logprob_start_len defaulting to len(input_ids)-1", async () => {
@@ -420,7 +389,7 @@ describe("generate: timeouts and aborts", () => {
 
   it("abort(rid) posts to /abort_request; abort-before-prefill comes back typed", async () => {
     const pending = new Map<string, ServerResponse>();
-    const s = await startStub((req, res) => {
+    const s = await fixture.rawStub((req, res) => {
       if (req.path === "/abort_request") {
         const rid = ridOf(req.body);
         const waiting = pending.get(rid);
@@ -429,7 +398,6 @@ describe("generate: timeouts and aborts", () => {
       }
       pending.set(ridOf(req.body), res);
     });
-    stubs.push(s);
     const c = client(s.url);
     const running = failure(c.generate({ inputIds: [1], samplingParams: {}, rid: "ep42-t2" }));
     await vi.waitFor(() => expect(pending.has("ep42-t2")).toBe(true));
