@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   cellsOf,
@@ -37,6 +38,24 @@ describe("displayPiece", () => {
   ])("visibleText(%j, %s) = %j", (fragment, show, out) => {
     expect(visibleText(fragment, show)).toBe(out);
     expect(out.length).toBe(fragment.length);
+  });
+
+  // visibleText skips building a string for printable ASCII; it must agree with the per-character
+  // rules everywhere, including the edges of that fast path (space, tilde, DEL, U+00AD).
+  it("maps every string exactly as the per-character rules do", () => {
+    const perCharacter = (text: string, show: boolean) =>
+      [...text].map((ch) => visibleText(ch, show)).join("");
+    const edgy = fc.constantFrom(" ", "~", "!", "\u007f", "\u00ad", "\n", "\t", "\u202e", "a");
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(edgy, fc.string({ unit: "binary", maxLength: 3 })), { maxLength: 12 }),
+        fc.boolean(),
+        (parts, show) => {
+          const text = parts.join("");
+          expect(visibleText(text, show)).toBe(perCharacter(text, show));
+        },
+      ),
+    );
   });
 
   // Rollout text is untrusted: bidi controls and invisible characters are shown as escapes, so

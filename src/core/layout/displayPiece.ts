@@ -44,6 +44,8 @@ const INVISIBLE_RANGES: readonly (readonly [number, number])[] = [
 
 /** The visible stand-in for an invisible or bidi control character, e.g. `⟨U+202E⟩`; else undefined. */
 export function invisibleEscape(code: number): string | undefined {
+  // Most text is below the first range; this is on the per-character hot path of layout and view.
+  if (code < 0x00ad) return undefined;
   if (!INVISIBLE_RANGES.some(([lo, hi]) => code >= lo && code <= hi)) return undefined;
   return `⟨U+${code.toString(16).toUpperCase().padStart(4, "0")}⟩`;
 }
@@ -65,10 +67,24 @@ export function cellsOf(piece: string, start: number, end: number): number {
 }
 
 /**
+ * True when every character is shown as itself: printable ASCII (spaces too, unless whitespace is
+ * made visible). The common case, checked without building a new string.
+ */
+function isPlainPrintable(fragment: string, showWhitespace: boolean): boolean {
+  const lowest = showWhitespace ? 0x21 : 0x20;
+  for (let i = 0; i < fragment.length; i++) {
+    const code = fragment.charCodeAt(i);
+    if (code < lowest || code > 0x7e) return false;
+  }
+  return true;
+}
+
+/**
  * Visible glyphs for a piece fragment: `·` `→` `↵` for whitespace when asked, control pictures and
  * `⟨U+XXXX⟩` escapes for bidi/zero-width characters always (one cell per glyph, as `unitCells` counts).
  */
 export function visibleText(fragment: string, showWhitespace: boolean): string {
+  if (isPlainPrintable(fragment, showWhitespace)) return fragment;
   let out = "";
   for (const ch of fragment) {
     const code = ch.charCodeAt(0);

@@ -1,3 +1,4 @@
+import { memo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
 import type { Trajectory } from "../../core/trajectory/types";
@@ -24,7 +25,13 @@ function formatProbability(lp: number): string {
 }
 
 /** Everything known about one token: position, id, piece, logprob, rank, top-k, segment, turn. */
-export function DetailsPanel({ trajectory, model, token, pieceOfId }: DetailsPanelProps) {
+/** Memoized: the view re-renders on every scroll frame, the details only when the token changes. */
+export const DetailsPanel = memo(function DetailsPanel({
+  trajectory,
+  model,
+  token,
+  pieceOfId,
+}: DetailsPanelProps) {
   const { flat, pieces } = model;
   if (token < 0 || token >= flat.tokenCount) {
     return (
@@ -109,4 +116,4 @@ export function DetailsPanel({ trajectory, model, token, pieceOfId }: DetailsPan
       )}
     </aside>
   );
-}
+});

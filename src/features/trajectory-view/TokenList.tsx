@@ -18,6 +18,8 @@ interface TokenListProps {
   readonly virtualizer: Virtualizer<HTMLDivElement, Element>;
   readonly scrollRef: RefObject<HTMLDivElement | null>;
   readonly selected: number;
+  /** Rows show plain text, without token boxes, while the list is dragged faster than a screen a frame. */
+  readonly isFastScrolling: boolean;
   readonly onHover: (token: number) => void;
   readonly onSelect: (token: number) => void;
   readonly onStep: (delta: number) => void;
@@ -31,7 +33,7 @@ function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number |
 
 /** The virtualized rows: only rows in (or near) the viewport are mounted. */
 export function TokenList(props: TokenListProps) {
-  const { trajectory, model, layout, virtualizer, selected } = props;
+  const { trajectory, model, layout, virtualizer, selected, isFastScrolling } = props;
   const showWhitespace = useShowWhitespace();
   const isHeatmap = useIsHeatmap();
   const { flat, pieces, cutReasons } = model;
@@ -96,6 +98,7 @@ export function TokenList(props: TokenListProps) {
             isHeatmap={isHeatmap}
             selected={selected >= lo && selected <= hi ? selected : -1}
             cutToken={reason !== undefined && last >= lo && last <= hi ? last : -1}
+            isPlain={isFastScrolling}
             top={top}
             height={item.size}
           />

@@ -4,7 +4,7 @@ import type { TokenLayout } from "../../core/layout/tokenRows";
 import type { SegmentKind } from "../../core/trajectory/types";
 import { rowStyle } from "./rowMetrics";
 import styles from "./TokenRow.module.css";
-import { type TokenClasses, tokenRowHtml } from "./tokenRowHtml";
+import { type TokenClasses, tokenRowHtml, tokenRowPlainHtml } from "./tokenRowHtml";
 
 interface TokenRowProps {
   readonly row: number;
@@ -18,6 +18,8 @@ interface TokenRowProps {
   readonly selected: number;
   /** The token where the episode was cut when it is on this row, else -1. */
   readonly cutToken: number;
+  /** Draw the row's text in one box (fast scrolling): no per-token boxes, hover or selection. */
+  readonly isPlain: boolean;
   /** Offset of the row from the top of the list, in CSS pixels (a number keeps memo effective). */
   readonly top: number;
   readonly height: number;
@@ -40,7 +42,7 @@ const CLASSES: TokenClasses = {
 export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
   const { row, layout, kind, top, height } = props;
   const tokensRef = useRef<HTMLSpanElement>(null);
-  const html = tokenRowHtml(props, CLASSES);
+  const html = props.isPlain ? tokenRowPlainHtml(props, CLASSES) : tokenRowHtml(props, CLASSES);
   useLayoutEffect(() => {
     const element = tokensRef.current;
     if (!element) return;

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { memo, useState } from "react";
 import {
   prefsActions,
   useIsHeatmap,
@@ -16,7 +16,8 @@ interface ToolbarProps {
 }
 
 /** Find, next-low-confidence, display toggles and the legend. */
-export function Toolbar({ onFind, onNextLowConfidence }: ToolbarProps) {
+/** Memoized: the view re-renders on every scroll frame, the toolbar only when its handlers change. */
+export const Toolbar = memo(function Toolbar({ onFind, onNextLowConfidence }: ToolbarProps) {
   const [query, setQuery] = useState("");
   const [mode, setMode] = useState<FindMode>("text");
   const [message, setMessage] = useState("");
@@ -92,4 +93,4 @@ export function Toolbar({ onFind, onNextLowConfidence }: ToolbarProps) {
       <Legend isHeatmap={isHeatmap} />
     </div>
   );
-}
+});

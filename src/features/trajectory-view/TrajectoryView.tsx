@@ -14,6 +14,7 @@ import { currentScale, scaledScrollOptions, scrollRowToCenter } from "./scaledSc
 import { TokenList } from "./TokenList";
 import { type FindMode, Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
+import { useFastScroll } from "./useFastScroll";
 import { useTokenLayout, useTrajectoryModel } from "./useTrajectoryModel";
 
 export interface TrajectoryViewProps {
@@ -55,11 +56,12 @@ export function TrajectoryView({
     count: layout.rowCount,
     getScrollElement: () => scrollRef.current,
     estimateSize: (row) => rowHeight(layout.rowKind[row]),
-    overscan: 6,
+    overscan: 2,
     ...scaledOptions,
   });
   // Lists taller than the browser's scroll-height cap scroll in scaled coordinates.
   scaleRef.current = currentScale(virtualizer);
+  const isFastScrolling = useFastScroll(scrollRef, scaleRef);
   // Sizes are exact, but cached per index: a new layout (width change) invalidates them.
   // biome-ignore lint/correctness/useExhaustiveDependencies: layout is the trigger, not an input
   useEffect(() => {
@@ -126,22 +128,28 @@ export function TrajectoryView({
     };
   }, [flat, model.pieces]);
 
-  const handleFind = (query: string, mode: FindMode) => {
-    const trimmed = query.trim();
-    const found =
-      mode === "id"
-        ? /^\d+$/.test(trimmed)
-          ? findTokenId(flat.tokenIds, Number(trimmed), selected)
-          : undefined
-        : findText(model.getTextIndex(), query, selected);
-    if (found !== undefined) select(found, true);
-    return found !== undefined;
-  };
-  const handleNextLow = (threshold: number) => {
-    const found = findLowConfidence(flat.logprobs, flat.lossMask, threshold, selected);
-    if (found !== undefined) select(found, true);
-    return found !== undefined;
-  };
+  const handleFind = useCallback(
+    (query: string, mode: FindMode) => {
+      const trimmed = query.trim();
+      const found =
+        mode === "id"
+          ? /^\d+$/.test(trimmed)
+            ? findTokenId(flat.tokenIds, Number(trimmed), selected)
+            : undefined
+          : findText(model.getTextIndex(), query, selected);
+      if (found !== undefined) select(found, true);
+      return found !== undefined;
+    },
+    [flat, model, selected, select],
+  );
+  const handleNextLow = useCallback(
+    (threshold: number) => {
+      const found = findLowConfidence(flat.logprobs, flat.lossMask, threshold, selected);
+      if (found !== undefined) select(found, true);
+      return found !== undefined;
+    },
+    [flat, selected, select],
+  );
   const handleStep = (delta: number) => {
     const next = Math.min(flat.tokenCount - 1, Math.max(0, selected < 0 ? 0 : selected + delta));
     select(next, true);
@@ -161,6 +169,7 @@ export function TrajectoryView({
         virtualizer={virtualizer}
         scrollRef={scrollRef}
         selected={selected}
+        isFastScrolling={isFastScrolling}
         onHover={setHovered}
         onSelect={(token) => select(token, false)}
         onStep={handleStep}

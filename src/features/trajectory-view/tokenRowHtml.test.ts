@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { flattenTrajectory } from "../../core/layout/flatTrajectory";
 import { layoutTokens } from "../../core/layout/tokenRows";
 import type { Trajectory } from "../../core/trajectory/types";
-import { type TokenClasses, type TokenRowInput, tokenRowHtml } from "./tokenRowHtml";
+import {
+  type TokenClasses,
+  type TokenRowInput,
+  tokenRowHtml,
+  tokenRowPlainHtml,
+} from "./tokenRowHtml";
 
 const CLASSES: TokenClasses = {
   tok: "tok",
@@ -72,8 +77,6 @@ describe("tokenRowHtml", () => {
         "data-t": "0",
         class: "tok model",
         role: "option",
-        "aria-selected": "false",
-        tabindex: "-1",
         text: "&lt;b&gt;&amp;",
       },
       {
@@ -88,16 +91,12 @@ describe("tokenRowHtml", () => {
         "data-t": "2",
         class: "tok model special",
         role: "option",
-        "aria-selected": "false",
-        tabindex: "-1",
         text: "&lt;|im_end|&gt;",
       },
       {
         "data-t": "3",
         class: "tok model odd cut",
         role: "option",
-        "aria-selected": "false",
-        tabindex: "-1",
         text: "∅",
       },
     ]);
@@ -122,4 +121,14 @@ describe("tokenRowHtml", () => {
     expect(out[2]?.style).toMatch(/^background: rgb\(253, 231, 37\); color: #111111$/);
     expect(out[0]?.style).toBeUndefined();
   });
+
+  it.each([false, true])(
+    "plain rows (fast scrolling) hold the same escaped text in one box (whitespace %s)",
+    (showWhitespace) => {
+      const plain = spans(tokenRowPlainHtml({ ...base, showWhitespace }, CLASSES));
+      const boxes = spans(tokenRowHtml({ ...base, showWhitespace }, CLASSES));
+      expect(plain).toEqual([{ class: "tok model", text: boxes.map((b) => b.text).join("") }]);
+      expect(plain[0]?.text).toContain("&lt;b&gt;&amp;");
+    },
+  );
 });

@@ -1,0 +1,39 @@
+import { type RefObject, useEffect, useState } from "react";
+import { FastScrollDetector } from "../../core/layout/fastScroll";
+import { type ScrollScale, toVirtualOffset } from "../../core/layout/scrollScale";
+
+/** How long scrolling must pause before token boxes come back (ms). */
+const SETTLE_MS = 100;
+
+/**
+ * True while the list is dragged or flung faster than a viewport per scroll event (see
+ * FastScrollDetector); the rows then draw plain text, which keeps such frames cheap.
+ */
+export function useFastScroll(
+  scrollRef: RefObject<HTMLDivElement | null>,
+  scaleRef: RefObject<ScrollScale | undefined>,
+): boolean {
+  const [isFast, setIsFast] = useState(false);
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const detector = new FastScrollDetector();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const handleScroll = () => {
+      const scale = scaleRef.current;
+      const offset = scale ? toVirtualOffset(scale, el.scrollTop) : el.scrollTop;
+      setIsFast(detector.update(offset, el.clientHeight));
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        detector.settle();
+        setIsFast(false);
+      }, SETTLE_MS);
+    };
+    el.addEventListener("scroll", handleScroll, { passive: true });
+    return () => {
+      clearTimeout(timer);
+      el.removeEventListener("scroll", handleScroll);
+    };
+  }, [scrollRef, scaleRef]);
+  return isFast;
+}
