@@ -43,6 +43,7 @@ commands:
         [--max-body-bytes N] [--max-sse-clients N] [--sglang-timeout-ms MS] [--sglang-attempts N]
         (see docs/security.md)
   view FILE... [serve options] [--no-open]  serve the files and open the browser on them
+        (env BROWSER: the command that opens the URL, split on whitespace, URL last; no shell)
   validate FILE... [--format auto|rollout-lens|slime|atropos|strands|verl] [--json]
   drift FILE... [--tokenizer qwen3|PATH] [--format auto|rollout-lens|slime|atropos|strands]
         [--mode roundtrip|template|text|all] [--json]

@@ -10,8 +10,14 @@ import { createServices } from "./services";
 
 const distDir = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 
+/** What a caller of startServer needs to send a browser in. */
+export interface RunningServer {
+  /** The access token every request needs; undefined when the server needs none. */
+  readonly token?: string;
+}
+
 /** Starts the server on the configured port and shuts it down on SIGINT/SIGTERM. */
-export async function startServer(config: ServerConfig): Promise<void> {
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const services = await createServices(config);
   const access = resolveAccess(config);
   const app = buildApp(services, access);
@@ -39,4 +45,5 @@ export async function startServer(config: ServerConfig): Promise<void> {
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
+  return access.token === undefined ? {} : { token: access.token };
 }

@@ -21,7 +21,23 @@ describe("openBrowser", () => {
     ["darwin", "open"],
     ["win32", "cmd"],
   ] as const)("uses the %s opener %s", (platform, command) => {
-    expect(openerFor(platform).command).toBe(command);
+    expect(openerFor(platform, undefined).command).toBe(command);
+  });
+
+  it.each([
+    { browser: "firefox", opener: { command: "firefox", args: [] } },
+    {
+      browser: "  chromium --new-window\t--incognito ",
+      opener: { command: "chromium", args: ["--new-window", "--incognito"] },
+    },
+    { browser: "/opt/bin/lens-open.mjs", opener: { command: "/opt/bin/lens-open.mjs", args: [] } },
+    // Set but empty (or blank) means unset, as for git and Python's webbrowser.
+    { browser: "", opener: { command: "xdg-open", args: [] } },
+    { browser: "   ", opener: { command: "xdg-open", args: [] } },
+  ])("BROWSER=$browser opens with $opener.command", ({ browser, opener }) => {
+    expect(openerFor("linux", browser)).toEqual(opener);
+    // BROWSER wins on every platform, not only where xdg-open would run.
+    if (browser.trim() !== "") expect(openerFor("darwin", browser)).toEqual(opener);
   });
 
   // A fake child process: emits `spawn` or `error` on the next tick, as node's does.
@@ -45,14 +61,39 @@ describe("openBrowser", () => {
     { outcome: "throw", opened: false },
   ] as const)("resolves $opened when the opener does $outcome, never throwing", async (c) => {
     const calls: string[][] = [];
-    const opened = await openBrowser("http://x/files", "linux", fakeSpawn(c.outcome, calls));
+    const opened = await openBrowser(
+      "http://x/files",
+      "linux",
+      fakeSpawn(c.outcome, calls),
+      undefined,
+    );
     expect(opened).toBe(c.opened);
     expect(calls).toEqual([["xdg-open", "http://x/files"]]);
+  });
+
+  it.each([
+    { browser: "my-browser", call: ["my-browser", "http://x/files?token=a%2Bb"] },
+    {
+      browser: "firefox --new-window",
+      call: ["firefox", "--new-window", "http://x/files?token=a%2Bb"],
+    },
+    { browser: "", call: ["cmd", "/c", "start", '""', "http://x/files?token=a%2Bb"] },
+  ])("runs BROWSER=$browser with the URL as its last argument", async ({ browser, call }) => {
+    const calls: string[][] = [];
+    const url = "http://x/files?token=a%2Bb";
+    expect(await openBrowser(url, "win32", fakeSpawn("spawn", calls), browser)).toBe(true);
+    expect(calls).toEqual([call]);
+  });
+
+  it("reports a BROWSER command that does not exist as not opened", async () => {
+    const calls: string[][] = [];
+    expect(await openBrowser("http://x/", "linux", fakeSpawn("error", calls), "nope")).toBe(false);
+    expect(calls).toEqual([["nope", "http://x/"]]);
   });
 });
 
 describe("viewCommand", () => {
-  function run(args: string[], canOpen: boolean) {
+  function run(args: string[], canOpen: boolean, token?: string) {
     const out: string[] = [];
     const started: ServerConfig[] = [];
     const opened: string[] = [];
@@ -60,6 +101,7 @@ describe("viewCommand", () => {
       out: (t) => out.push(t),
       start: async (config) => {
         started.push(config);
+        return token === undefined ? {} : { token };
       },
       open: async (url) => {
         opened.push(url);
@@ -91,6 +133,20 @@ describe("viewCommand", () => {
     expect(await r.done).toBe(0);
     expect(r.opened).toEqual([]);
     expect(r.out[0]).toMatch(/missing-run\.jsonl does not exist yet/);
+  });
+
+  it("opens the file signed in when the server needs a token, without printing the token", async () => {
+    const token = "s3cret+token/with=signs";
+    const r = run(["package.json", "--require-token", "--port", "4556"], true, token);
+    expect(await r.done).toBe(0);
+    expect(r.started.map((c) => c.requireToken)).toEqual([true]);
+    expect(r.opened).toEqual([
+      `http://127.0.0.1:4556/files/srv-f1?token=${encodeURIComponent(token)}`,
+    ]);
+    expect(r.out).toEqual([
+      "Open http://127.0.0.1:4556/files/srv-f1 (sign in once with the URL above)",
+    ]);
+    expect(r.out.join("\n")).not.toContain("s3cret");
   });
 
   it("needs a file", async () => {

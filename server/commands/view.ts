@@ -13,8 +13,18 @@ export function viewUrl(host: string, port: number, fileCount: number): string {
   return fileCount === 1 ? `${origin}/files/srv-f1` : `${origin}/files`;
 }
 
-/** The command that opens a URL in the default browser on `platform`. */
-export function openerFor(platform: NodeJS.Platform): { command: string; args: string[] } {
+/**
+ * The command that opens a URL: the `BROWSER` environment variable when set (a command and its
+ * arguments split on whitespace, run without a shell, the URL appended last, as git and Python's
+ * webbrowser do), else the default browser opener of `platform`.
+ */
+export function openerFor(
+  platform: NodeJS.Platform,
+  browser: string | undefined = process.env.BROWSER,
+): { command: string; args: string[] } {
+  // No shell and no quoting rules: a path with spaces needs a wrapper script.
+  const [command, ...args] = (browser ?? "").split(/\s+/).filter((part) => part.length > 0);
+  if (command !== undefined) return { command, args };
   if (platform === "darwin") return { command: "open", args: [] };
   if (platform === "win32") return { command: "cmd", args: ["/c", "start", '""'] };
   return { command: "xdg-open", args: [] };
@@ -30,8 +40,9 @@ export function openBrowser(
   url: string,
   platform: NodeJS.Platform = process.platform,
   spawn: Spawn = nodeSpawn,
+  browser: string | undefined = process.env.BROWSER,
 ): Promise<boolean> {
-  const { command, args } = openerFor(platform);
+  const { command, args } = openerFor(platform, browser);
   return new Promise((resolve) => {
     try {
       const child = spawn(command, [...args, url], { stdio: "ignore", detached: true });
@@ -72,10 +83,13 @@ export async function viewCommand(args: string[], io: ViewIo = defaultIo): Promi
   }
   const config = serveConfigFrom(values, positionals);
   const noOpen = values["no-open"];
-  await io.start(config);
+  const { token } = await io.start(config);
   const url = viewUrl(config.host, config.port, positionals.length);
-  io.out(`Open ${url}`);
-  if (noOpen !== true && !(await io.open(url))) {
+  // The token is printed once, in the startup line; the browser gets it in the URL it opens and
+  // the server swaps it for a cookie and redirects to the same page without it.
+  io.out(token === undefined ? `Open ${url}` : `Open ${url} (sign in once with the URL above)`);
+  const signedIn = token === undefined ? url : `${url}?token=${encodeURIComponent(token)}`;
+  if (noOpen !== true && !(await io.open(signedIn))) {
     io.out("(no browser opener found: open the URL above yourself)");
   }
   return 0;
