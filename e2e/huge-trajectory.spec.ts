@@ -30,3 +30,37 @@ test("a 131,072-token trajectory keeps the DOM bounded while scrolling to the en
   expect(last).toBeGreaterThan(0);
   expect(last).toBeLessThan(MAX_TOKEN_ELEMENTS);
 });
+
+test("dragging through it shows rows as plain text, then token boxes once it slows", async ({
+  page,
+}) => {
+  await page.goto("/demo/huge");
+  await expect(page.locator('[data-t="0"]')).toBeVisible();
+  const scroller = page.getByTestId("token-scroller");
+  // Several screen-sized jumps on consecutive frames, as a dragged scrollbar makes; each frame
+  // records how many token boxes and how much row text were on screen.
+  const frames = await scroller.evaluate(async (el) => {
+    const height = el.scrollHeight;
+    const visibleText = () => (el.textContent ?? "").replace(/\s/g, "").length;
+    const before = visibleText();
+    const seen: { boxes: number; text: number; before: number }[] = [];
+    for (let i = 1; i <= 6; i++) {
+      el.scrollTop = (height * i) / 40;
+      await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+      await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+      seen.push({
+        boxes: el.querySelectorAll("[data-t]").length,
+        text: visibleText(),
+        before,
+      });
+    }
+    return seen;
+  });
+  // Fast frames drop the boxes but never the text (no blank screens while dragging).
+  expect(frames.some((f) => f.boxes === 0)).toBe(true);
+  for (const f of frames) expect(f.text).toBeGreaterThan(f.before / 2);
+  // Once scrolling pauses the boxes come back, hoverable as before.
+  await expect(scroller.locator("[data-t]").first()).toBeVisible();
+  await scroller.locator("[data-t]").nth(5).hover();
+  await expect(page.getByTestId("detail-position")).toBeVisible();
+});
