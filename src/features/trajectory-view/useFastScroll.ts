@@ -19,14 +19,22 @@ export function useFastScroll(
     if (!el) return;
     const detector = new FastScrollDetector();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let shown = false;
+    // Only a change is handed to React: a same-value update still schedules a render per frame.
+    const show = (next: boolean) => {
+      if (next === shown) return;
+      shown = next;
+      setIsFast(next);
+    };
     const handleScroll = () => {
       const scale = scaleRef.current;
       const offset = scale ? toVirtualOffset(scale, el.scrollTop) : el.scrollTop;
-      setIsFast(detector.update(offset, el.clientHeight));
+      show(detector.update(offset, el.clientHeight));
       clearTimeout(timer);
+      if (!shown) return;
       timer = setTimeout(() => {
         detector.settle();
-        setIsFast(false);
+        show(false);
       }, SETTLE_MS);
     };
     el.addEventListener("scroll", handleScroll, { passive: true });
