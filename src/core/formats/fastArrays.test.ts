@@ -7,6 +7,8 @@ import {
   isLogprobArray,
   isMask01Array,
   isTokenIdArray,
+  provesSpans,
+  type SpanArrays,
   safeParseFast,
 } from "./fastArrays";
 import { logprobsSchema, mask01Schema, tokenIdsSchema } from "./wireSchemas";
@@ -70,5 +72,77 @@ describe("safeParseFast", () => {
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]).toEqual(expected.error?.issues[0]);
     expect(result.error?.issues[0]?.path).toEqual(path);
+  });
+});
+
+describe("provesSpans", () => {
+  // prompt [0,2), model [2,4), tool [4,5), as ours and strands store them (every array full length).
+  const spans = [
+    { kind: "prompt", start: 0, end: 2 },
+    { kind: "model", start: 2, end: 4 },
+    { kind: "tool", start: 4, end: 5 },
+  ];
+  const full = (): SpanArrays => ({
+    token_ids: [1, 2, 3, 4, 5],
+    loss_mask: [0, 0, 1, 1, 0],
+    logprobs: [null, null, -0.5, -1, 0.5],
+  });
+  // The same tokens as slime stores them: mask and logprobs for the response [2,5) only.
+  const response = (logprobs: unknown[] | null = [-0.5, -1, 0]): SpanArrays => ({
+    token_ids: [1, 2, 3, 4, 5],
+    loss_mask: [1, 1, 0],
+    logprobs,
+  });
+  it.each([
+    { name: "full arrays", arrays: full(), offset: 0, proves: true },
+    { name: "response arrays after offset 2", arrays: response(), offset: 2, proves: true },
+    {
+      name: "response logprobs with a null",
+      arrays: response([-0.5, -1, null]),
+      offset: 2,
+      proves: true,
+    },
+    { name: "no logprobs on the wire", arrays: response(null), offset: 2, proves: true },
+    {
+      name: "no mask on the wire",
+      arrays: { ...response(), loss_mask: undefined },
+      offset: 2,
+      proves: true,
+    },
+    {
+      name: "bad prompt id before offset",
+      arrays: { ...response(), token_ids: [1, -2, 3, 4, 5] },
+      offset: 2,
+      proves: false,
+    },
+    { name: "a span across the offset", arrays: response(), offset: 1, proves: false },
+    {
+      name: "positive model logprob (double array)",
+      arrays: response([-0.5, 0.5, 0]),
+      offset: 2,
+      proves: false,
+    },
+    {
+      name: "positive model logprob (with a null)",
+      arrays: response([0.5, -1, null]),
+      offset: 2,
+      proves: false,
+    },
+    { name: "positive tool logprob", arrays: response([-0.5, -1, 0.5]), offset: 2, proves: true },
+    {
+      name: "tool mask 1",
+      arrays: { ...response(), loss_mask: [1, 1, 1] },
+      offset: 2,
+      proves: false,
+    },
+    { name: "string logprob", arrays: response([-0.5, "x", 0]), offset: 2, proves: false },
+    {
+      name: "mask shorter than its spans",
+      arrays: { ...response(), loss_mask: [1, 1] },
+      offset: 2,
+      proves: false,
+    },
+  ])("$name", ({ arrays, offset, proves }) => {
+    expect(provesSpans(arrays, spans, offset)).toBe(proves);
   });
 });
