@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SegmentSpan } from "../trajectory/flatten";
 
 /*
  * Per-token arrays (32k+ entries per line) checked by tight loops instead of zod's per-element
@@ -82,9 +83,10 @@ export function safeParseFast<T>(
 }
 
 /**
- * A line's per-token wire arrays as `provesSpans` reads them. `loss_mask[j]` and `logprobs[j]` are
- * token `offset + j` (slime stores them for the response only); a missing one is not on the wire,
- * so there is nothing of it to prove (slime's mask comes from the span kinds, its logprobs null).
+ * A line's per-token wire arrays as the span proofs read them. `loss_mask[j]` and `logprobs[j]` are
+ * token `offset + j` (slime stores them for the response only; `offset` is 0 for the others) and
+ * hold an entry for every token from there on: callers check lengths first. A missing one is not on
+ * the wire, so there is nothing of it to prove (slime's mask then comes from the span kinds).
  */
 export interface SpanArrays {
   readonly token_ids: readonly unknown[];
@@ -96,44 +98,78 @@ export interface SpanArrays {
  * One pass per span (token index space) over a line's three wire arrays, proving what the schema's
  * per-token checks and the per-token invariants would each prove in passes of their own: ids are
  * non-negative safe integers, the mask is the span kind's (model 1, else 0), logprobs are numbers
- * or null and none > 0 on a model token. Spans before `offset` (token index of `loss_mask[0]` and
- * `logprobs[0]`) have ids alone to prove; a span across `offset` fails. False when anything fails
- * or is missing; callers then take their exact path, so verdicts and messages never depend on this
- * shortcut.
+ * or null and none > 0 on a model token. False when anything fails or is missing; callers then take
+ * their exact path, so verdicts and messages never depend on this shortcut.
  */
 export function provesSpans(
   arrays: SpanArrays,
   spans: readonly { readonly kind: string; readonly start: number; readonly end: number }[],
-  offset = 0,
 ): boolean {
-  const ids = arrays.token_ids;
-  const mask = arrays.loss_mask;
-  const lps = arrays.logprobs;
-  // Split by element kind as isLogprobArray is: null-free logprobs (slime's 0.0 placeholders) are
-  // double arrays, and one loop seeing both kinds runs ~15% of a line's JSON.parse slower (issue 6
-  // bench). includes(null) is O(1) on a double array and stops at the first null on the others.
-  const provesRun = lps && !lps.includes(null) ? provesRunDense : provesRunMixed;
+  const { token_ids: ids, loss_mask: mask, logprobs: lps } = arrays;
+  const provesRun = runProverFor(lps);
   for (const s of spans) {
-    if (s.end <= offset) {
-      if (!provesIds(ids, s.start, s.end)) return false;
-      continue;
-    }
-    if (s.start < offset) return false;
-    if (!provesRun(ids, mask, lps, s.start, s.end, offset, s.kind === "model")) return false;
+    if (provesRun(ids, mask, lps, s.start, s.end, 0, s.kind === "model") !== s.end) return false;
   }
   return true;
 }
 
-/** True when `ids[start..end)` (token index space) are all non-negative safe integers. */
-function provesIds(ids: readonly unknown[], start: number, end: number): boolean {
-  for (let k = start; k < end; k++) {
+/**
+ * The spans `provesSpans` would prove, found in the same pass that proves them: a prompt of
+ * `offset` tokens (ids alone to prove), then maximal runs of equal mask from token `offset` on
+ * (1 model, 0 tool; no mask: one model run), the runs slime and atropos rows are cut into.
+ * Undefined when any token fails; callers then take their exact path.
+ */
+export function provesMaskRuns(arrays: SpanArrays, offset: number): SegmentSpan[] | undefined {
+  const { token_ids: ids, loss_mask: mask, logprobs: lps } = arrays;
+  if (!provesIds(ids, offset)) return undefined;
+  const spans: SegmentSpan[] = offset > 0 ? [{ kind: "prompt", start: 0, end: offset }] : [];
+  const provesRun = runProverFor(lps);
+  const n = ids.length;
+  let k = offset;
+  while (k < n) {
+    // A run stops where its mask changes or a token fails; a failed token stops the next run too.
+    const isModel = !mask || mask[k - offset] === 1;
+    const end = provesRun(ids, mask, lps, k, n, offset, isModel);
+    if (end === k) return undefined;
+    spans.push({ kind: isModel ? "model" : "tool", start: k, end });
+    k = end;
+  }
+  return spans;
+}
+
+/** True when `ids[0..end)` (token index space) are all non-negative safe integers. */
+function provesIds(ids: readonly unknown[], end: number): boolean {
+  for (let k = 0; k < end; k++) {
     const id = ids[k];
     if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return false;
   }
   return true;
 }
 
-/** provesSpans on one span [start, end) at or after `offset`: model (mask 1, logprobs <= 0) or not. */
+type RunProver = (
+  ids: readonly unknown[],
+  mask: readonly unknown[] | null | undefined,
+  lps: readonly unknown[] | null | undefined,
+  start: number,
+  end: number,
+  offset: number,
+  isModel: boolean,
+) => number;
+
+/**
+ * The run loop for these logprobs. Split by element kind as isLogprobArray is: null-free logprobs
+ * (slime's 0.0 placeholders) are double arrays, and one loop seeing both kinds costs slime ~15% of
+ * a line's JSON.parse (issue 6 bench). includes(null) is O(1) on a double array and stops at the
+ * first null on the others (the prompt's, for ours and strands).
+ */
+function runProverFor(lps: readonly unknown[] | null | undefined): RunProver {
+  return lps && !lps.includes(null) ? provesRunDense : provesRunMixed;
+}
+
+/**
+ * Proves tokens `start..end` of one run, model (mask 1, logprobs <= 0) or not (mask 0), and
+ * returns the first token index that fails, or `end`. Mask and logprobs entry j is token j + offset.
+ */
 function provesRunMixed(
   ids: readonly unknown[],
   mask: readonly unknown[] | null | undefined,
@@ -142,19 +178,19 @@ function provesRunMixed(
   end: number,
   offset: number,
   isModel: boolean,
-): boolean {
+): number {
   const expected = isModel ? 1 : 0;
   for (let k = start; k < end; k++) {
     const id = ids[k];
-    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return false;
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return k;
     const j = k - offset;
-    if (mask && mask[j] !== expected) return false;
+    if (mask && mask[j] !== expected) return k;
     if (!lps) continue;
     const lp = lps[j];
     if (lp === null) continue;
-    if (typeof lp !== "number" || (isModel && lp > 0)) return false;
+    if (typeof lp !== "number" || (isModel && lp > 0)) return k;
   }
-  return true;
+  return end;
 }
 
 // The same loop as provesRunMixed, kept apart so its element-kind feedback stays its own.
@@ -166,17 +202,17 @@ function provesRunDense(
   end: number,
   offset: number,
   isModel: boolean,
-): boolean {
+): number {
   const expected = isModel ? 1 : 0;
   for (let k = start; k < end; k++) {
     const id = ids[k];
-    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return false;
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return k;
     const j = k - offset;
-    if (mask && mask[j] !== expected) return false;
+    if (mask && mask[j] !== expected) return k;
     if (!lps) continue;
     const lp = lps[j];
     if (lp === null) continue;
-    if (typeof lp !== "number" || (isModel && lp > 0)) return false;
+    if (typeof lp !== "number" || (isModel && lp > 0)) return k;
   }
-  return true;
+  return end;
 }

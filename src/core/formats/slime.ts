@@ -2,7 +2,13 @@ import { z } from "zod";
 import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
 import type { ProvenFacts } from "../trajectory/invariants";
 import type { Trajectory, TrajectoryStatus } from "../trajectory/types";
-import { fastLogprobs, fastMask01, fastTokenIds, provesSpans, safeParseFast } from "./fastArrays";
+import {
+  fastLogprobs,
+  fastMask01,
+  fastTokenIds,
+  provesMaskRuns,
+  safeParseFast,
+} from "./fastArrays";
 import { maskRuns, nulls, segmentsByKind } from "./maskSegments";
 import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
 import {
@@ -42,7 +48,7 @@ const STATUS_TO_SLIME: Readonly<Record<TrajectoryStatus, string>> = {
   aborted: "aborted",
 };
 
-// Per-token arrays only shaped as arrays: provesSpans then proves every entry in one pass.
+// Per-token arrays only shaped as arrays: provesMaskRuns then proves every entry in one pass.
 const shapeOnlySampleSchema = sampleSchema.extend({
   tokens: z.custom<number[]>(Array.isArray),
   loss_mask: z.custom<(0 | 1)[]>(Array.isArray).nullish(),
@@ -112,17 +118,14 @@ export function readSlimeSample(
   row = 0,
   fieldPrefix = "",
 ): ReadResult {
-  // Fast path: a well-formed sample is proven in one fused pass. Anything odd takes the exact path,
-  // so every verdict and error message is the one it always gave. maskRuns may see an unchecked
-  // mask here: a value other than 0/1 lands in a run whose kind it then fails in provesSpans.
+  // Fast path: a well-formed sample is proven, and cut into runs, in one fused pass. Anything odd
+  // takes the exact path, so every verdict and error message is the one it always gave.
   const shaped = shapeOnlySampleSchema.safeParse(value);
   if (shaped.success && !checkLengths(shaped.data, fieldPrefix)) {
     const s = shaped.data;
-    const spans = spansOf(s);
     const arrays = { token_ids: s.tokens, loss_mask: s.loss_mask, logprobs: s.rollout_log_probs };
-    if (provesSpans(arrays, spans, s.tokens.length - s.response_length)) {
-      return build(s, spans, context, row, fieldPrefix, ALL_PROVEN);
-    }
+    const spans = provesMaskRuns(arrays, s.tokens.length - s.response_length);
+    if (spans) return build(s, spans, context, row, fieldPrefix, ALL_PROVEN);
   }
   return readSlimeSampleExact(value, context, row, fieldPrefix);
 }
