@@ -269,4 +269,15 @@ describe("slime fast path falls back to the exact errors", () => {
       ["model", [-1, -2]],
     ]);
   });
+
+  it("reads a mask with a run per token on the exact path (no call with a spread per run)", () => {
+    const r = 300_000;
+    const mask = Array.from({ length: r }, (_, k) => k % 2);
+    const logprobs = mask.map((m): number => (m === 1 ? -0.5 : 0));
+    logprobs[1] = 0.5; // a positive model logprob: the fast path declines, the exact path reads
+    const line = { tokens: [1, ...mask.map(() => 7)], response_length: r, loss_mask: mask };
+    const result = readRolloutLine(JSON.stringify({ ...line, rollout_log_probs: logprobs }), 3);
+    expect(result.kind === "error" && result.error.field).toBe("segments[2].logprobs");
+    expect(result.kind === "error" && result.error.message).toContain("at token 2");
+  });
 });

@@ -99,12 +99,13 @@ function checkLengths(s: Sample, fieldPrefix: string): FieldError | undefined {
 /** Segment spans (token space): the prompt, then runs of equal mask (no mask: one model run). */
 function spansOf(s: Sample): SegmentSpan[] {
   const promptLength = s.tokens.length - s.response_length;
-  const spans: SegmentSpan[] =
+  const prompt: SegmentSpan[] =
     promptLength > 0 ? [{ kind: "prompt", start: 0, end: promptLength }] : [];
-  if (s.loss_mask) spans.push(...maskRuns(s.loss_mask, promptLength));
-  else if (s.response_length > 0)
-    spans.push({ kind: "model", start: promptLength, end: s.tokens.length });
-  return spans;
+  // concat, not push(...runs): an alternating mask has a run per token, too many arguments for a call.
+  if (s.loss_mask) return prompt.concat(maskRuns(s.loss_mask, promptLength));
+  return s.response_length > 0
+    ? [...prompt, { kind: "model", start: promptLength, end: s.tokens.length }]
+    : prompt;
 }
 
 /**
