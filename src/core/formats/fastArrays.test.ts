@@ -84,7 +84,8 @@ describe("provesSpans", () => {
     { kind: "model", start: 2, end: 4 },
     { kind: "tool", start: 4, end: 5 },
   ];
-  const full = (edit: Partial<SpanArrays> = {}): SpanArrays => ({
+  type Arrays = { token_ids: unknown[]; loss_mask: unknown[]; logprobs: unknown[] };
+  const full = (edit: Partial<Arrays> = {}): Arrays => ({
     token_ids: [1, 2, 3, 4, 5],
     loss_mask: [0, 0, 1, 1, 0],
     logprobs: [null, null, -0.5, -1, 0.5],
