@@ -31,7 +31,7 @@ export function useFastScroll(
       const offset = scale ? toVirtualOffset(scale, el.scrollTop) : el.scrollTop;
       show(detector.update(offset, el.clientHeight));
       clearTimeout(timer);
-      if (!shown) return;
+      // Settle even when not fast: a lone jump long ago must not make the next jump look like a drag.
       timer = setTimeout(() => {
         detector.settle();
         show(false);
