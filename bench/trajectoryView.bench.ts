@@ -100,7 +100,6 @@ export default async function trajectoryViewBench() {
       "--disable-gpu",
       "--disable-background-networking",
       "--disable-component-update",
-      ...(process.env.BENCH_UNCAPPED ? ["--disable-frame-rate-limit", "--disable-gpu-vsync"] : []),
     ],
   });
   try {

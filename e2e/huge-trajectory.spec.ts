@@ -39,26 +39,30 @@ test("dragging through it shows rows as plain text, then token boxes once it slo
   const scroller = page.getByTestId("token-scroller");
   // Several screen-sized jumps on consecutive frames, as a dragged scrollbar makes; each frame
   // records how many token boxes and how much row text were on screen.
-  const frames = await scroller.evaluate(async (el) => {
-    const height = el.scrollHeight;
-    const visibleText = () => (el.textContent ?? "").replace(/\s/g, "").length;
-    const before = visibleText();
-    const seen: { boxes: number; text: number; before: number }[] = [];
-    for (let i = 1; i <= 6; i++) {
-      el.scrollTop = (height * i) / 40;
-      await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
-      await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
-      seen.push({
-        boxes: el.querySelectorAll("[data-t]").length,
-        text: visibleText(),
-        before,
-      });
-    }
-    return seen;
-  });
-  // Fast frames drop the boxes but never the text (no blank screens while dragging).
-  expect(frames.some((f) => f.boxes === 0)).toBe(true);
-  for (const f of frames) expect(f.text).toBeGreaterThan(f.before / 2);
+  const drag = () =>
+    scroller.evaluate(async (el) => {
+      const height = el.scrollHeight;
+      const visibleText = () => (el.textContent ?? "").replace(/\s/g, "").length;
+      const before = visibleText();
+      const seen: { boxes: number; text: number; before: number }[] = [];
+      for (let i = 1; i <= 6; i++) {
+        el.scrollTop = (height * i) / 40;
+        await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+        await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+        seen.push({ boxes: el.querySelectorAll("[data-t]").length, text: visibleText(), before });
+      }
+      el.scrollTop = 0;
+      return seen;
+    });
+  // A frame stretched past the 100 ms settle time by a loaded machine ends a drag early, so the
+  // drag is retried a few times; every frame of every try must show text (never a blank screen).
+  let sawPlainFrame = false;
+  for (let attempt = 0; attempt < 5 && !sawPlainFrame; attempt++) {
+    const frames = await drag();
+    for (const f of frames) expect(f.text).toBeGreaterThan(f.before / 2);
+    sawPlainFrame = frames.some((f) => f.boxes === 0);
+  }
+  expect(sawPlainFrame).toBe(true);
   // Once scrolling pauses the boxes come back, hoverable as before.
   await expect(scroller.locator("[data-t]").first()).toBeVisible();
   await scroller.locator("[data-t]").nth(5).hover();

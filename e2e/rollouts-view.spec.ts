@@ -1,9 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
+import { freePort } from "../server/testing/freePort";
+import {
+  backToFilteredTable,
+  collectConsoleErrors,
+  openAndStepSamples,
+  sortAndFilterBigFileTable,
+} from "./fixtures/bigFileJourney";
 import { type BigRolloutFile, TARGET_MB, writeBigRolloutFile } from "./fixtures/bigRolloutFile";
 
 // `rollout-lens view FILE` as a user runs it: its own server process (not the suite's `serve`),
@@ -21,19 +27,6 @@ let viewExit: Promise<void> = Promise.resolve();
 
 test.describe.configure({ timeout: 180_000 });
 test.use({ viewport: { width: 1500, height: 1000 } });
-
-/** A port nobody listens on right now, from the OS (the suite's own server holds E2E_PORT). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      probe.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))));
-    });
-  });
-}
 
 test.beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rollout-lens-view-e2e-"));
@@ -114,11 +107,7 @@ async function waitForOpenedUrl(timeoutMs: number): Promise<string> {
 test("rollout-lens view opens a big file's table in the browser, signed in, ready to browse", async ({
   page,
 }) => {
-  const reactErrors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().includes("Failed to load resource"))
-      reactErrors.push(m.text());
-  });
+  const consoleErrors = collectConsoleErrors(page);
 
   const opened = await waitForOpenedUrl(30_000);
   const url = new URL(opened);
@@ -135,45 +124,10 @@ test("rollout-lens view opens a big file's table in the browser, signed in, read
   // Signed in by cookie and redirected to the same page, so the token leaves the address bar.
   await expect(page).toHaveURL(`${url.origin}/files/srv-f1`);
 
-  const table = page.getByTestId("rollout-table");
-  await expect(table.locator("[data-row]").first()).toBeVisible();
-  await expect(page.getByText("indexed", { exact: true })).toBeVisible({ timeout: 120_000 });
-  const good = big.goodCount.toLocaleString("en-US");
-  await expect(page.getByTestId("row-count")).toHaveText(`${good} / ${good} trajectories`);
-
-  const bad = page.getByLabel("bad lines");
-  await expect(bad).toContainText("2 bad lines skipped");
-  await expect(bad.locator("[data-line]")).toHaveText([/^line 3.*invalid JSON/, /^line 10/]);
-
-  await page.getByRole("button", { name: /^reward/ }).click();
-  await expect(page).toHaveURL(/sort=reward&desc=1/);
-  await expect(table.locator('[data-row] [data-col="reward"]').first()).toHaveText("1.000");
-
-  await page.getByRole("button", { name: "truncated" }).click();
-  await expect(page).toHaveURL(/status=truncated/);
-  const statusCells = table.locator('[data-row] [data-col="status"]');
-  await expect
-    .poll(async () => [...new Set(await statusCells.allTextContents())])
-    .toEqual(["truncated"]);
-
-  await table.focus();
-  await page.keyboard.press("j");
-  await page.keyboard.press("ArrowDown");
-  await page.keyboard.press("k");
-  const cursorRow = await table.locator("[data-cursor]").getAttribute("data-row");
-  await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(new RegExp(`/files/srv-f1/${cursorRow}\\?.*status=truncated`));
-  await expect(page.getByTestId("sample-position")).toHaveText(/^2 of /);
-  await expect(page.locator("[data-segment]").first()).toBeVisible();
-
-  await page.keyboard.press("n");
-  await expect(page.getByTestId("sample-position")).toHaveText(/^3 of /);
-  await page.keyboard.press("p");
-  await expect(page.getByTestId("sample-position")).toHaveText(/^2 of /);
-  await page.keyboard.press("Escape");
-  await expect(page).toHaveURL(/\/files\/srv-f1\?.*status=truncated/);
-  await expect(table.locator("[data-row]").first()).toBeVisible();
-  expect(reactErrors).toEqual([]);
+  await sortAndFilterBigFileTable(page, big.goodCount);
+  await openAndStepSamples(page, "srv-f1");
+  await backToFilteredTable(page, "srv-f1");
+  expect(consoleErrors).toEqual([]);
   // The browser was opened once, and the server is still up (view keeps serving).
   expect(await openedUrls()).toHaveLength(1);
   expect(view?.exitCode).toBeNull();

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { EpisodeSummary } from "../../src/core/wire/episodes";
 import { validateCommand } from "../commands/validate";
 import { type RunningSim, startSim } from "../sim/start";
+import { freePort } from "../testing/freePort";
 
 // The real CLI in child processes: a slow simulator, a server killed with SIGKILL mid-run, and a
 // restart on the same data directory.
@@ -15,18 +15,6 @@ const BIN = resolve(__dirname, "../../bin/rollout-lens.mjs");
 const EPISODES = 20;
 const QUICK = 8;
 const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once("error", fail);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      probe.close(() => done(port));
-    });
-  });
-}
 
 function start(args: string[]): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
