@@ -1,5 +1,6 @@
 import type { Virtualizer } from "@tanstack/react-virtual";
-import type { KeyboardEvent, MouseEvent, RefObject } from "react";
+import { type KeyboardEvent, type MouseEvent, type RefObject, useState } from "react";
+import { KindedSlotRecycler } from "../../core/layout/slotRecycler";
 import { RowKind, type TokenLayout } from "../../core/layout/tokenRows";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useIsHeatmap, useShowWhitespace } from "../../stores/prefsStore";
@@ -38,9 +39,18 @@ export function TokenList(props: TokenListProps) {
   const isHeatmap = useIsHeatmap();
   const { flat, pieces, cutReasons } = model;
 
+  // Rows are keyed by recycled slot, not index: a row leaving the viewport is re-rendered as the
+  // row entering it, so scrolling rewrites elements instead of creating (and collecting) them.
+  const [recycler] = useState(() => new KindedSlotRecycler());
   const scale = currentScale(virtualizer);
-  const rows = virtualizer.getVirtualItems().map((item) => {
+  const items = virtualizer.getVirtualItems();
+  const keys = recycler.keys(
+    items.map((item) => item.index),
+    items.map((item) => layout.rowKind[item.index] ?? RowKind.tokens),
+  );
+  const rows = items.map((item, i) => {
     const r = item.index;
+    const key = keys[i];
     const top = itemTop(virtualizer, scale, item.start);
     const s = layout.rowSegment[r] ?? 0;
     const segment = trajectory.segments[s];
@@ -52,7 +62,7 @@ export function TokenList(props: TokenListProps) {
       case RowKind.header:
         return (
           <SegmentHeaderRow
-            key={item.key}
+            key={key}
             segment={segment}
             index={s}
             firstToken={first}
@@ -65,7 +75,7 @@ export function TokenList(props: TokenListProps) {
         const call = segment.toolCalls?.[layout.rowItem[r] ?? 0];
         return call ? (
           <ToolCallRow
-            key={item.key}
+            key={key}
             call={call}
             isCut={reason !== undefined}
             top={top}
@@ -76,7 +86,7 @@ export function TokenList(props: TokenListProps) {
       case RowKind.cutoff:
         return (
           <CutoffRow
-            key={item.key}
+            key={key}
             reason={reason ?? "cut"}
             lastToken={last}
             top={top}
@@ -88,7 +98,7 @@ export function TokenList(props: TokenListProps) {
         const hi = layout.fragToken[(layout.rowFragStart[r + 1] ?? 1) - 1] ?? 0;
         return (
           <TokenRow
-            key={item.key}
+            key={key}
             row={r}
             layout={layout}
             pieces={pieces}

@@ -4,7 +4,8 @@ import type { TokenLayout } from "../../core/layout/tokenRows";
 import type { SegmentKind } from "../../core/trajectory/types";
 import { rowStyle } from "./rowMetrics";
 import styles from "./TokenRow.module.css";
-import { type TokenClasses, tokenRowHtml, tokenRowPlainHtml } from "./tokenRowHtml";
+import { patchPlainRow, patchTokenRow } from "./tokenRowDom";
+import type { TokenClasses } from "./tokenRowHtml";
 
 interface TokenRowProps {
   readonly row: number;
@@ -42,19 +43,36 @@ const CLASSES: TokenClasses = {
 export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
   const { row, layout, kind, top, height } = props;
   const tokensRef = useRef<HTMLSpanElement>(null);
-  const html = props.isPlain ? tokenRowPlainHtml(props, CLASSES) : tokenRowHtml(props, CLASSES);
+  const { pieces, flat, showWhitespace, isHeatmap, selected, cutToken, isPlain } = props;
   useLayoutEffect(() => {
     const element = tokensRef.current;
     if (!element) return;
-    // Replacing the spans drops focus from a focused token; hand it on so arrow keys keep working.
     const hadFocus = element.contains(document.activeElement);
-    element.innerHTML = html;
-    if (hadFocus) {
+    const input = {
+      row,
+      layout,
+      pieces,
+      flat,
+      kind,
+      showWhitespace,
+      isHeatmap,
+      selected,
+      cutToken,
+    };
+    if (isPlain) patchPlainRow(element, input, CLASSES);
+    else patchTokenRow(element, input, CLASSES);
+    // A focused span may now stand for another token (or be gone): hand focus to the selected one
+    // so arrow keys keep working.
+    const active = document.activeElement;
+    if (
+      hadFocus &&
+      !(active instanceof HTMLElement && element.contains(active) && active.tabIndex === 0)
+    ) {
       const next =
         element.querySelector<HTMLElement>('[tabindex="0"]') ?? element.closest("[tabindex]");
       if (next instanceof HTMLElement) next.focus({ preventScroll: true });
     }
-  }, [html]);
+  }, [row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken, isPlain]);
   return (
     <div className={`${styles.row} ${styles[`${kind}Row`]}`} style={rowStyle(top, height)}>
       <span className={styles.gutter}>{layout.fragToken[layout.rowFragStart[row] ?? 0]}</span>

@@ -35,21 +35,33 @@ function escapeText(text: string): string {
   return text.replace(/[&<>]/g, (ch) => ESCAPES[ch] ?? ch);
 }
 
+/** Receives one token box of a row: its token, classes, inline style ("" for none) and raw text. */
+export type TokenCellSink = (
+  token: number,
+  className: string,
+  style: string,
+  text: string,
+  isSelected: boolean,
+) => void;
+
 /**
- * The token spans of one row as HTML. Scrolling a 131k-token view mounts ~2,000 spans a frame;
- * one innerHTML per row costs a fraction of creating them element by element through React.
- * Pieces are data, so their text is escaped; every attribute value is generated here.
+ * Walks the token boxes of one row in order, handing each to `emit` without allocating a record
+ * per box: the same walk feeds the DOM patcher the view uses (tokenRowDom.ts) and the HTML below.
  */
-export function tokenRowHtml(input: TokenRowInput, classes: TokenClasses): string {
+export function forEachTokenCell(
+  input: TokenRowInput,
+  classes: TokenClasses,
+  emit: TokenCellSink,
+): void {
   const { row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken } = input;
   const from = layout.rowFragStart[row] ?? 0;
   const to = layout.rowFragStart[row + 1] ?? from;
-  let html = "";
+  const base = `${classes.tok} ${classes[kind]}`;
   for (let f = from; f < to; f++) {
     const token = layout.fragToken[f] ?? 0;
     const piece = pieces[token] ?? "";
     const fragment = piece.slice(layout.fragStart[f], layout.fragEnd[f]);
-    let className = `${classes.tok} ${classes[kind]}`;
+    let className = base;
     if (token % 2 === 1) className += ` ${classes.odd}`;
     if (isSpecialPiece(piece)) className += ` ${classes.special}`;
     let style = "";
@@ -59,15 +71,27 @@ export function tokenRowHtml(input: TokenRowInput, classes: TokenClasses): strin
       else if (Number.isNaN(lp)) className += ` ${classes.notRecorded}`;
       else {
         const heat = heatColor(Math.exp(lp));
-        style = ` style="background: ${heat.background}; color: ${heat.color}"`;
+        style = `background: ${heat.background}; color: ${heat.color}`;
       }
     }
     const isSelected = token === selected;
     if (isSelected) className += ` ${classes.selected}`;
     if (token === cutToken && f === to - 1) className += ` ${classes.cut}`;
-    const text = fragment.length === 0 ? "∅" : escapeText(visibleText(fragment, showWhitespace));
-    html += `<span data-t="${token}" class="${className}"${style} role="option"${isSelected ? ' aria-selected="true" tabindex="0"' : ""}>${text}</span>`;
+    const text = fragment.length === 0 ? "∅" : visibleText(fragment, showWhitespace);
+    emit(token, className, style, text, isSelected);
   }
+}
+
+/**
+ * The token spans of one row as HTML, pieces escaped: the plain statement of what a row is, which
+ * the in-place DOM patcher is property-tested against.
+ */
+export function tokenRowHtml(input: TokenRowInput, classes: TokenClasses): string {
+  let html = "";
+  forEachTokenCell(input, classes, (token, className, style, text, isSelected) => {
+    const styleAttr = style === "" ? "" : ` style="${style}"`;
+    html += `<span data-t="${token}" class="${className}"${styleAttr} role="option"${isSelected ? ' aria-selected="true" tabindex="0"' : ""}>${escapeText(text)}</span>`;
+  });
   return html;
 }
 
@@ -76,11 +100,10 @@ export function tokenRowHtml(input: TokenRowInput, classes: TokenClasses): strin
  * than a screen per frame: ~50 elements a frame instead of ~2,000, and nothing a reader could
  * follow at that speed is lost. Token boxes come back as soon as scrolling slows.
  */
-export function tokenRowPlainHtml(
-  input: Pick<TokenRowInput, "row" | "layout" | "pieces" | "kind" | "showWhitespace">,
-  classes: Pick<TokenClasses, "tok" | SegmentKind>,
+export function tokenRowPlainText(
+  input: Pick<TokenRowInput, "row" | "layout" | "pieces" | "showWhitespace">,
 ): string {
-  const { row, layout, pieces, kind, showWhitespace } = input;
+  const { row, layout, pieces, showWhitespace } = input;
   const from = layout.rowFragStart[row] ?? 0;
   const to = layout.rowFragStart[row + 1] ?? from;
   let text = "";
@@ -89,5 +112,13 @@ export function tokenRowPlainHtml(
     const fragment = piece.slice(layout.fragStart[f], layout.fragEnd[f]);
     text += fragment.length === 0 ? "∅" : visibleText(fragment, showWhitespace);
   }
-  return `<span class="${classes.tok} ${classes[kind]}">${escapeText(text)}</span>`;
+  return text;
+}
+
+/** {@link tokenRowPlainText} as the HTML of its one box. */
+export function tokenRowPlainHtml(
+  input: Pick<TokenRowInput, "row" | "layout" | "pieces" | "kind" | "showWhitespace">,
+  classes: Pick<TokenClasses, "tok" | SegmentKind>,
+): string {
+  return `<span class="${classes.tok} ${classes[input.kind]}">${escapeText(tokenRowPlainText(input))}</span>`;
 }
