@@ -51,6 +51,7 @@ export function TrajectoryView({
   const [hovered, setHovered] = useState(-1);
 
   const scaleRef = useRef<ScrollScale | undefined>(undefined);
+  const isFastScrolling = useFastScroll(scrollRef, scaleRef);
   const scaledOptions = useMemo(() => scaledScrollOptions(scaleRef), []);
   const virtualizer = useVirtualizer({
     count: layout.rowCount,
@@ -61,7 +62,6 @@ export function TrajectoryView({
   });
   // Lists taller than the browser's scroll-height cap scroll in scaled coordinates.
   scaleRef.current = currentScale(virtualizer);
-  const isFastScrolling = useFastScroll(scrollRef, scaleRef);
   // Sizes are exact, but cached per index: a new layout (width change) invalidates them.
   // biome-ignore lint/correctness/useExhaustiveDependencies: layout is the trigger, not an input
   useEffect(() => {

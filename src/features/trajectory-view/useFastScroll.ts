@@ -1,4 +1,4 @@
-import { type RefObject, useEffect, useState } from "react";
+import { type RefObject, useLayoutEffect, useState } from "react";
 import { FastScrollDetector } from "../../core/layout/fastScroll";
 import { type ScrollScale, toVirtualOffset } from "../../core/layout/scrollScale";
 
@@ -7,14 +7,18 @@ const SETTLE_MS = 100;
 
 /**
  * True while the list is dragged or flung faster than a viewport per scroll event (see
- * FastScrollDetector); the rows then draw plain text, which keeps such frames cheap.
+ * FastScrollDetector); the rows then draw plain text, which keeps such frames cheap. Call it before
+ * `useVirtualizer` (see below).
  */
 export function useFastScroll(
   scrollRef: RefObject<HTMLDivElement | null>,
   scaleRef: RefObject<ScrollScale | undefined>,
 ): boolean {
   const [isFast, setIsFast] = useState(false);
-  useEffect(() => {
+  // A layout effect, called before the virtualizer's: this listener then runs before the one that
+  // re-renders the rows (synchronously) on each scroll, so the render that follows a fast scroll
+  // event already draws plain rows instead of building token boxes first.
+  useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
     const detector = new FastScrollDetector();
