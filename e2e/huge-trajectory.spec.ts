@@ -31,40 +31,67 @@ test("a 131,072-token trajectory keeps the DOM bounded while scrolling to the en
   expect(last).toBeLessThan(MAX_TOKEN_ELEMENTS);
 });
 
-test("dragging through it shows rows as plain text, then token boxes once it slows", async ({
+test("dragging through it paints rows into a canvas, then token boxes once it slows", async ({
   page,
 }) => {
   await page.goto("/demo/huge");
   await expect(page.locator('[data-t="0"]')).toBeVisible();
   const scroller = page.getByTestId("token-scroller");
   // Several screen-sized jumps on consecutive frames, as a dragged scrollbar makes; each frame
-  // records how many token boxes and how much row text were on screen.
+  // records whether the canvas was up, what it showed, and how many token boxes were mounted.
   const drag = () =>
     scroller.evaluate(async (el) => {
+      const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="fast-rows"]');
+      if (!canvas) throw new Error("no fast-rows canvas");
       const height = el.scrollHeight;
-      const visibleText = () => (el.textContent ?? "").replace(/\s/g, "").length;
-      const before = visibleText();
-      const seen: { boxes: number; text: number; before: number }[] = [];
+      const seen: { shown: boolean; colours: number; hash: number; boxes: number }[] = [];
       for (let i = 1; i <= 6; i++) {
         el.scrollTop = (height * i) / 40;
         await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
         await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
-        seen.push({ boxes: el.querySelectorAll("[data-t]").length, text: visibleText(), before });
+        const shown = !canvas.hidden && canvas.width > 0;
+        const colours = new Set<number>();
+        let hash = 0;
+        if (shown) {
+          const pixels = canvas.getContext("2d")?.getImageData(0, 0, canvas.width, canvas.height);
+          const data = pixels?.data ?? new Uint8ClampedArray();
+          for (let p = 0; p < data.length; p += 4 * 7) {
+            const rgb = ((data[p] ?? 0) << 16) | ((data[p + 1] ?? 0) << 8) | (data[p + 2] ?? 0);
+            colours.add(rgb);
+            hash = (hash * 31 + rgb) | 0;
+          }
+        }
+        const boxes = [...el.querySelectorAll("[data-t]")].filter((box) => {
+          const r = box.getBoundingClientRect();
+          const view = el.getBoundingClientRect();
+          return r.bottom > view.top && r.top < view.bottom;
+        }).length;
+        seen.push({ shown, colours: colours.size, hash, boxes });
       }
-      el.scrollTop = 0;
+      el.scrollTop = (height * 7) / 40;
       return seen;
     });
   // A frame stretched past the 100 ms settle time by a loaded machine ends a drag early, so the
-  // drag is retried a few times; every frame of every try must show text (never a blank screen).
-  let sawPlainFrame = false;
-  for (let attempt = 0; attempt < 5 && !sawPlainFrame; attempt++) {
+  // drag is retried a few times. Every frame shows rows: token boxes in view, or a canvas painted
+  // with background, tints and text that changes as the list moves (never a blank screen).
+  let canvasFrames = 0;
+  for (let attempt = 0; attempt < 5 && canvasFrames < 2; attempt++) {
     const frames = await drag();
-    for (const f of frames) expect(f.text).toBeGreaterThan(f.before / 2);
-    sawPlainFrame = frames.some((f) => f.boxes === 0);
+    const painted = frames.filter((f) => f.shown);
+    for (const f of frames) expect(f.shown || f.boxes > 0).toBe(true);
+    for (const f of painted) expect(f.colours).toBeGreaterThan(3);
+    for (let i = 1; i < painted.length; i++)
+      expect(painted[i]?.hash).not.toBe(painted[i - 1]?.hash);
+    canvasFrames = painted.length;
   }
-  expect(sawPlainFrame).toBe(true);
-  // Once scrolling pauses the boxes come back, hoverable as before.
-  await expect(scroller.locator("[data-t]").first()).toBeVisible();
-  await scroller.locator("[data-t]").nth(5).hover();
+  expect(canvasFrames).toBeGreaterThanOrEqual(2);
+  // Once scrolling pauses the canvas goes and token boxes come back where the drag ended.
+  await expect(page.getByTestId("fast-rows")).toBeHidden();
+  const end = await scroller.evaluate((el) => el.scrollTop);
+  const boxes = scroller.locator("[data-t]");
+  const box = boxes.nth(Math.floor((await boxes.count()) / 2));
+  await expect(box).toBeInViewport();
+  expect(end).toBeGreaterThan(0);
+  await box.hover();
   await expect(page.getByTestId("detail-position")).toBeVisible();
 });

@@ -2,7 +2,7 @@
  * Tells a scrollbar drag or fling through a long list (every frame lands on rows never seen
  * before) from reading-speed scrolling and one-off jumps (find, deep links, chart clicks). While
  * the list moves more than a viewport per scroll event, twice in a row, the view draws rows as
- * plain text and restores token boxes once it slows down or settles.
+ * text painted into a canvas and restores token boxes once it slows down or settles.
  */
 export class FastScrollDetector {
   private lastOffset: number | undefined;

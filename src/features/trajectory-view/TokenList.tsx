@@ -1,10 +1,19 @@
 import type { Virtualizer } from "@tanstack/react-virtual";
-import { type KeyboardEvent, type MouseEvent, type RefObject, useState } from "react";
+import {
+  type KeyboardEvent,
+  type MouseEvent,
+  type ReactNode,
+  type RefObject,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from "react";
 import { KindedSlotRecycler } from "../../core/layout/slotRecycler";
 import { RowKind, type TokenLayout } from "../../core/layout/tokenRows";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useIsHeatmap, useShowWhitespace } from "../../stores/prefsStore";
 import { CutoffRow } from "./CutoffRow";
+import { fastRowsOf, paintFastRows } from "./fastRowsCanvas";
 import { SegmentHeaderRow } from "./SegmentHeaderRow";
 import { currentScale, itemTop } from "./scaledScroll";
 import styles from "./TokenList.module.css";
@@ -19,7 +28,7 @@ interface TokenListProps {
   readonly virtualizer: Virtualizer<HTMLDivElement, Element>;
   readonly scrollRef: RefObject<HTMLDivElement | null>;
   readonly selected: number;
-  /** Rows show plain text, without token boxes, while the list is dragged faster than a screen a frame. */
+  /** The list is dragged faster than a screen a frame: rows are painted into a canvas (see fastRowsCanvas). */
   readonly isFastScrolling: boolean;
   readonly onHover: (token: number) => void;
   readonly onSelect: (token: number) => void;
@@ -44,11 +53,39 @@ export function TokenList(props: TokenListProps) {
   const [recycler] = useState(() => new KindedSlotRecycler());
   const scale = currentScale(virtualizer);
   const items = virtualizer.getVirtualItems();
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const lastRows = useRef<ReactNode[]>([]);
+
+  // Fast: the DOM rows stay as they were (off screen by now) and the canvas paints this frame.
+  useLayoutEffect(() => {
+    const canvas = canvasRef.current;
+    const el = props.scrollRef.current;
+    if (!isFastScrolling || !canvas || !el) return;
+    const scrollTop = el.scrollTop;
+    const visible = items.map((item) => ({
+      index: item.index,
+      y: itemTop(virtualizer, scale, item.start) - scrollTop,
+      height: item.size,
+    }));
+    const rows = fastRowsOf(visible, {
+      trajectory,
+      layout,
+      flat,
+      pieces,
+      cutReasons,
+      showWhitespace,
+    });
+    paintFastRows(canvas, el, rows);
+  });
+
+  if (isFastScrolling) {
+    return frame(lastRows.current);
+  }
   const keys = recycler.keys(
     items.map((item) => item.index),
     items.map((item) => layout.rowKind[item.index] ?? RowKind.tokens),
   );
-  const rows = items.map((item, i) => {
+  const rows: ReactNode[] = items.map((item, i) => {
     const r = item.index;
     const key = keys[i];
     const top = itemTop(virtualizer, scale, item.start);
@@ -108,7 +145,6 @@ export function TokenList(props: TokenListProps) {
             isHeatmap={isHeatmap}
             selected={selected >= lo && selected <= hi ? selected : -1}
             cutToken={reason !== undefined && last >= lo && last <= hi ? last : -1}
-            isPlain={isFastScrolling}
             top={top}
             height={item.size}
           />
@@ -117,37 +153,50 @@ export function TokenList(props: TokenListProps) {
     }
   });
 
-  return (
-    <div
-      ref={props.scrollRef}
-      className={styles.scroller}
-      role="listbox"
-      aria-label="tokens"
-      tabIndex={0}
-      data-testid="token-scroller"
-      onMouseOver={(event) => {
-        const token = tokenOf(event);
-        if (token !== undefined) props.onHover(token);
-      }}
-      onMouseLeave={() => props.onHover(-1)}
-      onClick={(event) => {
-        const token = tokenOf(event);
-        if (token !== undefined) props.onSelect(token);
-      }}
-      onFocus={(event) => {
-        const token = tokenOf(event);
-        if (token !== undefined && token !== selected) props.onSelect(token);
-      }}
-      onKeyDown={(event) => {
-        if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
-          event.preventDefault();
-          props.onStep(event.key === "ArrowRight" ? 1 : -1);
-        }
-      }}
-    >
-      <div className={styles.inner} style={{ height: scale.physicalSize }}>
-        {rows}
+  lastRows.current = rows;
+  return frame(rows);
+
+  function frame(children: ReactNode[]) {
+    return (
+      <div className={styles.frame}>
+        <canvas
+          ref={canvasRef}
+          className={styles.fastCanvas}
+          hidden={!isFastScrolling}
+          data-testid="fast-rows"
+        />
+        <div
+          ref={props.scrollRef}
+          className={styles.scroller}
+          role="listbox"
+          aria-label="tokens"
+          tabIndex={0}
+          data-testid="token-scroller"
+          onMouseOver={(event) => {
+            const token = tokenOf(event);
+            if (token !== undefined) props.onHover(token);
+          }}
+          onMouseLeave={() => props.onHover(-1)}
+          onClick={(event) => {
+            const token = tokenOf(event);
+            if (token !== undefined) props.onSelect(token);
+          }}
+          onFocus={(event) => {
+            const token = tokenOf(event);
+            if (token !== undefined && token !== selected) props.onSelect(token);
+          }}
+          onKeyDown={(event) => {
+            if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+              event.preventDefault();
+              props.onStep(event.key === "ArrowRight" ? 1 : -1);
+            }
+          }}
+        >
+          <div className={styles.inner} style={{ height: scale.physicalSize }}>
+            {children}
+          </div>
+        </div>
       </div>
-    </div>
-  );
+    );
+  }
 }

@@ -4,7 +4,7 @@ import type { TokenLayout } from "../../core/layout/tokenRows";
 import type { SegmentKind } from "../../core/trajectory/types";
 import { rowStyle } from "./rowMetrics";
 import styles from "./TokenRow.module.css";
-import { patchPlainRow, patchTokenRow } from "./tokenRowDom";
+import { patchTokenRow } from "./tokenRowDom";
 import type { TokenClasses } from "./tokenRowHtml";
 
 interface TokenRowProps {
@@ -19,8 +19,6 @@ interface TokenRowProps {
   readonly selected: number;
   /** The token where the episode was cut when it is on this row, else -1. */
   readonly cutToken: number;
-  /** Draw the row's text in one box (fast scrolling): no per-token boxes, hover or selection. */
-  readonly isPlain: boolean;
   /** Offset of the row from the top of the list, in CSS pixels (a number keeps memo effective). */
   readonly top: number;
   readonly height: number;
@@ -43,7 +41,7 @@ const CLASSES: TokenClasses = {
 export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
   const { row, layout, kind, top, height } = props;
   const tokensRef = useRef<HTMLSpanElement>(null);
-  const { pieces, flat, showWhitespace, isHeatmap, selected, cutToken, isPlain } = props;
+  const { pieces, flat, showWhitespace, isHeatmap, selected, cutToken } = props;
   useLayoutEffect(() => {
     const element = tokensRef.current;
     if (!element) return;
@@ -59,8 +57,7 @@ export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
       selected,
       cutToken,
     };
-    if (isPlain) patchPlainRow(element, input, CLASSES);
-    else patchTokenRow(element, input, CLASSES);
+    patchTokenRow(element, input, CLASSES);
     // A focused span may now stand for another token (or be gone): hand focus to the selected one
     // so arrow keys keep working.
     const active = document.activeElement;
@@ -72,7 +69,7 @@ export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
         element.querySelector<HTMLElement>('[tabindex="0"]') ?? element.closest("[tabindex]");
       if (next instanceof HTMLElement) next.focus({ preventScroll: true });
     }
-  }, [row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken, isPlain]);
+  }, [row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken]);
   return (
     <div className={`${styles.row} ${styles[`${kind}Row`]}`} style={rowStyle(top, height)}>
       <span className={styles.gutter}>{layout.fragToken[layout.rowFragStart[row] ?? 0]}</span>

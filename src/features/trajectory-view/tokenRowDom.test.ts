@@ -4,13 +4,8 @@ import { describe, expect, it } from "vitest";
 import { flattenTrajectory } from "../../core/layout/flatTrajectory";
 import { layoutTokens } from "../../core/layout/tokenRows";
 import type { Trajectory } from "../../core/trajectory/types";
-import { patchPlainRow, patchTokenRow } from "./tokenRowDom";
-import {
-  type TokenClasses,
-  type TokenRowInput,
-  tokenRowHtml,
-  tokenRowPlainHtml,
-} from "./tokenRowHtml";
+import { patchTokenRow } from "./tokenRowDom";
+import { type TokenClasses, type TokenRowInput, tokenRowHtml } from "./tokenRowHtml";
 
 const CLASSES: TokenClasses = {
   tok: "tok",
@@ -96,8 +91,8 @@ function fresh(html: string) {
   return described(container);
 }
 
-describe("patchTokenRow / patchPlainRow", () => {
-  it("rewrite a row's spans in place: the same elements, the content of the new row", () => {
+describe("patchTokenRow", () => {
+  it("rewrites a row's spans in place: the same elements, the content of the new row", () => {
     const container = document.createElement("span");
     const [a, b] = tokenRows;
     patchTokenRow(container, input(a ?? 0, { selected: 1 }), CLASSES);
@@ -107,10 +102,9 @@ describe("patchTokenRow / patchPlainRow", () => {
     expect(described(container)).toEqual(fresh(tokenRowHtml(input(b ?? 0), CLASSES)));
   });
 
-  it("end, after any sequence of rows and modes, exactly as a fresh render of the last one", () => {
+  it("ends, after any sequence of rows and modes, exactly as a fresh render of the last one", () => {
     const step = fc.record({
       row: fc.constantFrom(...tokenRows),
-      isPlain: fc.boolean(),
       isHeatmap: fc.boolean(),
       showWhitespace: fc.boolean(),
       selected: fc.integer({ min: -1, max: flat.tokenCount - 1 }),
@@ -119,18 +113,16 @@ describe("patchTokenRow / patchPlainRow", () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 8 }), (steps) => {
         const container = document.createElement("span");
-        for (const { row, isPlain, ...over } of steps) {
+        for (const { row, ...over } of steps) {
           const at = input(row, over);
-          if (isPlain) patchPlainRow(container, at, CLASSES);
-          else patchTokenRow(container, at, CLASSES);
-          const html = isPlain ? tokenRowPlainHtml(at, CLASSES) : tokenRowHtml(at, CLASSES);
-          expect(described(container)).toEqual(fresh(html));
+          patchTokenRow(container, at, CLASSES);
+          expect(described(container)).toEqual(fresh(tokenRowHtml(at, CLASSES)));
         }
       }),
     );
   });
 
-  it("keep markup-like piece text as text", () => {
+  it("keeps markup-like piece text as text", () => {
     const container = document.createElement("span");
     // The first row starts with token 0, whose piece is "<b>".
     patchTokenRow(container, input(tokenRows[0] ?? 0), CLASSES);

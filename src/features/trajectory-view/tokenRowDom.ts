@@ -1,14 +1,8 @@
-import type { SegmentKind } from "../../core/trajectory/types";
-import {
-  forEachTokenCell,
-  type TokenClasses,
-  type TokenRowInput,
-  tokenRowPlainText,
-} from "./tokenRowHtml";
+import { forEachTokenCell, type TokenClasses, type TokenRowInput } from "./tokenRowHtml";
 
 /**
  * Rows are recycled while scrolling (a row element that leaves the viewport comes back as the row
- * that enters), and so are their token spans: the patchers below rewrite the spans a row already
+ * that enters), and so are their token spans: the patcher below rewrites the spans a row already
  * has and only create or remove the difference. Scrolling then allocates almost no DOM nodes,
  * which keeps the browser's garbage collector (and the long frames it causes) out of the way.
  */
@@ -64,20 +58,4 @@ export function patchTokenRow(
     setText(span, text);
   });
   removeFrom(next);
-}
-
-const PLAIN_ONLY = ["data-t", "role", "style", "aria-selected", "tabindex"] as const;
-
-/** Makes `container` hold the row's text as one box of its segment's colour (fast scrolling). */
-export function patchPlainRow(
-  container: HTMLElement,
-  input: Pick<TokenRowInput, "row" | "layout" | "pieces" | "kind" | "showWhitespace">,
-  classes: Pick<TokenClasses, "tok" | SegmentKind>,
-): void {
-  const first = container.firstElementChild;
-  const span = first instanceof HTMLElement ? first : newSpan(container);
-  for (const name of PLAIN_ONLY) if (span.hasAttribute(name)) span.removeAttribute(name);
-  span.className = `${classes.tok} ${classes[input.kind]}`;
-  setText(span, tokenRowPlainText(input));
-  removeFrom(span.nextElementSibling);
 }

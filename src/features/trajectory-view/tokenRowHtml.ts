@@ -96,9 +96,8 @@ export function tokenRowHtml(input: TokenRowInput, classes: TokenClasses): strin
 }
 
 /**
- * The row's text in a single box of its segment's colour, for frames where the list moves faster
- * than a screen per frame: ~50 elements a frame instead of ~2,000, and nothing a reader could
- * follow at that speed is lost. Token boxes come back as soon as scrolling slows.
+ * The row's text as one string (what the token boxes show, side by side), for frames where the
+ * list moves faster than a screen a frame and rows are painted into a canvas (fastRowsCanvas.ts).
  */
 export function tokenRowPlainText(
   input: Pick<TokenRowInput, "row" | "layout" | "pieces" | "showWhitespace">,
@@ -113,12 +112,4 @@ export function tokenRowPlainText(
     text += fragment.length === 0 ? "∅" : visibleText(fragment, showWhitespace);
   }
   return text;
-}
-
-/** {@link tokenRowPlainText} as the HTML of its one box. */
-export function tokenRowPlainHtml(
-  input: Pick<TokenRowInput, "row" | "layout" | "pieces" | "kind" | "showWhitespace">,
-  classes: Pick<TokenClasses, "tok" | SegmentKind>,
-): string {
-  return `<span class="${classes.tok} ${classes[input.kind]}">${escapeText(tokenRowPlainText(input))}</span>`;
 }

@@ -7,7 +7,7 @@ const SETTLE_MS = 100;
 
 /**
  * True while the list is dragged or flung faster than a viewport per scroll event (see
- * FastScrollDetector); the rows then draw plain text, which keeps such frames cheap. Call it before
+ * FastScrollDetector); rows are then painted into a canvas, which keeps such frames cheap. Call it before
  * `useVirtualizer` (see below).
  */
 export function useFastScroll(
@@ -17,7 +17,7 @@ export function useFastScroll(
   const [isFast, setIsFast] = useState(false);
   // A layout effect, called before the virtualizer's: this listener then runs before the one that
   // re-renders the rows (synchronously) on each scroll, so the render that follows a fast scroll
-  // event already draws plain rows instead of building token boxes first.
+  // event already paints the canvas instead of building token boxes first.
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
