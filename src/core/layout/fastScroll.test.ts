@@ -29,9 +29,14 @@ describe("FastScrollDetector", () => {
     },
     { name: "a drag upwards", offsets: [9000, 7000, 5000], fast: [false, false, true] },
     {
-      name: "exactly one viewport a step is not fast",
-      offsets: [0, 900, 1800, 2700],
+      name: "exactly a third of the viewport a step is not fast",
+      offsets: [0, 300, 600, 900],
       fast: [false, false, false, false],
+    },
+    {
+      name: "a fling of 350 px a frame is",
+      offsets: [0, 350, 700, 1050, 1060],
+      fast: [false, false, true, true, false],
     },
   ])("$name", ({ offsets, fast }) => {
     expect(run(offsets)).toEqual(fast);

@@ -28,7 +28,7 @@ interface TokenListProps {
   readonly virtualizer: Virtualizer<HTMLDivElement, Element>;
   readonly scrollRef: RefObject<HTMLDivElement | null>;
   readonly selected: number;
-  /** The list is dragged faster than a screen a frame: rows are painted into a canvas (see fastRowsCanvas). */
+  /** Moving over a third of a screen a frame: rows are painted into a canvas (fastRowsCanvas). */
   readonly isFastScrolling: boolean;
   readonly onHover: (token: number) => void;
   readonly onSelect: (token: number) => void;

@@ -97,7 +97,7 @@ export function tokenRowHtml(input: TokenRowInput, classes: TokenClasses): strin
 
 /**
  * The row's text as one string (what the token boxes show, side by side), for frames where the
- * list moves faster than a screen a frame and rows are painted into a canvas (fastRowsCanvas.ts).
+ * list moves faster than a third of a screen a frame and rows are painted into a canvas (fastRowsCanvas.ts).
  */
 export function tokenRowPlainText(
   input: Pick<TokenRowInput, "row" | "layout" | "pieces" | "showWhitespace">,

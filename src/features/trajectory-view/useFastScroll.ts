@@ -6,9 +6,9 @@ import { type ScrollScale, toVirtualOffset } from "../../core/layout/scrollScale
 const SETTLE_MS = 100;
 
 /**
- * True while the list is dragged or flung faster than a viewport per scroll event (see
- * FastScrollDetector); rows are then painted into a canvas, which keeps such frames cheap. Call it before
- * `useVirtualizer` (see below).
+ * True while the list is dragged or flung faster than a third of a viewport per scroll event
+ * (see FastScrollDetector); rows are then painted into a canvas, which keeps such frames cheap.
+ * Call it before `useVirtualizer` (see below).
  */
 export function useFastScroll(
   scrollRef: RefObject<HTMLDivElement | null>,
