@@ -95,3 +95,51 @@ test("dragging through it paints rows into a canvas, then token boxes once it sl
   await box.hover();
   await expect(page.getByTestId("detail-position")).toBeVisible();
 });
+
+test("the view's own far jumps (chart clicks) land on token boxes, never the canvas", async ({
+  page,
+}) => {
+  await page.goto("/demo/huge");
+  await expect(page.locator('[data-t="0"]')).toBeVisible();
+  // Record whether the fast-scroll canvas ever shows from here on.
+  await page.evaluate(() => {
+    const canvas = document.querySelector('[data-testid="fast-rows"]');
+    if (!canvas) throw new Error("no fast-rows canvas");
+    const w = window as unknown as { __canvasShown: boolean };
+    w.__canvasShown = false;
+    new MutationObserver(() => {
+      if (!canvas.hasAttribute("hidden")) w.__canvasShown = true;
+    }).observe(canvas, { attributes: true });
+  });
+  const canvasShown = () =>
+    page.evaluate(() => (window as unknown as { __canvasShown: boolean }).__canvasShown);
+  const scroller = page.getByTestId("token-scroller");
+
+  // A first small scroll, so that every later move is measured against a known position.
+  await scroller.evaluate((el) => {
+    el.scrollTop = 40;
+  });
+  await expect.poll(() => scroller.evaluate((el) => el.scrollTop)).toBe(40);
+  // Clicks far along the chart, then back near the start, scroll there and select a token.
+  const chart = page.getByTestId("logprob-chart").locator(".recharts-surface");
+  const box = await chart.boundingBox();
+  if (!box) throw new Error("no chart");
+  const selected = scroller.locator('[aria-selected="true"]');
+  for (const [at, lo, hi] of [
+    [0.8, 90_000, 120_000],
+    [0.2, 15_000, 40_000],
+  ] as const) {
+    await chart.click({ position: { x: box.width * at, y: box.height / 2 } });
+    await expect(selected).toBeInViewport();
+    const token = Number(await selected.getAttribute("data-t"));
+    expect(token).toBeGreaterThan(lo);
+    expect(token).toBeLessThan(hi);
+  }
+  expect(await canvasShown()).toBe(false);
+
+  // The same distance scrolled by the user (a scrollbar track click) does show it.
+  await scroller.evaluate((el) => {
+    el.scrollTop = el.scrollHeight * 0.5;
+  });
+  await expect.poll(canvasShown).toBe(true);
+});

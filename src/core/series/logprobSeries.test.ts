@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { huge } from "../../test/demoTrajectory";
 import { flattenTrajectory } from "../layout/flatTrajectory";
-import { downsampleLogprobs, segmentBands } from "./logprobSeries";
+import { downsampleLogprobs, pickFromBuckets, segmentBands } from "./logprobSeries";
 
 describe("downsampleLogprobs", () => {
   it("keeps min, max, mean and the min position per bucket, skipping mask 0 and unrecorded", () => {
@@ -55,5 +55,26 @@ describe("segmentBands", () => {
       { start: 9, end: 12, kind: "tool" },
       { start: 12, end: 20, kind: "model" },
     ]);
+  });
+});
+
+describe("pickFromBuckets", () => {
+  const logprobs = Float64Array.from([Number.NaN, Number.NaN, -0.5, -3, -1, -0.1, Number.NaN, -2]);
+  const mask = Uint8Array.from([0, 0, 1, 1, 1, 1, 0, 1]);
+  const buckets = downsampleLogprobs(logprobs, mask, 4); // [0,2) [2,4) [4,6) [6,8)
+
+  it.each([
+    { token: 0, lands: 0, why: "a bucket with no trained token: its start" },
+    { token: 1.7, lands: 0, why: "a fractional position inside it" },
+    { token: 2, lands: 3, why: "the lowest logprob of its bucket" },
+    { token: 5, lands: 4, why: "the lowest logprob of its bucket" },
+    { token: 7, lands: 7, why: "the last bucket" },
+    { token: 99, lands: 7, why: "past the end: the last bucket" },
+  ])("token $token lands on $lands ($why)", ({ token, lands }) => {
+    expect(pickFromBuckets(buckets, token)).toBe(lands);
+  });
+
+  it("an empty series lands where it was clicked", () => {
+    expect(pickFromBuckets([], 12.4)).toBe(12);
   });
 });

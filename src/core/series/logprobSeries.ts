@@ -81,3 +81,20 @@ export function segmentBands(
   });
   return bands;
 }
+
+/**
+ * Where a click on the chart at token position `token` lands: the lowest-logprob token of the
+ * bucket under it (where a reader wants to look), or the bucket's first token when it holds none.
+ */
+export function pickFromBuckets(buckets: readonly LogprobBucket[], token: number): number {
+  let lo = 0;
+  let hi = buckets.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((buckets[mid]?.start ?? 0) <= token) lo = mid;
+    else hi = mid - 1;
+  }
+  const bucket = buckets[lo];
+  if (!bucket) return Math.max(0, Math.floor(token));
+  return bucket.range ? bucket.minAt : bucket.start;
+}

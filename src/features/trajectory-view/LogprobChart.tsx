@@ -10,7 +10,7 @@ import {
   YAxis,
 } from "recharts";
 import type { FlatTrajectory } from "../../core/layout/flatTrajectory";
-import { downsampleLogprobs, segmentBands } from "../../core/series/logprobSeries";
+import { downsampleLogprobs, pickFromBuckets, segmentBands } from "../../core/series/logprobSeries";
 import type { SegmentKind } from "../../core/trajectory/types";
 import { useTheme } from "../../stores/prefsStore";
 import styles from "./LogprobChart.module.css";
@@ -43,6 +43,20 @@ interface LogprobChartProps {
 }
 
 const CHART_HEIGHT = 110;
+
+/** The token position under a click on the chart, read off the drawn x axis (domain 0..count). */
+function tokenUnder(event: React.SyntheticEvent, tokenCount: number): number | undefined {
+  const native = event.nativeEvent;
+  if (!(native instanceof MouseEvent) || !(event.target instanceof Element)) return undefined;
+  const axis = event.target
+    .closest('[data-testid="logprob-chart"]')
+    ?.querySelector(".recharts-xAxis .recharts-cartesian-axis-line");
+  const rect = axis?.getBoundingClientRect();
+  if (!rect || rect.width <= 0) return undefined;
+  const fraction = (native.clientX - rect.left) / rect.width;
+  if (fraction < 0 || fraction > 1) return undefined;
+  return Math.min(tokenCount - 1, fraction * tokenCount);
+}
 
 /** Logprob of trained tokens over position (min–max band and mean), with segment bands; click to jump. */
 export const LogprobChart = memo(function LogprobChart(props: LogprobChartProps) {
@@ -103,10 +117,11 @@ const LogprobChartBody = memo(function LogprobChartBody({
         <ComposedChart
           data={data}
           margin={{ top: 6, right: 12, bottom: 0, left: 0 }}
-          onClick={(state) => {
-            const index = Number(state.activeTooltipIndex);
-            const bucket = Number.isInteger(index) ? buckets[index] : undefined;
-            if (bucket) onPick(bucket.range ? bucket.minAt : bucket.start);
+          onClick={(_state, event) => {
+            // From where the click is along the x axis, not from recharts' hover state: a click
+            // (or tap) with no mouse move before it would otherwise land on the first bucket.
+            const token = tokenUnder(event, flat.tokenCount);
+            if (token !== undefined) onPick(pickFromBuckets(buckets, token));
           }}
         >
           {bandAreas}

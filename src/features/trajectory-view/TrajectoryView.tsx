@@ -51,7 +51,7 @@ export function TrajectoryView({
   const [hovered, setHovered] = useState(-1);
 
   const scaleRef = useRef<ScrollScale | undefined>(undefined);
-  const isFastScrolling = useFastScroll(scrollRef, scaleRef);
+  const { isFastScrolling, expectJump } = useFastScroll(scrollRef, scaleRef);
   const scaledOptions = useMemo(() => scaledScrollOptions(scaleRef), []);
   const virtualizer = useVirtualizer({
     count: layout.rowCount,
@@ -70,9 +70,12 @@ export function TrajectoryView({
 
   const scrollToToken = useCallback(
     (token: number) => {
-      if (layout.rowCount > 0) scrollRowToCenter(virtualizer, rowOfToken(layout, token));
+      if (layout.rowCount === 0) return;
+      // The view's own jump lands on token boxes at once, however far it goes.
+      expectJump();
+      scrollRowToCenter(virtualizer, rowOfToken(layout, token));
     },
-    [layout, virtualizer],
+    [layout, virtualizer, expectJump],
   );
   // The parent's callback may change identity on every URL update; reading it through a ref keeps
   // `select` (and the memoized chart behind `handlePick`) stable.
@@ -110,9 +113,11 @@ export function TrajectoryView({
     return () => el.removeEventListener("scroll", handleScroll);
   }, [isFollowingEnd]);
   useEffect(() => {
-    if (isFollowingEnd && wasAtEnd.current && layout.rowCount > 0)
+    if (isFollowingEnd && wasAtEnd.current && layout.rowCount > 0) {
+      expectJump();
       virtualizer.scrollToIndex(layout.rowCount - 1, { align: "end" });
-  }, [isFollowingEnd, layout, virtualizer]);
+    }
+  }, [isFollowingEnd, layout, virtualizer, expectJump]);
 
   const pieceOfId = useMemo(() => {
     let map: Map<number, string> | undefined;

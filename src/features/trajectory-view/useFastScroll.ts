@@ -1,4 +1,4 @@
-import { type RefObject, useLayoutEffect, useState } from "react";
+import { type RefObject, useCallback, useLayoutEffect, useState } from "react";
 import { FastScrollDetector } from "../../core/layout/fastScroll";
 import { type ScrollScale, toVirtualOffset } from "../../core/layout/scrollScale";
 
@@ -13,15 +13,15 @@ const SETTLE_MS = 100;
 export function useFastScroll(
   scrollRef: RefObject<HTMLDivElement | null>,
   scaleRef: RefObject<ScrollScale | undefined>,
-): boolean {
+): { readonly isFastScrolling: boolean; readonly expectJump: () => void } {
   const [isFast, setIsFast] = useState(false);
+  const [detector] = useState(() => new FastScrollDetector());
   // A layout effect, called before the virtualizer's: this listener then runs before the one that
   // re-renders the rows (synchronously) on each scroll, so the render that follows a fast scroll
   // event already paints the canvas instead of building token boxes first.
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
-    const detector = new FastScrollDetector();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let shown = false;
     // Only a change is handed to React: a same-value update still schedules a render per frame.
@@ -35,17 +35,14 @@ export function useFastScroll(
       const offset = scale ? toVirtualOffset(scale, el.scrollTop) : el.scrollTop;
       show(detector.update(offset, el.clientHeight));
       clearTimeout(timer);
-      // Settle even when not fast: a lone jump long ago must not make the next jump look like a drag.
-      timer = setTimeout(() => {
-        detector.settle();
-        show(false);
-      }, SETTLE_MS);
+      timer = setTimeout(() => show(false), SETTLE_MS);
     };
     el.addEventListener("scroll", handleScroll, { passive: true });
     return () => {
       clearTimeout(timer);
       el.removeEventListener("scroll", handleScroll);
     };
-  }, [scrollRef, scaleRef]);
-  return isFast;
+  }, [scrollRef, scaleRef, detector]);
+  const expectJump = useCallback(() => detector.expectJump(), [detector]);
+  return { isFastScrolling: isFast, expectJump };
 }
