@@ -85,6 +85,31 @@ describe("displayPiece", () => {
     expect(invisibleEscape(code)).toBe(out);
   });
 
+  it("escapes exactly the listed invisible ranges, ends included, across the whole BMP", () => {
+    const ranges = [
+      [0x00ad, 0x00ad],
+      [0x034f, 0x034f],
+      [0x061c, 0x061c],
+      [0x115f, 0x1160],
+      [0x17b4, 0x17b5],
+      [0x180e, 0x180e],
+      [0x200b, 0x200f],
+      [0x202a, 0x202e],
+      [0x2060, 0x2064],
+      [0x2066, 0x206f],
+      [0x3164, 0x3164],
+      [0xfeff, 0xfeff],
+      [0xffa0, 0xffa0],
+      [0xfff9, 0xfffb],
+    ] as const;
+    const wrong: number[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const isListed = ranges.some(([lo, hi]) => code >= lo && code <= hi);
+      if ((invisibleEscape(code) !== undefined) !== isListed) wrong.push(code);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it.each([
     ["result \u202Egnp.exe\nnext", "result ⟨U+202E⟩gnp.exe\nnext"],
     ["plain <b>text</b>", "plain <b>text</b>"],
