@@ -15,31 +15,35 @@ export function LogprobByPositionChart({ bars, onPick }: LogprobByPositionChartP
   return (
     <figure className={styles.chart} aria-label="mean logprob by position" style={{ margin: 0 }}>
       <h3>mean logprob by position</h3>
-      <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={[...bars]} margin={{ top: 4, right: 4, bottom: 0, left: -18 }}>
-          <XAxis dataKey="label" tick={AXIS} interval="preserveStartEnd" />
-          <YAxis tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} />
-          <Tooltip
-            formatter={(v) => [typeof v === "number" ? v.toFixed(4) : String(v), "mean logprob"]}
-            labelFormatter={(label, payload) => {
-              const bar = payload[0]?.payload;
-              const tokens =
-                bar && typeof bar === "object" && "tokens" in bar ? Number(bar.tokens) : 0;
-              return `tokens ${String(label)} (${tokens.toLocaleString("en-US")} trained)`;
-            }}
-          />
-          <Bar
-            dataKey="mean"
-            fill="var(--kind-tool)"
-            isAnimationActive={false}
-            cursor="pointer"
-            onClick={(_, index) => {
-              const bar = bars[index];
-              if (bar) onPick(bar);
-            }}
-          />
-        </BarChart>
-      </ResponsiveContainer>
+      {bars.length === 0 ? (
+        <p className={styles.empty}>no logprobs recorded for trained tokens in these rows</p>
+      ) : (
+        <ResponsiveContainer width="100%" height="100%">
+          <BarChart data={[...bars]} margin={{ top: 4, right: 4, bottom: 0, left: -18 }}>
+            <XAxis dataKey="label" tick={AXIS} interval="preserveStartEnd" />
+            <YAxis tick={AXIS} tickFormatter={(v: number) => v.toFixed(1)} />
+            <Tooltip
+              formatter={(v) => [typeof v === "number" ? v.toFixed(4) : String(v), "mean logprob"]}
+              labelFormatter={(label, payload) => {
+                const bar = payload[0]?.payload;
+                const tokens =
+                  bar && typeof bar === "object" && "tokens" in bar ? Number(bar.tokens) : 0;
+                return `tokens ${String(label)} (${tokens.toLocaleString("en-US")} trained)`;
+              }}
+            />
+            <Bar
+              dataKey="mean"
+              fill="var(--kind-tool)"
+              isAnimationActive={false}
+              cursor="pointer"
+              onClick={(_, index) => {
+                const bar = bars[index];
+                if (bar) onPick(bar);
+              }}
+            />
+          </BarChart>
+        </ResponsiveContainer>
+      )}
     </figure>
   );
 }

@@ -111,6 +111,13 @@ const LogprobChartBody = memo(function LogprobChartBody({
     () => buckets.map((b) => ({ x: b.position, range: b.range, mean: b.mean })),
     [buckets],
   );
+  if (!buckets.some((b) => b.range !== undefined)) {
+    return (
+      <div className={`${styles.chart} ${styles.empty}`} data-testid="logprob-chart">
+        no logprobs recorded for the trained (mask 1) tokens of this trajectory
+      </div>
+    );
+  }
   return (
     <div className={styles.chart} data-testid="logprob-chart">
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
