@@ -31,7 +31,7 @@ export interface DriftPanelProps {
 
 /** One trajectory's drift: mode tabs, verdict and numbers, and every region as a two-lane diff. */
 export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftPanelProps) {
-  const { tokenizer, error: catalogError } = useDriftTokenizer();
+  const { tokenizer, error: catalogError } = useDriftTokenizer(trajectory);
   const drift = useQuery({
     ...driftQueries.trajectory(tokenizer ?? "", trajectory),
     enabled: tokenizer !== undefined,
@@ -106,7 +106,7 @@ export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftP
             );
           })}
         </div>
-        <TokenizerSelect />
+        <TokenizerSelect trajectory={trajectory} />
         {regionCount > 0 && (
           <div className={styles.nav}>
             <button type="button" onClick={() => jump(current - 1)} title="previous region ([)">

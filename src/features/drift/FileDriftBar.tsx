@@ -29,7 +29,7 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
         >
           {isScanning ? "checking drift…" : "Check drift"}
         </button>
-        <TokenizerSelect />
+        <TokenizerSelect trajectory={drift.sample} />
         <label>
           check{" "}
           <select

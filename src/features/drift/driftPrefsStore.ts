@@ -2,14 +2,17 @@ import { create } from "zustand";
 import type { DriftMode } from "../../core/drift/types";
 
 interface DriftPrefsState {
-  /** undefined: the server's default tokenizer. */
+  /** undefined: chosen per trajectory (core/tokenizer/chooseTokenizer.ts). */
   readonly tokenizer: string | undefined;
   readonly mode: DriftMode;
-  tokenizerPicked(name: string): void;
+  tokenizerPicked(name: string | undefined): void;
   modePicked(mode: DriftMode): void;
 }
 
-/** Which tokenizer and check the drift views use (shared by the file scan and the trajectory view). */
+/**
+ * Which tokenizer decodes and retokenizes recorded ids, and which drift check is shown: shared by
+ * a file's scan, its trajectories' token view and their drift view.
+ */
 const useDriftPrefsStore = create<DriftPrefsState>()((set) => ({
   tokenizer: undefined,
   mode: "roundtrip",
@@ -20,6 +23,7 @@ const useDriftPrefsStore = create<DriftPrefsState>()((set) => ({
 export const useDriftTokenizerPick = () => useDriftPrefsStore((s) => s.tokenizer);
 export const useDriftMode = () => useDriftPrefsStore((s) => s.mode);
 export const driftPrefsActions = {
-  tokenizerPicked: (name: string) => useDriftPrefsStore.getState().tokenizerPicked(name),
+  tokenizerPicked: (name: string | undefined) =>
+    useDriftPrefsStore.getState().tokenizerPicked(name),
   modePicked: (mode: DriftMode) => useDriftPrefsStore.getState().modePicked(mode),
 };

@@ -1,15 +1,47 @@
 import { useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { tokenizerQueries } from "../../api/tokenizers";
+import { chooseTokenizer, type TokenizerChoice } from "../../core/tokenizer/chooseTokenizer";
+import type { Trajectory } from "../../core/trajectory/types";
 import { useDriftTokenizerPick } from "./driftPrefsStore";
 
-/** The tokenizer the drift views use (picked, else the server's default) and the catalog. */
-export function useDriftTokenizer() {
+/** How many leading ids chooseTokenizer looks at. */
+const FIRST_IDS = 8;
+
+function firstIds(trajectory: Trajectory | undefined): number[] {
+  const ids: number[] = [];
+  for (const segment of trajectory?.segments ?? []) {
+    for (const id of segment.tokenIds) {
+      if (ids.length === FIRST_IDS) return ids;
+      ids.push(id);
+    }
+  }
+  return ids;
+}
+
+/**
+ * The tokenizer that decodes and retokenizes `trajectory`'s ids (the user's pick, else what its
+ * record or its ids say, else the server's default; undefined until the catalog has loaded), why
+ * it was chosen, and the catalog.
+ */
+export function useDriftTokenizer(trajectory?: Trajectory) {
   const picked = useDriftTokenizerPick();
   const catalog = useQuery(tokenizerQueries.catalog());
-  const names = catalog.data?.tokenizers.map((t) => t.name) ?? [];
+  const data = catalog.data;
+  const choice = useMemo((): TokenizerChoice | undefined => {
+    if (picked === undefined && data === undefined) return undefined;
+    return chooseTokenizer({
+      picked,
+      recorded: [trajectory?.tokenizer, trajectory?.model],
+      firstIds: firstIds(trajectory),
+      names: data?.tokenizers.map((t) => t.name) ?? [],
+      fallback: data?.default ?? "",
+    });
+  }, [picked, data, trajectory]);
   return {
-    tokenizer: picked ?? catalog.data?.default,
-    names,
+    tokenizer: choice?.name,
+    reason: choice?.reason,
+    names: data?.tokenizers.map((t) => t.name) ?? [],
     error: catalog.error ? catalog.error.message : undefined,
   };
 }

@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState, useSyncExternalStore } from "react";
 import { driftQueries, scanProgressStore } from "../../api/drift";
 import { summarizeFileDrift } from "../../core/drift/rowDrift";
+import type { Trajectory } from "../../core/trajectory/types";
 import type { RolloutFileSource } from "../../workers/rolloutFileProtocol";
 import { useDriftMode } from "./driftPrefsStore";
 import { useDriftTokenizer } from "./useDriftTokenizer";
@@ -9,9 +10,15 @@ import { useDriftTokenizer } from "./useDriftTokenizer";
 /**
  * The drift scan of an open file for the picked tokenizer and mode: started by `start()`, kept
  * as a query (keyed by file, tokenizer and mode) so it survives leaving and re-entering the table.
+ * Unless one is picked, the tokenizer is the one chosen for `sample` (the file's first trajectory),
+ * so the scan and each trajectory's views decode alike.
  */
-export function useFileDrift(fileId: string, source: RolloutFileSource | undefined) {
-  const { tokenizer } = useDriftTokenizer();
+export function useFileDrift(
+  fileId: string,
+  source: RolloutFileSource | undefined,
+  sample: { readonly trajectory: Trajectory | undefined; readonly isSettled: boolean },
+) {
+  const { tokenizer } = useDriftTokenizer(sample.trajectory);
   const mode = useDriftMode();
   const scanKey = `${tokenizer}\u0000${mode}`;
   const [startedKey, setStartedKey] = useState<string | undefined>(undefined);
@@ -28,6 +35,7 @@ export function useFileDrift(fileId: string, source: RolloutFileSource | undefin
   const summary = useMemo(() => (rows ? summarizeFileDrift(rows) : undefined), [rows]);
   return {
     tokenizer,
+    sample: sample.trajectory,
     mode,
     rows,
     summary,
@@ -35,7 +43,7 @@ export function useFileDrift(fileId: string, source: RolloutFileSource | undefin
     progress,
     isScanning: query.isFetching,
     error: query.error ? query.error.message : undefined,
-    canStart: tokenizer !== undefined && source !== undefined,
+    canStart: tokenizer !== undefined && source !== undefined && sample.isSettled,
     start: () => setStartedKey(scanKey),
   };
 }

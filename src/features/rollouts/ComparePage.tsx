@@ -1,10 +1,12 @@
-import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import type { RowSummary } from "../../core/files/rowSummary";
 import type { RolloutFileClient } from "../../workers/rolloutFileClient";
+import { TokenizerSelect } from "../drift/TokenizerSelect";
+import { useRecordedPieces } from "../drift/useRecordedPieces";
 import { TrajectoryView } from "../trajectory-view/TrajectoryView";
 import styles from "./ComparePage.module.css";
 import { fileClient, useRolloutFileState } from "./openFiles";
+import { useFileTrajectory } from "./useFileTrajectory";
 
 function rowIndexOf(param: string | undefined): number {
   return param !== undefined && /^\d+$/.test(param) ? Number(param) : -1;
@@ -46,13 +48,8 @@ interface SideProps {
 }
 
 function Side({ fileId, client, rowIndex, summary }: SideProps) {
-  // Same key as FileTrajectoryPage: a sample opened on either page is parsed once.
-  const trajectory = useQuery({
-    queryKey: ["rollout-file", fileId, rowIndex],
-    queryFn: () => client.read(rowIndex),
-    enabled: summary !== undefined,
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
+  const pieces = useRecordedPieces(trajectory.data);
   return (
     <section className={styles.side} aria-label={`trajectory ${summary?.id ?? rowIndex}`}>
       <header className={styles.meta}>
@@ -69,6 +66,12 @@ function Side({ fileId, client, rowIndex, summary }: SideProps) {
         ) : (
           `no row ${rowIndex} in this file`
         )}
+        {trajectory.data && (
+          <div>
+            <TokenizerSelect trajectory={trajectory.data} />
+            {pieces.error && <span className={styles.error}> cannot decode: {pieces.error}</span>}
+          </div>
+        )}
       </header>
       {trajectory.isError && <p className={styles.error}>{trajectory.error.message}</p>}
       {trajectory.isPending && summary && (
@@ -76,7 +79,7 @@ function Side({ fileId, client, rowIndex, summary }: SideProps) {
       )}
       {trajectory.data && (
         <div className={styles.view}>
-          <TrajectoryView trajectory={trajectory.data} />
+          <TrajectoryView trajectory={trajectory.data} pieces={pieces.pieces} />
         </div>
       )}
     </section>

@@ -1,13 +1,15 @@
-import { useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { DriftPanel } from "../drift/DriftPanel";
+import { TokenizerSelect } from "../drift/TokenizerSelect";
 import { useDriftModeParam, withToken } from "../drift/useDriftModeParam";
 import { useFileDrift } from "../drift/useFileDrift";
+import { useRecordedPieces } from "../drift/useRecordedPieces";
 import { TrajectoryView } from "../trajectory-view/TrajectoryView";
 import styles from "./FileTrajectoryPage.module.css";
 import { fileClient, useRolloutFileState } from "./openFiles";
 import { useFileOrder } from "./useFileRows";
+import { useFileSample, useFileTrajectory } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
 
 /**
@@ -27,20 +29,13 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
   const client = fileClient(fileId);
   const state = useRolloutFileState(client);
   const [query, , search] = useRowQuery();
-  const fileDrift = useFileDrift(fileId, client?.source);
+  const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
+  const fileDrift = useFileDrift(fileId, client?.source, sample);
   const order = useFileOrder(state, query, fileDrift.rows);
   const position = order.indexOf(rowIndex);
   const summary = state?.rows[rowIndex];
-  const trajectory = useQuery({
-    queryKey: ["rollout-file", fileId, rowIndex],
-    queryFn: () => {
-      if (!client) throw new Error("file is not open");
-      return client.read(rowIndex);
-    },
-    enabled: client !== undefined && summary !== undefined,
-    // A line's bytes do not change (files are append-only), so its parse never goes stale.
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
+  const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
 
   const [searchParams] = useSearchParams();
   const tokenParam = searchParams.get("token");
@@ -111,9 +106,21 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
         <p className={styles.meta}>reading line {summary.line}…</p>
       )}
       {trajectory.data && view === "tokens" && (
-        <div className={styles.view}>
-          <TrajectoryView trajectory={trajectory.data} initialToken={initialToken} />
-        </div>
+        <>
+          <div className={styles.decode}>
+            <TokenizerSelect trajectory={trajectory.data} />
+            {pieces.error && (
+              <span className={styles.error}>cannot decode with it: {pieces.error}</span>
+            )}
+          </div>
+          <div className={styles.view}>
+            <TrajectoryView
+              trajectory={trajectory.data}
+              pieces={pieces.pieces}
+              initialToken={initialToken}
+            />
+          </div>
+        </>
       )}
       {trajectory.data && view === "drift" && (
         <DriftPanel

@@ -15,6 +15,7 @@ import { RolloutCharts } from "./RolloutCharts";
 import styles from "./RolloutsPage.module.css";
 import { RolloutTable } from "./RolloutTable";
 import { useFileOrder } from "./useFileRows";
+import { useFileSample } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
 
 /** `/files/:fileId`: one file's trajectories as a filterable table, with charts, groups, bad lines. */
@@ -24,7 +25,8 @@ export function RolloutsPage() {
   const client = fileClient(fileId);
   const state = useRolloutFileState(client);
   const [query, setQuery, search] = useRowQuery();
-  const drift = useFileDrift(fileId, client?.source);
+  const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
+  const drift = useFileDrift(fileId, client?.source, sample);
   const order = useFileOrder(state, query, drift.rows);
   const [cursor, setCursor] = useState(0);
   const [exportFormat, setExportFormat] = useState<ExportFormat>("rollout-lens/v1");

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { chooseTokenizer } from "./chooseTokenizer";
+
+const BUNDLED = ["qwen3", "llama3"];
+const LLAMA_START = [128000, 128006, 882, 128007];
+const QWEN_START = [151644, 8948, 198];
+
+describe("chooseTokenizer", () => {
+  it.each([
+    {
+      why: "the user's pick wins over everything",
+      input: { picked: "qwen3", recorded: ["llama3"], firstIds: LLAMA_START },
+      out: { name: "qwen3", reason: "picked" },
+    },
+    {
+      why: "a record naming a catalog tokenizer",
+      input: { recorded: ["llama3"], firstIds: QWEN_START },
+      out: { name: "llama3", reason: "recorded" },
+    },
+    {
+      why: "a HF model id of a known family",
+      input: { recorded: ["Qwen/Qwen3-4B"], firstIds: [] },
+      out: { name: "qwen3", reason: "recorded" },
+    },
+    {
+      why: "a Llama 3.1 model id",
+      input: { recorded: ["meta-llama/Llama-3.1-8B-Instruct"], firstIds: [] },
+      out: { name: "llama3", reason: "recorded" },
+    },
+    {
+      why: "the model field when the tokenizer field is absent",
+      input: { recorded: [undefined, "meta-llama/Meta-Llama-3-8B"], firstIds: [] },
+      out: { name: "llama3", reason: "recorded" },
+    },
+    {
+      why: "Llama-3 ids in a file that names nothing (atropos)",
+      input: { recorded: [undefined, undefined], firstIds: LLAMA_START },
+      out: { name: "llama3", reason: "ids" },
+    },
+    {
+      why: "Qwen ids",
+      input: { recorded: [], firstIds: QWEN_START },
+      out: { name: "qwen3", reason: "ids" },
+    },
+    {
+      why: "an unknown record name falls through to the ids",
+      input: { recorded: ["my-org/secret-model"], firstIds: LLAMA_START },
+      out: { name: "llama3", reason: "ids" },
+    },
+    {
+      why: "nothing to go on: the server's default",
+      input: { recorded: [], firstIds: [1, 2, 3] },
+      out: { name: "qwen3", reason: "default" },
+    },
+    {
+      why: "a signature id past the template's first tokens is not a signature",
+      input: { recorded: [], firstIds: [1, 2, 3, 4, 5, 6, 7, 8, 128000] },
+      out: { name: "qwen3", reason: "default" },
+    },
+  ])("$why", ({ input, out }) => {
+    expect(
+      chooseTokenizer({
+        picked: "picked" in input ? input.picked : undefined,
+        recorded: input.recorded,
+        firstIds: input.firstIds,
+        names: BUNDLED,
+        fallback: "qwen3",
+      }),
+    ).toEqual(out);
+  });
+
+  it("a local folder of the family (the server's default) wins over the bundled one", () => {
+    const names = ["qwen3", "llama3", "Qwen3-4B"];
+    expect(
+      chooseTokenizer({
+        picked: undefined,
+        recorded: [],
+        firstIds: QWEN_START,
+        names,
+        fallback: "Qwen3-4B",
+      }),
+    ).toEqual({ name: "Qwen3-4B", reason: "ids" });
+    // A record naming the folder by path finds it by its base name.
+    expect(
+      chooseTokenizer({
+        picked: undefined,
+        recorded: ["/models/Qwen3-4B"],
+        firstIds: [],
+        names,
+        fallback: "Qwen3-4B",
+      }),
+    ).toEqual({ name: "Qwen3-4B", reason: "recorded" });
+  });
+
+  it("a family the server has no tokenizer for falls back to the default", () => {
+    expect(
+      chooseTokenizer({
+        picked: undefined,
+        recorded: [],
+        firstIds: LLAMA_START,
+        names: ["qwen3"],
+        fallback: "qwen3",
+      }),
+    ).toEqual({ name: "qwen3", reason: "default" });
+  });
+});
