@@ -5,10 +5,15 @@ test.use({ viewport: { width: 1400, height: 1700 } });
 
 async function runEpisode(
   page: Page,
-  options: { prompt: string; policy: string; maxIterations?: string },
+  options: { prompt: string; policy: string; maxIterations?: string; tools?: readonly string[] },
 ) {
   await page.goto("/playground");
   await expect(page.getByTestId("upstream-status")).toContainText("simulator");
+  if (options.tools !== undefined) {
+    for (const name of ["calculator", "mock", "ask_human"]) {
+      await page.getByRole("checkbox", { name }).setChecked(options.tools.includes(name));
+    }
+  }
   await page.getByLabel("user prompt").fill(options.prompt);
   await page.getByLabel("simulator policy").selectOption(options.policy);
   if (options.maxIterations !== undefined)
@@ -78,4 +83,43 @@ test("a finished episode reopens from the history, deep-linkable to a token", as
   await expect(token).toBeInViewport();
   await expect(token).toHaveAttribute("aria-selected", "true");
   await expect(page.getByTestId("detail-position")).toHaveText("#200");
+});
+
+// With only the human tool, the calculator policy asks the person at the keyboard instead.
+test("the human tool waits for an answer in the browser; the answer is the tool result", async ({
+  page,
+}) => {
+  await runEpisode(page, { prompt: "What is 12 * 7?", policy: "calculator", tools: ["ask_human"] });
+  const box = page.getByTestId("human-reply");
+  await expect(box).toContainText("What is 12 * 7?");
+  await expect(page.getByTestId("run-status")).toHaveText("● running");
+
+  await box.getByLabel("your answer").fill("84");
+  await box.getByRole("button", { name: "Send answer" }).click();
+  await expect(page.getByTestId("run-status")).toHaveText("✓ completed");
+  await expect(box).toHaveCount(0);
+  const card = page.getByTestId("tool-call-card");
+  await expect(card).toContainText("ask_human");
+  await expect(card).toContainText("84");
+  await expect(page.getByTestId("final-answer")).toContainText("the answer is 84");
+});
+
+test("Abort ends a waiting episode and keeps every token it had", async ({ page }) => {
+  const id = await runEpisode(page, {
+    prompt: "What is 2 + 3?",
+    policy: "calculator",
+    tools: ["ask_human"],
+  });
+  await expect(page.getByTestId("human-reply")).toBeVisible();
+  await page.getByRole("button", { name: "■ Abort" }).click();
+  await expect(page.getByTestId("run-status")).toHaveText("■ aborted");
+  await expect(page.getByTestId("human-reply")).toHaveCount(0);
+  // The prompt and the model turn that called the tool stay, ids and all.
+  const headers = page.locator("[data-segment]");
+  await expect(headers.nth(0)).toContainText("prompt");
+  await expect(headers.nth(1)).toContainText("model output");
+  await expect(page.getByTestId("tool-call-card")).toContainText("ask_human");
+  await expect(page.locator(`[data-testid="history-item"][data-episode="${id}"]`)).toContainText(
+    "aborted",
+  );
 });
