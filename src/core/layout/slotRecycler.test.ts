@@ -61,4 +61,40 @@ describe("KindedSlotRecycler", () => {
     expect(recycler.keys([1, 2, 3], [1, 1, 1])).toEqual(["1:0", "1:1", "1:2"]);
     expect(recycler.keys([2, 3, 4, 5], [1, 1, 0, 1])).toEqual(["1:1", "1:2", "0:0", "1:0"]);
   });
+
+  it("keys stay unique, stay with items that stay, and never outnumber a kind's largest window", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.nat(300), fc.integer({ min: 0, max: 50 }), fc.integer({ min: 1, max: 4 })),
+          { minLength: 1, maxLength: 30 },
+        ),
+        (windows) => {
+          const recycler = new KindedSlotRecycler();
+          // Each item's kind is fixed, as a row's is: derived from the item.
+          const kindOf = (index: number, kinds: number) => (index * 7) % kinds;
+          const largest = new Map<number, number>();
+          let last = new Map<number, string>();
+          for (const [start, length, kinds] of windows) {
+            const indices = range(start, start + length);
+            const rowKinds = indices.map((i) => kindOf(i, kinds));
+            const keys = recycler.keys(indices, rowKinds);
+            expect(new Set(keys).size).toBe(keys.length);
+            for (const kind of new Set(rowKinds)) {
+              const n = rowKinds.filter((k) => k === kind).length;
+              largest.set(kind, Math.max(largest.get(kind) ?? 0, n));
+            }
+            keys.forEach((key, i) => {
+              const [kind, slot] = key.split(":").map(Number);
+              expect(kind).toBe(rowKinds[i]);
+              expect(slot).toBeLessThan(largest.get(kind ?? -1) ?? 0);
+              const before = last.get(indices[i] ?? -1);
+              if (before?.startsWith(`${kind}:`)) expect(key).toBe(before);
+            });
+            last = new Map(indices.map((index, i) => [index, keys[i] ?? ""]));
+          }
+        },
+      ),
+    );
+  });
 });
