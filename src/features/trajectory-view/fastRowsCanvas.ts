@@ -180,6 +180,19 @@ export function fastRowsOf(
   return rows;
 }
 
+/** The palette for the page's theme (`data-theme` on the root), read once per theme, not per frame. */
+let paletteOfTheme:
+  | { readonly theme: string | undefined; readonly palette: FastPalette }
+  | undefined;
+
+function currentPalette(scroller: HTMLElement): FastPalette {
+  const theme = document.documentElement.dataset.theme;
+  if (paletteOfTheme === undefined || paletteOfTheme.theme !== theme) {
+    paletteOfTheme = { theme, palette: readPalette(getComputedStyle(scroller)) };
+  }
+  return paletteOfTheme.palette;
+}
+
 /** Sizes `canvas` to cover `scroller`'s viewport (in device pixels) and paints `rows` into it. */
 export function paintFastRows(
   canvas: HTMLCanvasElement,
@@ -198,5 +211,5 @@ export function paintFastRows(
     canvas.style.height = `${height}px`;
   }
   const ctx = canvas.getContext("2d", { alpha: false });
-  if (ctx) drawFastRows(ctx, rows, width, height, dpr, readPalette(getComputedStyle(scroller)));
+  if (ctx) drawFastRows(ctx, rows, width, height, dpr, currentPalette(scroller));
 }
