@@ -123,3 +123,28 @@ test("Abort ends a waiting episode and keeps every token it had", async ({ page 
     "aborted",
   );
 });
+
+test("a tool call the model broke is marked where it wrote it, with the parse error", async ({
+  page,
+}) => {
+  await runEpisode(page, { prompt: "What is 12 * 7?", policy: "malformed" });
+  await expect(page.getByTestId("run-status")).toHaveText("✓ completed");
+  const broken = page.getByTestId("tool-call-card").first();
+  await expect(broken).toContainText("parse error");
+  await expect(broken).toContainText("errorinvalid JSON");
+  await expect(broken.locator("mark")).toHaveText(
+    '{"name": "calculator", "arguments": {"expression": "12 * 7"',
+  );
+  await expect(page.getByTestId("legend")).toContainText("tool call that failed to parse");
+  // The marked tokens spell exactly the broken call's markup; the repaired call is not marked.
+  await expect(page.getByTestId("token-scroller")).toContainText("so the answer is 84");
+  const marked = await page.evaluate(() =>
+    [...document.querySelectorAll("[data-t]")]
+      .filter((e) => getComputedStyle(e).textDecorationStyle === "wavy")
+      .map((e) => e.textContent)
+      .join(""),
+  );
+  expect(marked).toBe(
+    '<tool_call> {"name": "calculator", "arguments": {"expression": "12 * 7" </tool_call>',
+  );
+});

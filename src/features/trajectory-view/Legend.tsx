@@ -1,8 +1,24 @@
 import { heatGradient } from "./heatColor";
 import styles from "./Legend.module.css";
 
+/** The mark of a tool call's markup that failed to parse (in either mode). */
+function FailedCallKey() {
+  return (
+    <span className={styles.item}>
+      <span className={styles.failedCall}>&lt;tool_call&gt;</span>
+      tool call that failed to parse
+    </span>
+  );
+}
+
 /** Colour key: the three segment kinds, or the probability scale in heatmap mode. */
-export function Legend({ isHeatmap }: { readonly isHeatmap: boolean }) {
+export function Legend({
+  isHeatmap,
+  hasFailedCalls,
+}: {
+  readonly isHeatmap: boolean;
+  readonly hasFailedCalls: boolean;
+}) {
   if (isHeatmap) {
     return (
       <div className={styles.legend} data-testid="legend">
@@ -20,6 +36,7 @@ export function Legend({ isHeatmap }: { readonly isHeatmap: boolean }) {
           <span className={`${styles.swatch} ${styles.prompt} ${styles.faded}`} />
           mask 0 (faded)
         </span>
+        {hasFailedCalls && <FailedCallKey />}
       </div>
     );
   }
@@ -41,6 +58,7 @@ export function Legend({ isHeatmap }: { readonly isHeatmap: boolean }) {
         <span className={`${styles.swatch} ${styles.chip}`} />
         special token
       </span>
+      {hasFailedCalls && <FailedCallKey />}
     </div>
   );
 }

@@ -46,7 +46,7 @@ export function TokenList(props: TokenListProps) {
   const { trajectory, model, layout, virtualizer, selected, isFastScrolling } = props;
   const showWhitespace = useShowWhitespace();
   const isHeatmap = useIsHeatmap();
-  const { flat, pieces, cutReasons } = model;
+  const { flat, pieces, cutReasons, failedCalls } = model;
 
   // Rows are keyed by recycled slot, not index: a row leaving the viewport is re-rendered as the
   // row entering it, so scrolling rewrites elements instead of creating (and collecting) them.
@@ -145,6 +145,7 @@ export function TokenList(props: TokenListProps) {
             isHeatmap={isHeatmap}
             selected={selected >= lo && selected <= hi ? selected : -1}
             cutToken={reason !== undefined && last >= lo && last <= hi ? last : -1}
+            failedCalls={failedCalls}
             top={top}
             height={item.size}
           />

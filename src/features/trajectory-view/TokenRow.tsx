@@ -19,6 +19,8 @@ interface TokenRowProps {
   readonly selected: number;
   /** The token where the episode was cut when it is on this row, else -1. */
   readonly cutToken: number;
+  /** 1 per token (token-index space) of a tool call that failed to parse; one array per trajectory. */
+  readonly failedCalls: Uint8Array | undefined;
   /** Offset of the row from the top of the list, in CSS pixels (a number keeps memo effective). */
   readonly top: number;
   readonly height: number;
@@ -35,13 +37,14 @@ const CLASSES: TokenClasses = {
   notRecorded: styles.notRecorded ?? "",
   selected: styles.selected ?? "",
   cut: styles.cut ?? "",
+  failedCall: styles.failedCall ?? "",
 };
 
 /** One row of token boxes: only rows in view are mounted, and each re-renders only when its props change. */
 export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
   const { row, layout, kind, top, height } = props;
   const tokensRef = useRef<HTMLSpanElement>(null);
-  const { pieces, flat, showWhitespace, isHeatmap, selected, cutToken } = props;
+  const { pieces, flat, showWhitespace, isHeatmap, selected, cutToken, failedCalls } = props;
   useLayoutEffect(() => {
     const element = tokensRef.current;
     if (!element) return;
@@ -56,6 +59,7 @@ export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
       isHeatmap,
       selected,
       cutToken,
+      failedCalls,
     };
     patchTokenRow(element, input, CLASSES);
     // A focused span may now stand for another token (or be gone): hand focus to the selected one
@@ -69,7 +73,7 @@ export const TokenRow = memo(function TokenRow(props: TokenRowProps) {
         element.querySelector<HTMLElement>('[tabindex="0"]') ?? element.closest("[tabindex]");
       if (next instanceof HTMLElement) next.focus({ preventScroll: true });
     }
-  }, [row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken]);
+  }, [row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken, failedCalls]);
   return (
     <div className={`${styles.row} ${styles[`${kind}Row`]}`} style={rowStyle(top, height)}>
       <span className={styles.gutter}>{layout.fragToken[layout.rowFragStart[row] ?? 0]}</span>

@@ -52,20 +52,28 @@ export const ToolCallRow = memo(function ToolCallRow({
           <span className={styles.muted}>{call.id}</span>
           <span className={`${styles.status} ${className}`}>{text}</span>
         </div>
-        <div className={styles.cardLine} title={args}>
-          <span className={styles.label}>arguments</span>
-          <code>{args}</code>
-        </div>
         {call.error ? (
-          <div className={styles.cardLine} title={raw}>
-            <span className={styles.label}>{revealInvisible(call.error)}</span>
-            <mark className={styles.raw}>{raw}</mark>
-          </div>
+          <>
+            <div className={`${styles.cardLine} ${styles.callError}`} title={call.error}>
+              <span className={styles.label}>error</span>
+              {revealInvisible(call.error)}
+            </div>
+            <div className={styles.cardLine} title={raw}>
+              <span className={styles.label}>raw</span>
+              <mark className={styles.raw}>{raw}</mark>
+            </div>
+          </>
         ) : (
-          <div className={styles.cardLine} title={result}>
-            <span className={styles.label}>result</span>
-            <code>{result ?? "—"}</code>
-          </div>
+          <>
+            <div className={styles.cardLine} title={args}>
+              <span className={styles.label}>arguments</span>
+              <code>{args}</code>
+            </div>
+            <div className={styles.cardLine} title={result}>
+              <span className={styles.label}>result</span>
+              <code>{result ?? "—"}</code>
+            </div>
+          </>
         )}
       </div>
     </div>

@@ -13,11 +13,17 @@ export type FindMode = "text" | "id";
 interface ToolbarProps {
   readonly onFind: (query: string, mode: FindMode) => boolean;
   readonly onNextLowConfidence: (threshold: number) => boolean;
+  /** The trajectory holds a tool call that failed to parse (the legend explains its mark). */
+  readonly hasFailedCalls: boolean;
 }
 
 /** Find, next-low-confidence, display toggles and the legend. */
 /** Memoized: the view re-renders on every scroll frame, the toolbar only when its handlers change. */
-export const Toolbar = memo(function Toolbar({ onFind, onNextLowConfidence }: ToolbarProps) {
+export const Toolbar = memo(function Toolbar({
+  onFind,
+  onNextLowConfidence,
+  hasFailedCalls,
+}: ToolbarProps) {
   const [query, setQuery] = useState("");
   const [mode, setMode] = useState<FindMode>("text");
   const [message, setMessage] = useState("");
@@ -90,7 +96,7 @@ export const Toolbar = memo(function Toolbar({ onFind, onNextLowConfidence }: To
           logprob heatmap
         </label>
       </div>
-      <Legend isHeatmap={isHeatmap} />
+      <Legend isHeatmap={isHeatmap} hasFailedCalls={hasFailedCalls} />
     </div>
   );
 });

@@ -164,7 +164,11 @@ export function TrajectoryView({
   return (
     <div className={styles.view}>
       <div className={styles.top}>
-        <Toolbar onFind={handleFind} onNextLowConfidence={handleNextLow} />
+        <Toolbar
+          onFind={handleFind}
+          onNextLowConfidence={handleNextLow}
+          hasFailedCalls={model.failedCalls !== undefined}
+        />
         <LogprobChart flat={flat} selected={selected} onPick={handlePick} />
       </div>
       <TokenList

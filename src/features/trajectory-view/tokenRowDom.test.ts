@@ -16,6 +16,7 @@ const CLASSES: TokenClasses = {
   special: "special",
   dim: "dim",
   notRecorded: "nr",
+  failedCall: "fc",
   selected: "sel",
   cut: "cut",
 };
@@ -70,6 +71,7 @@ function input(row: number, over: Partial<TokenRowInput> = {}): TokenRowInput {
     isHeatmap: false,
     selected: -1,
     cutToken: -1,
+    failedCalls: undefined,
     ...over,
   };
 }
@@ -109,6 +111,15 @@ describe("patchTokenRow", () => {
       showWhitespace: fc.boolean(),
       selected: fc.integer({ min: -1, max: flat.tokenCount - 1 }),
       cutToken: fc.integer({ min: -1, max: flat.tokenCount - 1 }),
+      failedCalls: fc.option(
+        fc
+          .array(fc.constantFrom(0, 1), {
+            minLength: flat.tokenCount,
+            maxLength: flat.tokenCount,
+          })
+          .map((marks) => Uint8Array.from(marks)),
+        { nil: undefined },
+      ),
     });
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 8 }), (steps) => {

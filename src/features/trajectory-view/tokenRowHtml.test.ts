@@ -18,6 +18,7 @@ const CLASSES: TokenClasses = {
   special: "special",
   dim: "dim",
   notRecorded: "nr",
+  failedCall: "fc",
   selected: "sel",
   cut: "cut",
 };
@@ -57,6 +58,7 @@ const base: TokenRowInput = {
   isHeatmap: false,
   selected: -1,
   cutToken: -1,
+  failedCalls: undefined,
 };
 
 /** Parses the spans back out with a regex: the test runs in node, without a DOM. */
@@ -99,6 +101,16 @@ describe("tokenRowHtml", () => {
         role: "option",
         text: "∅",
       },
+    ]);
+  });
+
+  it("marks the tokens of a tool call that failed to parse, and only those", () => {
+    const html = tokenRowHtml({ ...base, failedCalls: Uint8Array.of(0, 1, 1, 0) }, CLASSES);
+    expect(spans(html).map((s) => s.class)).toEqual([
+      "tok model",
+      "tok model odd fc",
+      "tok model special fc",
+      "tok model odd",
     ]);
   });
 

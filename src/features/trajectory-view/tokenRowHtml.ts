@@ -7,7 +7,15 @@ import { heatColor } from "./heatColor";
 /** CSS-module class names the token spans use (passed in so this stays testable without CSS). */
 export type TokenClasses = Readonly<
   Record<
-    SegmentKind | "tok" | "odd" | "special" | "dim" | "notRecorded" | "selected" | "cut",
+    | SegmentKind
+    | "tok"
+    | "odd"
+    | "special"
+    | "dim"
+    | "notRecorded"
+    | "selected"
+    | "cut"
+    | "failedCall",
     string
   >
 >;
@@ -24,6 +32,8 @@ export interface TokenRowInput {
   readonly selected: number;
   /** The token where the episode was cut when it is on this row, else -1. */
   readonly cutToken: number;
+  /** 1 per token (token-index space) written as a tool call that failed to parse. */
+  readonly failedCalls: Uint8Array | undefined;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
@@ -54,6 +64,7 @@ export function forEachTokenCell(
   emit: TokenCellSink,
 ): void {
   const { row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken } = input;
+  const { failedCalls } = input;
   const from = layout.rowFragStart[row] ?? 0;
   const to = layout.rowFragStart[row + 1] ?? from;
   const base = `${classes.tok} ${classes[kind]}`;
@@ -64,6 +75,7 @@ export function forEachTokenCell(
     let className = base;
     if (token % 2 === 1) className += ` ${classes.odd}`;
     if (isSpecialPiece(piece)) className += ` ${classes.special}`;
+    if (failedCalls?.[token] === 1) className += ` ${classes.failedCall}`;
     let style = "";
     if (isHeatmap) {
       const lp = flat.logprobs[token] ?? Number.NaN;

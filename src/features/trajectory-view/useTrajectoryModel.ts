@@ -1,4 +1,5 @@
 import { useMemo } from "react";
+import { failedCallTokens } from "../../core/layout/failedCalls";
 import {
   cutoffReason,
   flattenTrajectory,
@@ -28,6 +29,10 @@ export function useTrajectoryModel(trajectory: Trajectory, pieces: readonly stri
     }
     return reasons;
   }, [trajectory]);
+  const failedCalls = useMemo(
+    () => failedCallTokens(trajectory, shownPieces, flat.segmentStarts),
+    [trajectory, shownPieces, flat],
+  );
   // Built on the first find, not before first paint: joining 131k pieces costs ~15 ms.
   const getTextIndex = useMemo(() => {
     let index: TextIndex | undefined;
@@ -38,8 +43,8 @@ export function useTrajectoryModel(trajectory: Trajectory, pieces: readonly stri
   }, [shownPieces]);
   // One stable object: the layout and every memoized row depend on its identity.
   return useMemo(
-    () => ({ flat, pieces: shownPieces, cutReasons, getTextIndex }),
-    [flat, shownPieces, cutReasons, getTextIndex],
+    () => ({ flat, pieces: shownPieces, cutReasons, failedCalls, getTextIndex }),
+    [flat, shownPieces, cutReasons, failedCalls, getTextIndex],
   );
 }
 
