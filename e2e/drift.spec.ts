@@ -15,6 +15,10 @@ test("check a file's drift, filter the drifted rows and read one region in two l
 }) => {
   await page.goto(DRIFT_FILE);
   await expect(page.getByTestId("row-count")).toHaveText("5 / 5 trajectories");
+  // These rows record no reward: the chart says so instead of drawing empty axes.
+  await expect(page.getByRole("figure", { name: "reward" })).toHaveText(
+    "rewardno reward recorded in these rows",
+  );
 
   await page.getByRole("button", { name: "Check drift" }).click();
   const summary = page.getByTestId("file-drift-summary");

@@ -15,17 +15,24 @@ const AXIS = { fontSize: 10, fill: "var(--muted)" };
 
 function Chart({
   title,
+  empty,
   children,
 }: {
   readonly title: string;
+  /** Said instead of drawing empty axes when there is nothing to chart. */
+  readonly empty: string | undefined;
   readonly children: React.ReactElement;
 }) {
   return (
     <figure className={styles.chart} aria-label={title} style={{ margin: 0 }}>
       <h3>{title}</h3>
-      <ResponsiveContainer width="100%" height="100%">
-        {children}
-      </ResponsiveContainer>
+      {empty === undefined ? (
+        <ResponsiveContainer width="100%" height="100%">
+          {children}
+        </ResponsiveContainer>
+      ) : (
+        <p className={styles.empty}>{empty}</p>
+      )}
     </figure>
   );
 }
@@ -44,7 +51,10 @@ export function RolloutCharts({ series, onFilter }: RolloutChartsProps) {
     color: string,
     toPatch: (bin: HistogramBin) => Partial<RowQuery>,
   ) => (
-    <Chart title={title}>
+    <Chart
+      title={title}
+      empty={bins.length === 0 ? `no ${title} recorded in these rows` : undefined}
+    >
       <BarChart data={bins} margin={{ top: 4, right: 4, bottom: 0, left: -18 }}>
         <XAxis dataKey="label" tick={AXIS} interval="preserveStartEnd" />
         <YAxis tick={AXIS} allowDecimals={false} />
@@ -76,7 +86,7 @@ export function RolloutCharts({ series, onFilter }: RolloutChartsProps) {
     color: string,
     toPatch: (key: string) => Partial<RowQuery>,
   ) => (
-    <Chart title={title}>
+    <Chart title={title} empty={data.length === 0 ? "no rows" : undefined}>
       <BarChart data={data} margin={{ top: 4, right: 4, bottom: 0, left: -18 }}>
         <XAxis dataKey="key" tick={AXIS} />
         <YAxis tick={AXIS} allowDecimals={false} />
