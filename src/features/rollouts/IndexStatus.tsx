@@ -39,7 +39,7 @@ export function IndexStatus({ state, shown, onTogglePause }: IndexStatusProps) {
       {state.caughtUp && <span>indexed</span>}
       {state.isTailing && (
         <button type="button" onClick={onTogglePause} aria-pressed={state.isPaused}>
-          {state.isPaused ? "▶ resume tail" : "⏸ pause tail"}
+          {state.isPaused ? "▶ resume tail" : "‖ pause tail"}
         </button>
       )}
       {state.failure && <span className={styles.failure}>{state.failure}</span>}
