@@ -28,20 +28,21 @@ export function useDriftTokenizer(trajectory?: Trajectory) {
   const picked = useDriftTokenizerPick();
   const catalog = useQuery(tokenizerQueries.catalog());
   const data = catalog.data;
+  const names = useMemo(() => data?.tokenizers.map((t) => t.name) ?? [], [data]);
   const choice = useMemo((): TokenizerChoice | undefined => {
     if (picked === undefined && data === undefined) return undefined;
     return chooseTokenizer({
       picked,
       recorded: [trajectory?.tokenizer, trajectory?.model],
       firstIds: firstIds(trajectory),
-      names: data?.tokenizers.map((t) => t.name) ?? [],
+      names,
       fallback: data?.default ?? "",
     });
-  }, [picked, data, trajectory]);
+  }, [picked, data, names, trajectory]);
   return {
     tokenizer: choice?.name,
     reason: choice?.reason,
-    names: data?.tokenizers.map((t) => t.name) ?? [],
+    names,
     error: catalog.error ? catalog.error.message : undefined,
   };
 }
