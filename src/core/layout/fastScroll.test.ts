@@ -49,6 +49,14 @@ describe("FastScrollDetector", () => {
     expect(run([0, 100, 50_000], [1])).toEqual([false, false, true]);
   });
 
+  it("a jump announced but forgotten (the list was already there) leaves the next drag fast", () => {
+    const detector = new FastScrollDetector();
+    detector.update(0, 900);
+    detector.expectJump();
+    detector.forgetJump();
+    expect(detector.update(2000, 900)).toBe(true);
+  });
+
   it("an unknown viewport (0) never reports fast", () => {
     const detector = new FastScrollDetector();
     expect([0, 5000, 10_000, 15_000].map((o) => detector.update(o, 0))).toEqual([

@@ -32,4 +32,9 @@ export class FastScrollDetector {
   expectJump(): void {
     this.isJumpExpected = true;
   }
+
+  /** The announced jump never came (the list was already there): the next move is the user's. */
+  forgetJump(): void {
+    this.isJumpExpected = false;
+  }
 }

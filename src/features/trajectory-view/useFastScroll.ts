@@ -43,6 +43,11 @@ export function useFastScroll(
       el.removeEventListener("scroll", handleScroll);
     };
   }, [scrollRef, scaleRef, detector]);
-  const expectJump = useCallback(() => detector.expectJump(), [detector]);
+  const expectJump = useCallback(() => {
+    detector.expectJump();
+    // A scroll's event is dispatched before the next frame's animation callbacks: by then a jump
+    // to where the list already was (no event) must not make the user's next drag look like one.
+    requestAnimationFrame(() => detector.forgetJump());
+  }, [detector]);
   return { isFastScrolling: isFast, expectJump };
 }
