@@ -4,8 +4,8 @@ import { driftPrefsActions, useDriftTokenizerPick } from "./driftPrefsStore";
 import styles from "./TokenizerSelect.module.css";
 import { useDriftTokenizer } from "./useDriftTokenizer";
 
-const REASONS: Readonly<Record<TokenizerReason, string>> = {
-  picked: "",
+/** Why "auto" chose what it did (a pick needs no reason). */
+const REASONS: Readonly<Record<Exclude<TokenizerReason, "picked">, string>> = {
   recorded: "named by the record",
   ids: "recognised from the first token ids",
   default: "the server's default: the record names none",
@@ -35,7 +35,7 @@ export function TokenizerSelect({ trajectory }: { readonly trajectory?: Trajecto
           ))}
         </select>
       </label>
-      {picked === undefined && reason && (
+      {reason !== undefined && reason !== "picked" && (
         <span className={styles.reason} data-testid="tokenizer-reason">
           {REASONS[reason]}
         </span>
