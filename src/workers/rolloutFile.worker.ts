@@ -2,6 +2,7 @@
 import { type ExportFormat, exportLine } from "../core/files/exportRows";
 import type { IndexDelta } from "../core/files/fileIndexer";
 import { createFileIndex, finishFileIndex, indexChunk } from "../core/files/fileIndexer";
+import { MAX_RANGE_BYTES } from "../core/files/filesWire";
 import { lineRange } from "../core/files/lineIndex";
 import {
   indexRecords,
@@ -73,6 +74,19 @@ function post(reply: WorkerReply): void {
   self.postMessage(reply);
 }
 
+/**
+ * Bytes [start, end) in reads of at most MAX_RANGE_BYTES (the server's range limit): a Parquet
+ * column chunk or a JSON document can be larger than one range.
+ */
+async function readSpan(bytes: ByteSource, start: number, end: number): Promise<Uint8Array> {
+  if (end - start <= MAX_RANGE_BYTES) return bytes.read(start, end);
+  const out = new Uint8Array(end - start);
+  for (let at = start; at < end; at += MAX_RANGE_BYTES) {
+    out.set(await bytes.read(at, Math.min(end, at + MAX_RANGE_BYTES)), at - start);
+  }
+  return out;
+}
+
 /** The file's records when it is Parquet or one JSON document; undefined for JSON lines. */
 async function recordSourceOf(
   bytes: ByteSource,
@@ -83,7 +97,7 @@ async function recordSourceOf(
     const parquet = await openParquet({
       byteLength: size,
       slice: async (start, end) => {
-        const chunk = await bytes.read(start, end ?? size);
+        const chunk = await readSpan(bytes, start, end ?? size);
         return chunk.buffer.slice(
           chunk.byteOffset,
           chunk.byteOffset + chunk.byteLength,
@@ -93,7 +107,7 @@ async function recordSourceOf(
     return parquetRecordSource(parquet);
   }
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
-    const records = jsonDocumentRecords(decode(await bytes.read(0, size)));
+    const records = jsonDocumentRecords(decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size) : undefined;
   }
   return undefined;

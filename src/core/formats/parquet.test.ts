@@ -141,6 +141,26 @@ describe("Parquet rollouts", () => {
     expect(t && writeTextRecord(t)).toEqual(ART_ROWS[1]);
   });
 
+  it("an unknown table opens through a column mapping", async () => {
+    // ART's table has no ids; map prime-rl's rollout columns by hand instead of by producer.
+    const parquet = await openParquet(counted(primeRolloutParquet()), {
+      mapping: {
+        layout: "split",
+        promptTokenIds: "input_tokens",
+        responseTokenIds: "output_tokens",
+        responseLogprobs: "output_logprobs",
+        reward: "task_rewards",
+      },
+    });
+    expect(parquet.producer).toBe("mapped");
+    const [record] = await readParquetRecords(parquet, 0, 1);
+    const result = readRolloutValue(record, 1, "slime");
+    const t = result.kind === "trajectories" ? result.trajectories[0] : undefined;
+    expect(t?.segments.map((s) => s.tokenIds.length)).toEqual([13, 4]);
+    expect(t?.reward).toBe(1);
+    expect(t?.metadata.rewards).toBe(1);
+  });
+
   it("a file that is not Parquet fails with hyparquet's reason, not a crash", async () => {
     const bytes = new TextEncoder().encode("PAR1 not really a parquet file PAR1");
     await expect(openParquet(counted(bytes.buffer))).rejects.toThrow(/parquet/i);

@@ -6,6 +6,7 @@ import {
   parquetReadObjects,
 } from "hyparquet";
 import { decompressZstd } from "hyparquet-compressors";
+import { applyColumnMapping, type ColumnMapping } from "./columnMapping";
 
 /*
  * Rollout files in Parquet (docs/format.md "Parquet"), read with hyparquet by byte range: the
@@ -29,9 +30,10 @@ export function isParquetHead(head: Uint8Array): boolean {
  * - `records`: each row already is a record of a known format (prime-rl samples, ART
  *   trajectories, or any JSONL format's keys as columns);
  * - `prime-rl-rollouts`: prime-rl's rollout table (`input_tokens`, `output_tokens`,
- *   `output_logprobs`, `rewards`, ...), mapped to a slime Sample (prompt + response tokens).
+ *   `output_logprobs`, `rewards`, ...), mapped to a slime Sample (prompt + response tokens);
+ * - `mapped`: any other table, through the column mapping the user chose (columnMapping.ts).
  */
-export type ParquetProducer = "records" | "prime-rl-rollouts";
+export type ParquetProducer = "records" | "prime-rl-rollouts" | "mapped";
 
 export interface ParquetRowGroup {
   /** Index of the group's first row in the file. */
@@ -47,6 +49,8 @@ export interface ParquetFile {
   readonly rowGroups: readonly ParquetRowGroup[];
   readonly rows: number;
   readonly producer: ParquetProducer;
+  /** Set when the producer is `mapped`. */
+  readonly mapping?: ColumnMapping;
 }
 
 /** Top-level column names of the file's schema. */
@@ -77,8 +81,14 @@ export function parquetProducerOf(columns: readonly string[]): ParquetProducer {
   return has.has("input_tokens") && has.has("output_tokens") ? "prime-rl-rollouts" : "records";
 }
 
-/** Reads the footer (by byte range) and indexes the row groups. */
-export async function openParquet(file: AsyncBuffer): Promise<ParquetFile> {
+/**
+ * Reads the footer (by byte range) and indexes the row groups. With a `mapping`, rows are read
+ * through it whatever their columns (a table no known producer wrote).
+ */
+export async function openParquet(
+  file: AsyncBuffer,
+  options: { readonly mapping?: ColumnMapping } = {},
+): Promise<ParquetFile> {
   const metadata = await parquetMetadataAsync(file);
   const rowGroups: ParquetRowGroup[] = [];
   let start = 0;
@@ -88,6 +98,9 @@ export async function openParquet(file: AsyncBuffer): Promise<ParquetFile> {
     start += rows;
   }
   const columns = columnNames(metadata);
+  const { mapping } = options;
+  if (mapping)
+    return { file, metadata, columns, rowGroups, rows: start, producer: "mapped", mapping };
   return { file, metadata, columns, rowGroups, rows: start, producer: parquetProducerOf(columns) };
 }
 
@@ -142,9 +155,11 @@ function primeRolloutSample(row: Record<string, unknown>): Record<string, unknow
 export function recordOfRow(
   row: Record<string, unknown>,
   producer: ParquetProducer,
+  mapping?: ColumnMapping,
 ): Record<string, unknown> {
   const plain = plainValue(row) as Record<string, unknown>;
-  return producer === "prime-rl-rollouts" ? primeRolloutSample(plain) : plain;
+  if (producer === "prime-rl-rollouts") return primeRolloutSample(plain);
+  return producer === "mapped" && mapping ? applyColumnMapping(plain, mapping) : plain;
 }
 
 /**
@@ -178,7 +193,7 @@ export async function readParquetRecords(
     useOffsetIndex: end - start <= PAGED_READ_ROWS,
     compressors: PARQUET_COMPRESSORS,
   });
-  return rows.map((row) => recordOfRow(row, parquet.producer));
+  return rows.map((row) => recordOfRow(row, parquet.producer, parquet.mapping));
 }
 
 /** Every record of the file, one row group at a time, numbered like lines (row r is line r + 1). */
