@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildTextIndex,
   findLowConfidence,
+  findMismatchAbove,
   findText,
   findTokenId,
   tokenAtChar,
@@ -53,6 +54,23 @@ describe("findTokenId and findLowConfidence", () => {
     "below $threshold from $from -> $token (mask 0 and unrecorded skipped)",
     ({ threshold, from, token }) => {
       expect(findLowConfidence(logprobs, mask, threshold, from)).toBe(token);
+    },
+  );
+});
+
+describe("findMismatchAbove", () => {
+  // δ per token; NaN where the lanes were not compared (mask 0 or a lane missing).
+  const delta = Float64Array.from([Number.NaN, 0.05, -0.6, 0.2, Number.NaN, 0.9]);
+  it.each([
+    { threshold: 0.5, from: undefined, token: 2 },
+    { threshold: 0.5, from: 2, token: 5 },
+    { threshold: 0.5, from: 5, token: 2 },
+    { threshold: 0.1, from: 2, token: 3 },
+    { threshold: 1, from: 0, token: undefined },
+  ])(
+    "|δ| above $threshold from $from -> $token (either sign; NaN skipped)",
+    ({ threshold, from, token }) => {
+      expect(findMismatchAbove(delta, threshold, from)).toBe(token);
     },
   );
 });

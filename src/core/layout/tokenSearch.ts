@@ -86,3 +86,15 @@ export function findLowConfidence(
     (i) => lossMask[i] === 1 && (logprobs[i] ?? 0) < threshold,
   );
 }
+
+/**
+ * Next token (after `from`, wrapping) whose mismatch |δ| is above `threshold` (`delta` per token,
+ * NaN where the two lanes were not compared, so those never count).
+ */
+export function findMismatchAbove(
+  delta: Float64Array,
+  threshold: number,
+  from: number | undefined,
+): number | undefined {
+  return nextMatching(delta.length, from, (i) => Math.abs(delta[i] ?? Number.NaN) > threshold);
+}

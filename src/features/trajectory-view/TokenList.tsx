@@ -19,6 +19,7 @@ import { currentScale, itemTop } from "./scaledScroll";
 import styles from "./TokenList.module.css";
 import { TokenRow } from "./TokenRow";
 import { ToolCallRow } from "./ToolCallRow";
+import type { MismatchShading } from "./tokenCells";
 import type { TrajectoryModel } from "./useTrajectoryModel";
 
 interface TokenListProps {
@@ -37,6 +38,8 @@ interface TokenListProps {
   readonly onStep: (delta: number) => void;
   /** `b` on the keyboard (a token selected): branch from it. */
   readonly onBranchKey?: () => void;
+  /** Mismatch mode's shading (overrides the heatmap); undefined when off. */
+  readonly mismatch?: MismatchShading | undefined;
 }
 
 function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
@@ -54,6 +57,7 @@ interface RowContext {
   readonly showWhitespace: boolean;
   readonly isHeatmap: boolean;
   readonly heatFloor: number;
+  readonly mismatch: MismatchShading | undefined;
 }
 
 /** Row `r` of the layout as its element (header, tool call, cutoff or tokens), keyed by slot. */
@@ -109,6 +113,7 @@ function renderRow(
           showWhitespace={showWhitespace}
           isHeatmap={isHeatmap}
           heatFloor={heatFloor}
+          mismatch={context.mismatch}
           selected={
             selected !== undefined && selected >= lo && selected <= hi ? selected : undefined
           }
@@ -157,6 +162,9 @@ export function TokenList(props: TokenListProps) {
       pieces,
       cutReasons,
       showWhitespace,
+      isHeatmap,
+      heatFloor,
+      mismatch: props.mismatch,
     });
     paintFastRows(canvas, el, rows);
   });
@@ -176,6 +184,7 @@ export function TokenList(props: TokenListProps) {
     showWhitespace,
     isHeatmap,
     heatFloor,
+    mismatch: props.mismatch,
   };
   const rows: ReactNode[] = items.map((item, i) =>
     renderRow(item.index, keys[i], itemTop(virtualizer, scale, item.start), item.size, rowContext),

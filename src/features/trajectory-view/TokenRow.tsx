@@ -22,6 +22,8 @@ const CLASSES: TokenClasses = {
   selected: styles.selected ?? "",
   cut: styles.cut ?? "",
   failedCall: styles.failedCall ?? "",
+  clipped: styles.clipped ?? "",
+  masked: styles.masked ?? "",
 };
 
 /**

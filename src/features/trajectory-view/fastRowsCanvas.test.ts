@@ -1,16 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { flattenTrajectory } from "../../core/layout/flatTrajectory";
+import { DEFAULT_HEAT_FLOOR } from "../../core/layout/heatScale";
 import { layoutTokens, RowKind } from "../../core/layout/tokenRows";
+import { VERDICT } from "../../core/mismatch/mismatch";
+import { mismatchColor, VERDICT_COLORS } from "../../core/mismatch/mismatchScale";
 import type { Trajectory } from "../../core/trajectory/types";
+import { CLASSES } from "../../test/tokenRowHtml";
 import {
   drawFastRows,
   type FastCanvasContext,
   type FastPalette,
   type FastRow,
+  type FastRowSource,
   fastRowsOf,
   readPalette,
 } from "./fastRowsCanvas";
-import { tokenRowPlainText } from "./tokenCells";
+import {
+  forEachTokenCell,
+  type MismatchShading,
+  type TokenRowInput,
+  tokenRowPlainText,
+} from "./tokenCells";
 
 const trajectory: Trajectory = {
   id: "t",
@@ -51,13 +61,15 @@ const rowsOfLayout = Array.from({ length: layout.rowKind.length }, (_, index) =>
   y: index * 20,
   height: 20,
 }));
-const source = {
+const source: FastRowSource = {
   trajectory,
   layout,
   flat,
   pieces,
   cutReasons: [undefined, "iteration limit (2)"],
   showWhitespace: false,
+  isHeatmap: false,
+  heatFloor: DEFAULT_HEAT_FLOOR,
 };
 
 describe("fastRowsOf", () => {
@@ -149,5 +161,86 @@ describe("drawFastRows", () => {
     expect(calls).toContain("text c-fg 16,15 H");
     expect(calls).toContain("rect c-cut 4,34,492,26");
     expect(calls).toContain("text #ffffff 16,47 ✂ cut");
+  });
+});
+
+describe("the fast path shades tokens as the DOM rows do", () => {
+  // δ per token: prompt tokens not compared, token 3 clipped (lane a much higher), token 4 missing.
+  const mismatch: MismatchShading = {
+    delta: Float64Array.from([Number.NaN, Number.NaN, Number.NaN, 1.2, Number.NaN]),
+    verdict: Uint8Array.from([0, 0, 0, VERDICT.clipped, 0]),
+    extent: 0.5,
+  };
+  const cellsOf = (shading: Partial<FastRowSource>) => {
+    const shaded = { ...source, ...shading };
+    const fast = fastRowsOf(rowsOfLayout, shaded).flatMap((r) => r.cells ?? []);
+    const dom: { className: string; style: string; text: string }[] = [];
+    for (let row = 0; row < layout.rowKind.length; row++) {
+      if (layout.rowKind[row] !== RowKind.tokens) continue;
+      const s = layout.rowSegment[row] ?? 0;
+      const input: TokenRowInput = {
+        row,
+        layout,
+        pieces,
+        flat,
+        kind: trajectory.segments[s]?.kind ?? "model",
+        showWhitespace: false,
+        isHeatmap: shaded.isHeatmap,
+        heatFloor: shaded.heatFloor,
+        selected: undefined,
+        cutToken: undefined,
+        failedCalls: undefined,
+        mismatch: shaded.mismatch,
+      };
+      forEachTokenCell(input, CLASSES, (_t, className, style, text) =>
+        dom.push({ className, style, text }),
+      );
+    }
+    return { fast, dom };
+  };
+
+  it.each([
+    { mode: "mismatch", shading: { mismatch } },
+    { mode: "heatmap", shading: { isHeatmap: true } },
+  ])("$mode: each fragment's shade and verdict match the DOM cell's", ({ shading }) => {
+    const { fast, dom } = cellsOf(shading);
+    expect(fast.length).toBe(dom.length);
+    fast.forEach((cell, i) => {
+      const d = dom[i];
+      expect(cell.text).toBe(d?.text);
+      const classes = (d?.className ?? "").split(" ");
+      if (cell.shade === "dim") expect(classes).toContain("dim");
+      else if (cell.shade === "notRecorded") expect(classes).toContain("nr");
+      else if (cell.shade)
+        expect(d?.style).toBe(`background: ${cell.shade.background}; color: ${cell.shade.color}`);
+      else expect(d?.style).toBe("");
+      expect(classes.includes("clip")).toBe(cell.verdict === VERDICT.clipped);
+    });
+    expect(fast.some((c) => c.shade !== undefined && typeof c.shade === "object")).toBe(true);
+  });
+
+  it("mismatch: hatches a trained token with no lane value, shades δ, marks the clipped one", () => {
+    const { fast } = cellsOf({ mismatch });
+    expect(fast.map((c) => (typeof c.shade === "object" ? "colour" : c.shade))).toEqual([
+      "dim",
+      "dim",
+      "dim",
+      "colour",
+      "notRecorded",
+    ]);
+    const { ctx, calls } = recorder();
+    const rows = fastRowsOf(rowsOfLayout, { ...source, mismatch });
+    drawFastRows(ctx, rows, 500, 400, 1, palette);
+    const red = mismatchColor(1.2, 0.5);
+    expect(calls.some((c) => c.startsWith(`rect ${red.background} `))).toBe(true);
+    expect(calls.some((c) => c.startsWith(`text ${red.color} `) && c.endsWith("<tool_call>"))).toBe(
+      true,
+    );
+    expect(calls.some((c) => c.startsWith(`rect ${VERDICT_COLORS.clipped} `))).toBe(true);
+    expect(calls.filter((c) => c.startsWith("rect c-nr-b ")).length).toBeGreaterThan(0);
+  });
+
+  it("off: one tinted run per row, no cells", () => {
+    expect(fastRowsOf(rowsOfLayout, source).every((r) => r.cells === undefined)).toBe(true);
   });
 });

@@ -1,17 +1,29 @@
-import { revealInvisible } from "../../core/layout/displayPiece";
+import { revealInvisible, visibleText } from "../../core/layout/displayPiece";
 import type { FlatTrajectory } from "../../core/layout/flatTrajectory";
 import { RowKind, type TokenLayout } from "../../core/layout/tokenRows";
+import { VERDICT } from "../../core/mismatch/mismatch";
+import { VERDICT_COLORS } from "../../core/mismatch/mismatchScale";
 import type { SegmentKind, Trajectory } from "../../core/trajectory/types";
 import { KIND_LABEL } from "./kindLabels";
 import { GUTTER_PX, TOKEN_FONT } from "./rowMetrics";
-import { tokenRowPlainText } from "./tokenCells";
+import { type ShadeSource, type TokenShade, tokenRowPlainText, tokenShade } from "./tokenCells";
 
 /**
  * While the list moves faster than a third of a screen a frame, rows are painted into one canvas
  * instead of the DOM: a full screen of text then costs ~3 ms a frame instead of ~13 ms of DOM
  * updates, style, layout and paint, and leaves nothing behind for the garbage collector. Each row
- * keeps what a reader can catch at that speed: its segment colour, first token index and text.
+ * keeps what a reader can catch at that speed: its segment colour, first token index and text,
+ * and in heatmap or mismatch mode each token's shade and verdict mark, as the DOM rows draw them
+ * (the same `tokenShade`).
  */
+
+/** One token fragment of a shaded row: its text and how it is shaded. */
+export interface FastCell {
+  readonly text: string;
+  readonly shade: TokenShade;
+  /** `VERDICT` of the replayed correction (mismatch mode), else 0. */
+  readonly verdict: number;
+}
 
 /** One row to paint, in CSS pixels from the top of the viewport. */
 export interface FastRow {
@@ -23,6 +35,8 @@ export interface FastRow {
   readonly gutter: string;
   /** Token rows: the row's text; other rows: their label. */
   readonly text: string;
+  /** Token rows in heatmap or mismatch mode: the fragments, each with its own shade. */
+  readonly cells?: readonly FastCell[];
 }
 
 /** Theme colours, read from the page's CSS custom properties. */
@@ -32,6 +46,9 @@ export interface FastPalette {
   readonly muted: string;
   readonly border: string;
   readonly cut: string;
+  /** The two stripes of a hatched (not recorded) token. */
+  readonly nrA: string;
+  readonly nrB: string;
   readonly kind: Readonly<Record<SegmentKind, string>>;
   readonly tokBg: Readonly<Record<SegmentKind, string>>;
   readonly tokFg: Readonly<Record<SegmentKind, string>>;
@@ -53,6 +70,8 @@ export function readPalette(style: Pick<CSSStyleDeclaration, "getPropertyValue">
     muted: v("--muted"),
     border: v("--border"),
     cut: v("--cut"),
+    nrA: v("--nr-a"),
+    nrB: v("--nr-b"),
     kind: per("--kind-"),
     tokBg: per("--tok-", "-a"),
     tokFg: per("--tok-", "-fg"),
@@ -108,6 +127,10 @@ export function drawFastRows(
         ctx.fillText(row.gutter, textX - 12, middle);
         ctx.font = TOKEN_FONT;
         ctx.textAlign = "left";
+        if (row.cells) {
+          drawCells(ctx, row, row.cells, textX, cell, width, palette);
+          break;
+        }
         ctx.fillStyle = palette.tokBg[row.segmentKind];
         ctx.fillRect(textX, row.y + 2, Math.min(row.text.length * cell, width - textX), 16);
         ctx.fillStyle = palette.tokFg[row.segmentKind];
@@ -136,7 +159,70 @@ export function drawFastRows(
   }
 }
 
-export interface FastRowSource {
+/** A shaded row: each fragment on its own background, with its verdict bar, as the DOM draws it. */
+function drawCells(
+  ctx: FastCanvasContext,
+  row: FastRow,
+  cells: readonly FastCell[],
+  x0: number,
+  cell: number,
+  width: number,
+  palette: FastPalette,
+): void {
+  const middle = row.y + row.height / 2;
+  let x = x0;
+  for (const c of cells) {
+    if (x >= width) break;
+    const w = c.text.length * cell;
+    const shade = c.shade;
+    let fg = palette.tokFg[row.segmentKind];
+    if (shade === "dim") {
+      // The DOM fades mask-0 tokens to 45 %: on the canvas, muted text on the page background.
+      fg = palette.muted;
+    } else if (shade === "notRecorded") {
+      ctx.fillStyle = palette.nrA;
+      ctx.fillRect(x, row.y + 2, w, 16);
+      ctx.fillStyle = palette.nrB;
+      for (let s = 3; s < w; s += 6) ctx.fillRect(x + s, row.y + 2, Math.min(3, w - s), 16);
+      fg = palette.fg;
+    } else if (shade !== undefined) {
+      ctx.fillStyle = shade.background;
+      ctx.fillRect(x, row.y + 2, w, 16);
+      fg = shade.color;
+    } else {
+      ctx.fillStyle = palette.tokBg[row.segmentKind];
+      ctx.fillRect(x, row.y + 2, w, 16);
+    }
+    if (c.verdict === VERDICT.clipped || c.verdict === VERDICT.masked) {
+      ctx.fillStyle =
+        c.verdict === VERDICT.clipped ? VERDICT_COLORS.clipped : VERDICT_COLORS.masked;
+      ctx.fillRect(x, row.y + 15, w, 3);
+    }
+    ctx.fillStyle = fg;
+    ctx.fillText(c.text, x, middle);
+    x += w;
+  }
+}
+
+/** The fragments of token row `r` with their shades (heatmap or mismatch mode). */
+function shadedCells(r: number, source: FastRowSource): FastCell[] {
+  const { layout, pieces, showWhitespace, mismatch } = source;
+  const from = layout.rowFragStart[r] ?? 0;
+  const to = layout.rowFragStart[r + 1] ?? from;
+  const cells: FastCell[] = [];
+  for (let f = from; f < to; f++) {
+    const token = layout.fragToken[f] ?? 0;
+    const fragment = (pieces[token] ?? "").slice(layout.fragStart[f], layout.fragEnd[f]);
+    cells.push({
+      text: fragment.length === 0 ? "∅" : visibleText(fragment, showWhitespace),
+      shade: tokenShade(source, token),
+      verdict: mismatch?.verdict[token] ?? 0,
+    });
+  }
+  return cells;
+}
+
+export interface FastRowSource extends ShadeSource {
   readonly trajectory: Trajectory;
   readonly layout: TokenLayout;
   readonly flat: FlatTrajectory;
@@ -151,6 +237,7 @@ export function fastRowsOf(
   source: FastRowSource,
 ): FastRow[] {
   const { trajectory, layout, flat, pieces, cutReasons, showWhitespace } = source;
+  const isShaded = source.isHeatmap || source.mismatch !== undefined;
   const rows: FastRow[] = [];
   for (const { index: r, y, height } of visible) {
     const s = layout.rowSegment[r] ?? 0;
@@ -175,7 +262,10 @@ export function fastRowsOf(
         text = `✂ Episode cut after token #${last}: ${revealInvisible(cutReasons[s] ?? "cut")}`;
       }
     }
-    rows.push({ kind, segmentKind: segment.kind, y, height, gutter, text });
+    const row: FastRow = { kind, segmentKind: segment.kind, y, height, gutter, text };
+    rows.push(
+      isShaded && kind === RowKind.tokens ? { ...row, cells: shadedCells(r, source) } : row,
+    );
   }
   return rows;
 }

@@ -7,6 +7,8 @@ import { isSpecialPiece, visibleText } from "../../core/layout/displayPiece";
 import type { FlatTrajectory } from "../../core/layout/flatTrajectory";
 import { heatColor } from "../../core/layout/heatScale";
 import type { TokenLayout } from "../../core/layout/tokenRows";
+import { VERDICT } from "../../core/mismatch/mismatch";
+import { mismatchColor } from "../../core/mismatch/mismatchScale";
 import type { SegmentKind } from "../../core/trajectory/types";
 
 /** CSS-module class names the token spans use (passed in so this stays testable without CSS). */
@@ -20,10 +22,52 @@ export type TokenClasses = Readonly<
     | "notRecorded"
     | "selected"
     | "cut"
-    | "failedCall",
+    | "failedCall"
+    | "clipped"
+    | "masked",
     string
   >
 >;
+
+/**
+ * The mismatch colouring (docs/mismatch.md): δ per token on the diverging scale, and the verdict
+ * of the replayed correction. One object per computation, so rows stay memoized while it holds.
+ */
+export interface MismatchShading {
+  /** δ = logp_a − logp_b per token; NaN where not compared (mask 0, or a lane missing). */
+  readonly delta: Float64Array;
+  /** `VERDICT` per token of the chosen correction. */
+  readonly verdict: Uint8Array;
+  /** |δ| at which the scale reaches its darkest shade (core/mismatch/mismatchScale.ts). */
+  readonly extent: number;
+}
+
+/** How one token is shaded: faded (mask 0), hatched (no value), a colour, or its kind's tint. */
+export type TokenShade =
+  | "dim"
+  | "notRecorded"
+  | { readonly background: string; readonly color: string }
+  | undefined;
+
+/** What the shading of a token depends on (shared by the DOM rows and the canvas fast path). */
+export type ShadeSource = Pick<TokenRowInput, "flat" | "isHeatmap" | "heatFloor" | "mismatch">;
+
+/**
+ * The shade of `token`: in mismatch mode by δ (hatched where a trained token lacks a lane), in
+ * heatmap mode by its logprob, else none (the segment kind's tint).
+ */
+export function tokenShade(source: ShadeSource, token: number): TokenShade {
+  const { flat, mismatch } = source;
+  if (mismatch) {
+    if (flat.lossMask[token] !== 1) return "dim";
+    const d = mismatch.delta[token] ?? Number.NaN;
+    return Number.isNaN(d) ? "notRecorded" : mismatchColor(d, mismatch.extent);
+  }
+  if (!source.isHeatmap) return undefined;
+  if (flat.lossMask[token] !== 1) return "dim";
+  const lp = flat.logprobs[token] ?? Number.NaN;
+  return Number.isNaN(lp) ? "notRecorded" : heatColor(lp, source.heatFloor);
+}
 
 /** Everything one row of token boxes is drawn from (the props of `TokenRow`, less its position). */
 export interface TokenRowInput {
@@ -47,6 +91,8 @@ export interface TokenRowInput {
   readonly controlTokens?: ReadonlySet<number> | undefined;
   /** 1 per token (token-index space) written as a tool call that failed to parse. */
   readonly failedCalls: Uint8Array | undefined;
+  /** Mismatch mode (it overrides the heatmap): the shading of every token; undefined when off. */
+  readonly mismatch?: MismatchShading | undefined;
 }
 
 /** Receives one token box of a row: its token, classes, inline style ("" for none) and raw text. */
@@ -69,7 +115,8 @@ export function forEachTokenCell(
   emit: TokenCellSink,
 ): void {
   const { row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken } = input;
-  const { failedCalls, heatFloor, controlTokens } = input;
+  const { failedCalls, controlTokens, mismatch } = input;
+  const isShaded = isHeatmap || mismatch !== undefined;
   const from = layout.rowFragStart[row] ?? 0;
   const to = layout.rowFragStart[row + 1] ?? from;
   const base = `${classes.tok} ${classes[kind]}`;
@@ -85,15 +132,13 @@ export function forEachTokenCell(
     if (isControl) className += ` ${classes.special}`;
     if (failedCalls?.[token] === 1) className += ` ${classes.failedCall}`;
     let style = "";
-    if (isHeatmap) {
-      const lp = flat.logprobs[token] ?? Number.NaN;
-      if (flat.lossMask[token] !== 1) className += ` ${classes.dim}`;
-      else if (Number.isNaN(lp)) className += ` ${classes.notRecorded}`;
-      else {
-        const heat = heatColor(lp, heatFloor);
-        style = `background: ${heat.background}; color: ${heat.color}`;
-      }
-    }
+    const shade = isShaded ? tokenShade(input, token) : undefined;
+    if (shade === "dim") className += ` ${classes.dim}`;
+    else if (shade === "notRecorded") className += ` ${classes.notRecorded}`;
+    else if (shade !== undefined) style = `background: ${shade.background}; color: ${shade.color}`;
+    const verdict = mismatch?.verdict[token];
+    if (verdict === VERDICT.clipped) className += ` ${classes.clipped}`;
+    else if (verdict === VERDICT.masked) className += ` ${classes.masked}`;
     const isSelected = token === selected;
     if (isSelected) className += ` ${classes.selected}`;
     if (cutToken !== undefined && token === cutToken && f === to - 1)
