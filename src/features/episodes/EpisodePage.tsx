@@ -94,6 +94,7 @@ export function EpisodePage() {
           controlTokens={controlTokens}
           initialToken={initialToken}
           onSelectToken={handleSelectToken}
+          episodeId={trajectory.id}
           {...(trajectory.status === "running" ? {} : { onBranch: setForkAt })}
         />
       </div>

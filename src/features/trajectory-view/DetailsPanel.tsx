@@ -1,13 +1,12 @@
 import { memo, useMemo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
-import { tokenMismatch } from "../../core/mismatch/mismatch";
-import { defaultLanes } from "../../core/mismatch/trajectoryMismatch";
+import { type Correction, tokenMismatch, VERDICT } from "../../core/mismatch/mismatch";
 import { forkKind } from "../../core/tito/fork";
-import { laneValues } from "../../core/trajectory/lanes";
-import type { LaneValues, Trajectory } from "../../core/trajectory/types";
+import type { Trajectory } from "../../core/trajectory/types";
 import styles from "./DetailsPanel.module.css";
-import { KIND_LABEL } from "./kindLabels";
+import { CORRECTION_LABEL, KIND_LABEL } from "./kindLabels";
+import type { LanePair } from "./useMismatch";
 import type { TrajectoryModel } from "./useTrajectoryModel";
 
 interface DetailsPanelProps {
@@ -17,6 +16,10 @@ interface DetailsPanelProps {
   readonly token: number | undefined;
   /** Offers "Branch here" on tokens a branch can start at. */
   readonly onBranch?: (token: number) => void;
+  /** The two lanes compared (docs/mismatch.md), when the trajectory has a second lane. */
+  readonly lanePair?: LanePair | undefined;
+  /** Mismatch mode: the replayed correction and its verdict per token. */
+  readonly verdicts?: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
 }
 
 /** The piece of a token id (as first seen in this trajectory), for the top-k list; built on first use. */
@@ -47,24 +50,22 @@ function formatProbability(lp: number): string {
   return p >= 0.001 ? `${(p * 100).toFixed(2)} %` : p.toExponential(2);
 }
 
-interface LanePair {
-  readonly names: readonly [string, string];
-  readonly a: LaneValues;
-  readonly b: LaneValues;
-}
+const VERDICT_LABEL: Readonly<Record<number, string>> = {
+  [VERDICT.none]: "not compared",
+  [VERDICT.kept]: "kept",
+  [VERDICT.clipped]: "clipped",
+  [VERDICT.masked]: "masked",
+};
 
-/** The two lanes the mismatch rows compare (docs/mismatch.md), when the trajectory has any. */
-function useLanePair(trajectory: Trajectory): LanePair | undefined {
-  return useMemo(() => {
-    const names = defaultLanes(trajectory);
-    if (!names) return undefined;
-    const a = laneValues(trajectory, names[0]);
-    const b = laneValues(trajectory, names[1]);
-    return a && b ? { names, a, b } : undefined;
-  }, [trajectory]);
-}
-
-function LaneRows({ pair, token }: { pair: LanePair; token: number }) {
+function LaneRows({
+  pair,
+  token,
+  verdicts,
+}: {
+  pair: LanePair;
+  token: number;
+  verdicts: DetailsPanelProps["verdicts"];
+}) {
   const a = pair.a[token] ?? null;
   const b = pair.b[token] ?? null;
   const m = tokenMismatch(a, b);
@@ -74,16 +75,29 @@ function LaneRows({ pair, token }: { pair: LanePair; token: number }) {
     ) : (
       `${formatLogprob(lp)} (${formatProbability(lp)})`
     );
+  const verdict = verdicts?.verdict[token];
   return (
     <>
       <dt>{pair.names[0]}</dt>
       <dd data-testid="detail-lane-a">{value(a)}</dd>
       <dt>{pair.names[1]}</dt>
       <dd data-testid="detail-lane-b">{value(b)}</dd>
+      <dt>δ</dt>
+      <dd data-testid="detail-delta">{m ? formatLogprob(m.delta) : "—"}</dd>
       <dt>r</dt>
       <dd data-testid="detail-ratio">{m ? m.r.toPrecision(6) : "—"}</dd>
+      <dt>|Δp|</dt>
+      <dd data-testid="detail-dp">{m ? m.absDp.toExponential(3) : "—"}</dd>
       <dt>k3</dt>
       <dd data-testid="detail-k3">{m ? m.k3.toExponential(3) : "—"}</dd>
+      {verdicts && verdict !== undefined && (
+        <>
+          <dt>{CORRECTION_LABEL[verdicts.correction.kind]}</dt>
+          <dd data-testid="detail-verdict" data-verdict={VERDICT_LABEL[verdict]}>
+            {VERDICT_LABEL[verdict]}
+          </dd>
+        </>
+      )}
     </>
   );
 }
@@ -95,10 +109,11 @@ export const DetailsPanel = memo(function DetailsPanel({
   model,
   token,
   onBranch,
+  lanePair,
+  verdicts,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
-  const lanePair = useLanePair(trajectory);
   if (token === undefined || token < 0 || token >= flat.tokenCount) {
     return (
       <aside className={styles.panel} data-testid="token-details">
@@ -156,7 +171,7 @@ export const DetailsPanel = memo(function DetailsPanel({
               ? `${rankIndex + 1} of top ${top.length}`
               : `not in top ${top.length}`}
         </dd>
-        {lanePair && <LaneRows pair={lanePair} token={token} />}
+        {lanePair && <LaneRows pair={lanePair} token={token} verdicts={verdicts} />}
         <dt>loss mask</dt>
         <dd>{flat.lossMask[token]}</dd>
         <dt>segment</dt>

@@ -1,4 +1,5 @@
 import { heatGradient, heatTicks } from "../../core/layout/heatScale";
+import { mismatchGradient, mismatchTicks, VERDICT_COLORS } from "../../core/mismatch/mismatchScale";
 import styles from "./Legend.module.css";
 
 /** The mark of a tool call's markup that failed to parse (in either mode). */
@@ -11,17 +12,82 @@ function FailedCallKey() {
   );
 }
 
-/** Colour key: the three segment kinds, or the probability scale in heatmap mode. */
+/** The diverging δ scale of mismatch mode, with δ and r at each tick, and the verdict marks. */
+function MismatchLegend({
+  extent,
+  lanes,
+}: {
+  readonly extent: number;
+  readonly lanes: readonly [string, string] | undefined;
+}) {
+  const [a, b] = lanes ?? ["a", "b"];
+  return (
+    <>
+      <span>
+        δ = log p<sub>{a}</sub> − log p<sub>{b}</sub>
+      </span>
+      <span className={`${styles.scale} ${styles.twoRows}`} data-testid="mismatch-scale">
+        <span className={styles.gradient} style={{ background: mismatchGradient }} />
+        {mismatchTicks(extent).map((tick) => (
+          <span
+            key={tick.at}
+            className={styles.tick}
+            style={{ left: `${(tick.at * 100).toFixed(2)}%` }}
+          >
+            {tick.label}
+            <br />
+            {tick.ratio}
+          </span>
+        ))}
+      </span>
+      <span className={styles.item}>
+        <span className={`${styles.swatch} ${styles.notRecorded}`} />a lane missing
+      </span>
+      <span className={styles.item}>
+        <span
+          className={styles.swatch}
+          style={{ boxShadow: `inset 0 -3px 0 ${VERDICT_COLORS.clipped}` }}
+        />
+        clipped
+      </span>
+      <span className={styles.item}>
+        <span
+          className={styles.swatch}
+          style={{ boxShadow: `inset 0 -3px 0 ${VERDICT_COLORS.masked}` }}
+        />
+        masked
+      </span>
+    </>
+  );
+}
+
+/** Colour key: the three segment kinds, the probability scale (heatmap) or the δ scale (mismatch). */
 export function Legend({
-  isHeatmap,
+  mode,
   heatFloor,
+  mismatchExtent,
+  lanes,
   hasFailedCalls,
 }: {
-  readonly isHeatmap: boolean;
+  readonly mode: "segments" | "heatmap" | "mismatch";
   readonly heatFloor: number;
+  readonly mismatchExtent: number;
+  readonly lanes: readonly [string, string] | undefined;
   readonly hasFailedCalls: boolean;
 }) {
-  if (isHeatmap) {
+  if (mode === "mismatch") {
+    return (
+      <div className={styles.legend} data-testid="legend">
+        <MismatchLegend extent={mismatchExtent} lanes={lanes} />
+        <span className={styles.item}>
+          <span className={`${styles.swatch} ${styles.prompt} ${styles.faded}`} />
+          mask 0 (faded)
+        </span>
+        {hasFailedCalls && <FailedCallKey />}
+      </div>
+    );
+  }
+  if (mode === "heatmap") {
     return (
       <div className={styles.legend} data-testid="legend">
         <span>model-token probability (log scale)</span>

@@ -4,7 +4,9 @@ import {
   prefsActions,
   useHeatFloor,
   useIsHeatmap,
+  useIsMismatch,
   useLowConfidenceThreshold,
+  useMismatchExtent,
   useShowWhitespace,
 } from "../../stores/prefsStore";
 import { Legend } from "./Legend";
@@ -17,6 +19,15 @@ interface ToolbarProps {
   readonly onNextLowConfidence: (threshold: number) => boolean;
   /** The trajectory holds a tool call that failed to parse (the legend explains its mark). */
   readonly hasFailedCalls: boolean;
+  /** Scores the trajectory's ids with SGLang into a `rescored` lane (docs/mismatch.md). */
+  readonly onRescore?: () => void;
+  /** A rescore is under way. */
+  readonly isRescoring?: boolean;
+  /** What the last rescore gave (model, weights) or why it failed. */
+  readonly rescoreStatus?: string;
+  readonly rescoreError?: string;
+  /** The lanes compared in mismatch mode, for the legend: [a, b]. */
+  readonly lanes?: readonly [string, string];
 }
 
 /** Find, next-low-confidence, display toggles and the legend. */
@@ -25,6 +36,11 @@ export const Toolbar = memo(function Toolbar({
   onFind,
   onNextLowConfidence,
   hasFailedCalls,
+  onRescore,
+  isRescoring = false,
+  rescoreStatus,
+  rescoreError,
+  lanes,
 }: ToolbarProps) {
   const [query, setQuery] = useState("");
   const [mode, setMode] = useState<FindMode>("text");
@@ -33,6 +49,8 @@ export const Toolbar = memo(function Toolbar({
   const isHeatmap = useIsHeatmap();
   const heatFloor = useHeatFloor();
   const showWhitespace = useShowWhitespace();
+  const isMismatch = useIsMismatch();
+  const mismatchExtent = useMismatchExtent();
 
   const handleFind = () => setMessage(onFind(query, mode) ? "" : "no match");
   const handleLow = () => setMessage(onNextLowConfidence(threshold) ? "" : "none below threshold");
@@ -114,8 +132,40 @@ export const Toolbar = memo(function Toolbar({
             </select>
           </label>
         )}
+        <label>
+          <input type="checkbox" checked={isMismatch} onChange={prefsActions.mismatchToggled} />{" "}
+          mismatch
+        </label>
+        {onRescore && (
+          <span className={styles.group}>
+            <button
+              type="button"
+              onClick={onRescore}
+              disabled={isRescoring}
+              title="Score these exact ids with SGLang into a `rescored` lane"
+            >
+              {isRescoring ? "Rescoring…" : "Rescore"}
+            </button>
+            {rescoreError !== undefined && (
+              <span className={styles.message} data-testid="rescore-error">
+                {rescoreError}
+              </span>
+            )}
+            {rescoreError === undefined && rescoreStatus !== undefined && (
+              <span className={styles.muted} data-testid="rescore-status">
+                rescored: {rescoreStatus}
+              </span>
+            )}
+          </span>
+        )}
       </div>
-      <Legend isHeatmap={isHeatmap} heatFloor={heatFloor} hasFailedCalls={hasFailedCalls} />
+      <Legend
+        mode={isMismatch ? "mismatch" : isHeatmap ? "heatmap" : "segments"}
+        heatFloor={heatFloor}
+        mismatchExtent={mismatchExtent}
+        lanes={lanes}
+        hasFailedCalls={hasFailedCalls}
+      />
     </div>
   );
 });

@@ -5,12 +5,14 @@ import { useMonospaceCellWidth } from "../../hooks/useMonospaceCellWidth";
 import { CallsPanel } from "./CallsPanel";
 import { DetailsPanel } from "./DetailsPanel";
 import { LogprobChart } from "./LogprobChart";
+import { MismatchPanel } from "./MismatchPanel";
 import { GUTTER_PX, TOKEN_FONT } from "./rowMetrics";
 import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
 import { useDeepLinkScroll } from "./useDeepLinkScroll";
 import { useFollowEnd } from "./useFollowEnd";
+import { useMismatch } from "./useMismatch";
 import { useRowVirtualizer } from "./useRowVirtualizer";
 import { useTokenFind } from "./useTokenFind";
 import { useTokenSelection } from "./useTokenSelection";
@@ -29,6 +31,13 @@ export interface TrajectoryViewProps {
   readonly isFollowingEnd?: boolean;
   /** Offers "Branch here" (details panel, `b` key) and gets the token a branch should start at. */
   readonly onBranch?: (token: number) => void;
+  /**
+   * The stored or live episode this trajectory is: "Rescore" then scores it by id. Without one,
+   * the trajectory itself (its ids and sampling parameters) is sent.
+   */
+  readonly episodeId?: string;
+  /** Offer "Rescore" (POST /api/rescore; needs the server). Default true. */
+  readonly canRescore?: boolean;
 }
 
 /**
@@ -43,6 +52,8 @@ export function TrajectoryView({
   onSelectToken,
   isFollowingEnd = false,
   onBranch,
+  episodeId,
+  canRescore = true,
 }: TrajectoryViewProps) {
   const model = useTrajectoryModel(trajectory, pieces, controlTokens);
   const { flat } = model;
@@ -63,7 +74,17 @@ export function TrajectoryView({
   );
   useDeepLinkScroll(layout, selected, scrollToToken);
   useFollowEnd(isFollowingEnd, scrollRef, layout, virtualizer, expectJump);
-  const { handleFind, handleNextLow } = useTokenFind(model, selected, select);
+  const mismatch = useMismatch(
+    trajectory,
+    episodeId === undefined ? { trajectory } : { episodeId },
+  );
+  const { handleFind, handleNextLow, handleNextMismatch } = useTokenFind(
+    model,
+    selected,
+    select,
+    mismatch.shading?.delta,
+  );
+  const { rescore } = mismatch;
   const handleStep = (delta: number) => {
     const from = selected === undefined ? 0 : selected + delta;
     select(Math.min(flat.tokenCount - 1, Math.max(0, from)), true);
@@ -77,7 +98,22 @@ export function TrajectoryView({
           onFind={handleFind}
           onNextLowConfidence={handleNextLow}
           hasFailedCalls={model.failedCalls !== undefined}
+          {...(canRescore && flat.tokenCount > 0 ? { onRescore: rescore.run } : {})}
+          isRescoring={rescore.isPending}
+          rescoreStatus={rescore.done}
+          rescoreError={rescore.error}
+          lanes={mismatch.pair?.names}
         />
+        {mismatch.outcome && (
+          <MismatchPanel
+            trajectory={trajectory}
+            flat={flat}
+            view={mismatch}
+            selected={selected}
+            onPick={handlePick}
+            onNextMismatch={handleNextMismatch}
+          />
+        )}
         <LogprobChart flat={flat} selected={selected} onPick={handlePick} />
         <CallsPanel trajectory={trajectory} selected={selected} onPick={handlePick} />
       </div>
@@ -92,12 +128,15 @@ export function TrajectoryView({
         onHover={setHovered}
         onSelect={(token) => select(token, false)}
         onStep={handleStep}
+        mismatch={mismatch.shading}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
       />
       <DetailsPanel
         trajectory={trajectory}
         model={model}
         token={hovered ?? selected}
+        lanePair={mismatch.pair}
+        verdicts={mismatch.verdicts}
         {...(onBranch ? { onBranch } : {})}
       />
     </div>

@@ -1,3 +1,4 @@
+import type { CorrectionKind } from "../../core/mismatch/mismatch";
 import type { FinishReason, SegmentKind } from "../../core/trajectory/types";
 
 export const KIND_LABEL: Readonly<Record<SegmentKind, string>> = {
@@ -24,3 +25,12 @@ export function finishText(reason: FinishReason | undefined): string | undefined
     }
   }
 }
+
+/** What each replayed correction is called in the view (docs/mismatch.md has the rules). */
+export const CORRECTION_LABEL: Readonly<Record<CorrectionKind, string>> = {
+  "token-trunc": "token truncation (TIS)",
+  "token-mask": "token masking",
+  "seq-trunc": "sequence truncation",
+  "seq-mask": "sequence masking",
+  "geo-mask": "geometric-mean masking",
+};

@@ -1,0 +1,134 @@
+import { useMutation } from "@tanstack/react-query";
+import { useCallback, useMemo, useState } from "react";
+import { type RescoreTarget, rescore } from "../../api/rescore";
+import type { Correction, MismatchResult } from "../../core/mismatch/mismatch";
+import { defaultLanes, trajectoryMismatch } from "../../core/mismatch/trajectoryMismatch";
+import { tokenCount } from "../../core/trajectory/flatten";
+import { laneNames, laneValues, SAMPLED_LANE, withLane } from "../../core/trajectory/lanes";
+import type { LaneValues, Trajectory } from "../../core/trajectory/types";
+import {
+  prefsActions,
+  useCorrection,
+  useIsMismatch,
+  useMismatchExtent,
+} from "../../stores/prefsStore";
+import type { MismatchShading } from "./tokenCells";
+
+/** The lane a rescore adds (server/rescore). */
+export const RESCORED_LANE = "rescored";
+
+/** The two lanes compared, with their values: what the details card shows per token. */
+export interface LanePair {
+  readonly names: readonly [string, string];
+  readonly a: LaneValues;
+  readonly b: LaneValues;
+}
+
+export interface RescoreState {
+  readonly run: () => void;
+  readonly isPending: boolean;
+  readonly error: string | undefined;
+  /** Set once a rescored lane is shown: where it came from. */
+  readonly done: string | undefined;
+}
+
+export interface MismatchView {
+  /** Every lane the trajectory (with a rescored lane, once there is one) offers. */
+  readonly laneNames: readonly string[];
+  readonly pair: LanePair | undefined;
+  readonly onLanesChange: (lanes: readonly [string, string]) => void;
+  readonly correction: Correction;
+  /** Mismatch mode on: the comparison of the pair, or why there is none. */
+  readonly outcome:
+    | { readonly ok: true; readonly result: MismatchResult }
+    | { readonly ok: false; readonly message: string }
+    | undefined;
+  /** What the token rows shade by (mismatch mode with a comparison), else undefined. */
+  readonly shading: MismatchShading | undefined;
+  /** The correction's verdict per token, for the details card (one object per comparison). */
+  readonly verdicts: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
+  readonly rescore: RescoreState;
+}
+
+/**
+ * The mismatch view's state (docs/mismatch.md): the rescored lane fetched on demand, the two lanes
+ * compared (chosen, else `defaultLanes`), and, in mismatch mode, the comparison with the chosen
+ * correction replayed, as shading for the rows.
+ */
+export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget): MismatchView {
+  const isMismatch = useIsMismatch();
+  const correction = useCorrection();
+  const extent = useMismatchExtent();
+  const [picked, setPicked] = useState<readonly [string, string]>();
+  const mutation = useMutation({
+    mutationFn: () => rescore(rescoreTarget),
+    onSuccess: () => {
+      setPicked([RESCORED_LANE, SAMPLED_LANE]);
+      prefsActions.mismatchShown();
+    },
+  });
+  const lane = mutation.data;
+  // A live trajectory may have grown since it was rescored: a lane of another length is not shown.
+  const isLaneCurrent =
+    lane !== undefined && lane.values.length === tokenCount(trajectory.segments);
+  const scored = useMemo(
+    () =>
+      lane && isLaneCurrent
+        ? withLane(trajectory, RESCORED_LANE, lane.values, lane.info)
+        : trajectory,
+    [trajectory, lane, isLaneCurrent],
+  );
+  const names = useMemo(() => laneNames(scored), [scored]);
+  const lanes =
+    picked && names.includes(picked[0]) && names.includes(picked[1])
+      ? picked
+      : defaultLanes(scored);
+  const [nameA, nameB] = lanes ?? ["", ""];
+  const pair = useMemo(() => {
+    if (!nameA || !nameB) return undefined;
+    const a = laneValues(scored, nameA);
+    const b = laneValues(scored, nameB);
+    return a && b ? { names: [nameA, nameB] as const, a, b } : undefined;
+  }, [scored, nameA, nameB]);
+  const outcome = useMemo(() => {
+    if (!isMismatch) return undefined;
+    if (!nameA || !nameB) {
+      return { ok: false as const, message: "only the sampled logprobs: Rescore to compare them" };
+    }
+    return trajectoryMismatch(scored, [nameA, nameB], correction);
+  }, [isMismatch, scored, nameA, nameB, correction]);
+  const shading = useMemo(
+    () =>
+      outcome?.ok
+        ? { delta: outcome.result.delta, verdict: outcome.result.verdict, extent }
+        : undefined,
+    [outcome, extent],
+  );
+  const verdicts = useMemo(
+    () => (outcome?.ok ? { correction, verdict: outcome.result.verdict } : undefined),
+    [outcome, correction],
+  );
+  const info = lane?.info;
+  const { mutate, isPending, error } = mutation;
+  const run = useCallback(() => mutate(), [mutate]);
+  const done =
+    info && isLaneCurrent
+      ? [info.model, info.weightVersion && `weights ${info.weightVersion}`]
+          .filter(Boolean)
+          .join(" · ") || info.source
+      : undefined;
+  // One object while nothing changes: the panel and the toolbar are memoized on it.
+  return useMemo(
+    () => ({
+      laneNames: names,
+      pair,
+      onLanesChange: setPicked,
+      correction,
+      outcome,
+      shading,
+      verdicts,
+      rescore: { run, isPending, error: error?.message, done },
+    }),
+    [names, pair, correction, outcome, shading, verdicts, run, isPending, error, done],
+  );
+}
