@@ -144,3 +144,20 @@ test("Rescore an episode against a noisy simulator: δ shading, verdicts and cou
 function trajectoryMask(t: Trajectory): number[] {
   return t.segments.flatMap((s) => [...s.lossMask]);
 }
+
+test("Rescore a file row: its exact ids are scored into a rescored lane and compared", async ({
+  page,
+}) => {
+  const { files } = (await (await fetch(`${servers.origin}/api/files`)).json()) as {
+    files: { id: string; name: string }[];
+  };
+  const slime = files.find((f) => f.name.includes("slime-example"));
+  if (!slime) throw new Error(`no slime demo file in ${JSON.stringify(files)}`);
+  await page.goto(`${servers.origin}/files/${slime.id}/0`);
+  await expect(page.locator('[data-t="0"]').first()).toBeVisible();
+  await page.getByRole("button", { name: "Rescore" }).click();
+  await expect(page.getByTestId("rescore-status")).toContainText("rescored");
+  await expect(page.getByLabel("lane a")).toHaveValue("rescored");
+  const compared = Number(await page.getByTestId("mismatch-compared").textContent());
+  expect(compared).toBeGreaterThan(0);
+});
