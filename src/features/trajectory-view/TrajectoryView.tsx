@@ -6,6 +6,7 @@ import { CallsPanel } from "./CallsPanel";
 import { DetailsPanel } from "./DetailsPanel";
 import { LogprobChart } from "./LogprobChart";
 import { MismatchPanel } from "./MismatchPanel";
+import { PolicyStrip } from "./PolicyStrip";
 import { GUTTER_PX, TOKEN_FONT } from "./rowMetrics";
 import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
@@ -104,6 +105,7 @@ export function TrajectoryView({
           rescoreError={rescore.error}
           lanes={mismatch.pair?.names}
         />
+        <PolicyStrip trajectory={trajectory} tokenCount={flat.tokenCount} onPick={handlePick} />
         {mismatch.outcome && (
           <MismatchPanel
             trajectory={trajectory}
