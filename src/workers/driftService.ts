@@ -95,6 +95,41 @@ async function sizeOf(source: RolloutFileSource): Promise<number> {
 }
 
 /**
+ * The mismatch of one range of a file, its rows posted as they are read (a delta per chunk); no
+ * tokenizer. `cancelled` holds the ids of requests cancelled (the service's set).
+ */
+async function mismatchRange(
+  request: Extract<DriftRequest, { type: "mismatchRange" }>,
+  onRows: (rows: RangeRows<FileMismatchScan["rows"][number]>) => void,
+  cancelled: Set<number>,
+): Promise<MismatchRangeScanned> {
+  const { id, source, range, format, options } = request;
+  const state = createFileMismatchScan();
+  state.format = format;
+  let posted = 0;
+  const postNew = (bytes: number) => {
+    onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
+    posted = state.rows.length;
+  };
+  try {
+    await forEachLine(
+      source,
+      range,
+      (text, lineNo) => scanMismatchLine(state, text, lineNo, range.firstRow, options, source.name),
+      postNew,
+      () => cancelled.delete(id),
+    );
+  } catch (error) {
+    throw isCancel(error) ? new Error("mismatch scan cancelled") : error;
+  } finally {
+    cancelled.delete(id);
+  }
+  if (state.rows.length > posted) postNew(range.end - range.start);
+  const { lines, badLines } = state;
+  return { lines, badLines, format: state.format, charts: finishCharts(state.charts) };
+}
+
+/**
  * Drift checks with each tokenizer loaded once: one trajectory (all modes, with pieces) or a whole
  * file (one mode, compact rows). The worker wraps it; the client runs it on the main thread when
  * workers are unavailable.
@@ -187,38 +222,6 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     return roundTrip ? { lines, badLines, roundTrip } : { lines, badLines };
   }
 
-  /** The mismatch of one range of a file, its rows posted as they are read (a delta per chunk). */
-  async function mismatchRange(
-    request: Extract<DriftRequest, { type: "mismatchRange" }>,
-    onRows: (rows: RangeRows<FileMismatchScan["rows"][number]>) => void,
-  ): Promise<MismatchRangeScanned> {
-    const { id, source, range, format, options } = request;
-    const state = createFileMismatchScan();
-    state.format = format;
-    let posted = 0;
-    const postNew = (bytes: number) => {
-      onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
-      posted = state.rows.length;
-    };
-    try {
-      await forEachLine(
-        source,
-        range,
-        (text, lineNo) =>
-          scanMismatchLine(state, text, lineNo, range.firstRow, options, source.name),
-        postNew,
-        () => cancelled.delete(id),
-      );
-    } catch (error) {
-      throw isCancel(error) ? new Error("mismatch scan cancelled") : error;
-    } finally {
-      cancelled.delete(id);
-    }
-    if (state.rows.length > posted) postNew(range.end - range.start);
-    const { lines, badLines } = state;
-    return { lines, badLines, format: state.format, charts: finishCharts(state.charts) };
-  }
-
   function message(error: unknown): string {
     return error instanceof Error ? error.message : String(error);
   }
@@ -255,7 +258,8 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
         case "mismatchRange": {
           const onRows = (rows: RangeRows<FileMismatchScan["rows"][number]>) =>
             post({ type: "mismatchRows", id, ...rows });
-          post({ type: "mismatchScanned", id, ...(await mismatchRange(request, onRows)) });
+          const done = await mismatchRange(request, onRows, cancelled);
+          post({ type: "mismatchScanned", id, ...done });
           return;
         }
         case "cancel":

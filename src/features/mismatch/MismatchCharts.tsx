@@ -176,17 +176,27 @@ function ProbabilityScatter({ charts }: { readonly charts: Charts }) {
           </text>
         </g>
       ))}
-      <text className={styles.axis} x={left + size + 4} y={H - 10}>
-        p rollout
+      <text className={styles.axis} x={left + size + 6} y={PAD.top + size}>
+        p rollout →
       </text>
-      <text className={styles.axis} x={left - 4} y={PAD.top - 1} textAnchor="end">
-        p train
+      <text className={styles.axis} x={left - 6} y={PAD.top + size / 4} textAnchor="end">
+        p train ↑
       </text>
     </Figure>
   );
 }
 
-/** Mean |δ| per bucket as bars, max |δ| as a tick; the count in each bar's tooltip. */
+/** The decades a log axis from `lo` to `hi` shows. */
+function decades(lo: number, hi: number): number[] {
+  const out: number[] = [];
+  for (let e = Math.ceil(Math.log10(lo)); e <= Math.floor(Math.log10(hi)); e++) out.push(10 ** e);
+  return out;
+}
+
+/**
+ * Mean |δ| per bucket as bars, max |δ| as a tick, on a log axis (means are often orders of
+ * magnitude below the max); the count in each bar's tooltip.
+ */
 function BucketChart({
   title,
   buckets,
@@ -199,19 +209,23 @@ function BucketChart({
   readonly testId: string;
 }) {
   const mean = (b: MismatchBucket) => (b.count === 0 ? 0 : b.sumAbsDelta / b.count);
-  const top = Math.max(1e-9, ...buckets.map((b) => b.maxAbsDelta));
+  const positive = buckets.flatMap((b) => [mean(b), b.maxAbsDelta]).filter((v) => v > 0);
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(1e-6, ...positive)));
+  const lo = Math.min(hi / 100, 10 ** Math.floor(Math.log10(Math.min(hi / 10, ...positive))));
   const step = PLOT_W / Math.max(1, buckets.length);
-  const yOf = (v: number) => PAD.top + PLOT_H - (v / top) * PLOT_H;
+  const yOf = (v: number) =>
+    PAD.top + PLOT_H - (Math.log10(Math.max(v, lo) / lo) / Math.log10(hi / lo)) * PLOT_H;
   const every = Math.max(1, Math.ceil(buckets.length / 8));
   return (
-    <Figure title={title} note="bar: mean |δ| · tick: max |δ|" testId={testId}>
-      <line
-        className={styles.tick}
-        x1={PAD.left}
-        x2={W - PAD.right}
-        y1={PAD.top + PLOT_H}
-        y2={PAD.top + PLOT_H}
-      />
+    <Figure title={title} note="bar: mean |δ| · tick: max |δ| (log scale)" testId={testId}>
+      {decades(lo, hi).map((v) => (
+        <g key={v}>
+          <line className={styles.grid} x1={PAD.left} x2={W - PAD.right} y1={yOf(v)} y2={yOf(v)} />
+          <text className={styles.axis} x={PAD.left - 4} y={yOf(v) + 3} textAnchor="end">
+            {v >= 0.01 ? String(v) : v.toExponential(0)}
+          </text>
+        </g>
+      ))}
       {buckets.map((b, i) => {
         const x = PAD.left + i * step;
         return (
@@ -246,12 +260,6 @@ function BucketChart({
           </g>
         );
       })}
-      <text className={styles.axis} x={PAD.left - 4} y={PAD.top + 8} textAnchor="end">
-        {top.toPrecision(2)}
-      </text>
-      <text className={styles.axis} x={PAD.left - 4} y={PAD.top + PLOT_H} textAnchor="end">
-        0
-      </text>
     </Figure>
   );
 }
