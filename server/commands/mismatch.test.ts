@@ -97,6 +97,51 @@ describe("rollout-lens mismatch", () => {
     expect(t.stats.compared).toBe(2);
   });
 
+  it("--json carries the file's histogram and worst tokens, as computed directly", async () => {
+    // A NeMo-RL dump: prev_logprobs (trainer) against generation_logprobs (sampled).
+    const nemo = fixtureLines("reference-nemo-rl.jsonl").map((l) => JSON.parse(l));
+    const path = join(dir, "train_data_step3.jsonl");
+    writeFileSync(path, `${nemo.map((v) => JSON.stringify(v)).join("\n")}\n`);
+    const { code, out } = await run(["mismatch", path, "--json"]);
+    expect(code).toBe(0);
+    const report = JSON.parse(out).files[0];
+    expect(report.format).toBe("nemo-rl");
+    const direct: { row: number; line: number; token: number; delta: number }[] = [];
+    nemo.forEach((v, row) => {
+      const [mask] = v.token_loss_mask as number[][];
+      const [gen] = v.generation_logprobs as number[][];
+      const [prev] = v.prev_logprobs as number[][];
+      const n = (v.input_lengths as number[])[0] ?? 0;
+      for (let k = 0; k < n; k++) {
+        if (mask?.[k] !== 1) continue;
+        direct.push({ row, line: row + 1, token: k, delta: (prev?.[k] ?? 0) - (gen?.[k] ?? 0) });
+      }
+    });
+    expect(report.charts.compared).toBe(direct.length);
+    const bins = new Map<number, number>();
+    for (const d of direct) {
+      const bin = Math.floor((Math.log10(Math.exp(d.delta)) + 1.5) / 0.025);
+      bins.set(bin, (bins.get(bin) ?? 0) + 1);
+    }
+    const nonEmpty = (report.charts.histogram as number[])
+      .map((count, bin) => [bin, count])
+      .filter(([, count]) => (count ?? 0) > 0);
+    expect(nonEmpty).toEqual([...bins.entries()].sort((x, y) => x[0] - y[0]));
+    const worst = [...direct].sort(
+      (x, y) => Math.abs(y.delta) - Math.abs(x.delta) || x.row - y.row || x.token - y.token,
+    );
+    expect(
+      report.charts.worst.map((t: { row: number; line: number; token: number }) => [
+        t.row,
+        t.line,
+        t.token,
+      ]),
+    ).toEqual(worst.map((t) => [t.row, t.line, t.token]));
+    report.charts.worst.forEach((t: { delta: number }, i: number) => {
+      expect(t.delta).toBeCloseTo(worst[i]?.delta ?? Number.NaN, 12);
+    });
+  });
+
   it("exits 2 when no trajectory has the lanes, or a flag is wrong", async () => {
     const plain = join(dir, "plain.jsonl");
     writeFileSync(plain, `${fixtureLines("reference-rollout-lens.jsonl")[0]}\n`);

@@ -1,6 +1,12 @@
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import {
+  emptyCharts,
+  finishCharts,
+  type MismatchCharts,
+  mismatchIntoCharts,
+} from "../../src/core/mismatch/fileMismatch";
+import {
   type Correction,
   type CorrectionKind,
   correction,
@@ -8,9 +14,7 @@ import {
 } from "../../src/core/mismatch/mismatch";
 import {
   aggregateMismatch,
-  defaultLanes,
   type FileMismatchStats,
-  trajectoryMismatch,
 } from "../../src/core/mismatch/trajectoryMismatch";
 import { readLines } from "../files/readLines";
 import type { MismatchFlags, ParsedArgs } from "./spec";
@@ -43,6 +47,8 @@ export interface FileMismatchReport {
   readonly skipped: { id: string; line: number; reason: string }[];
   readonly errors: LineError[];
   readonly summary: FileMismatchStats;
+  /** The file-wide histogram of r, probability sample, buckets and worst tokens (as the app's). */
+  readonly charts: MismatchCharts;
   readonly readError?: string;
 }
 
@@ -57,6 +63,8 @@ export async function mismatchFile(
   const skipped: FileMismatchReport["skipped"] = [];
   const errors: LineError[] = [];
   let readError: string | undefined;
+  const charts = emptyCharts();
+  let row = 0;
   try {
     for await (const { lineNo, text } of readLines(path)) {
       const result = readRolloutLine(text, lineNo, format, path);
@@ -67,22 +75,18 @@ export async function mismatchFile(
       }
       format ??= result.format;
       for (const t of result.trajectories) {
-        const pair = lanes ?? defaultLanes(t);
-        if (!pair) {
-          skipped.push({ id: t.id, line: lineNo, reason: "no lane besides sampled" });
-          continue;
-        }
-        const out = trajectoryMismatch(t, pair, c);
+        // `row` counts the file's trajectories (the app's row index, the deep link's).
+        const out = mismatchIntoCharts(charts, t, row++, lineNo, { lanes, correction: c });
         if (!out.ok) {
-          skipped.push({ id: t.id, line: lineNo, reason: out.message });
+          skipped.push({ id: t.id, line: lineNo, reason: out.reason });
           continue;
         }
         trajectories.push({
           id: t.id,
           line: lineNo,
           row: t.source.row ?? 0,
-          lanes: pair,
-          stats: out.result.stats,
+          lanes: out.lanes,
+          stats: out.stats,
         });
       }
     }
@@ -97,6 +101,7 @@ export async function mismatchFile(
     skipped,
     errors,
     summary,
+    charts: finishCharts(charts),
     ...(readError === undefined ? {} : { readError }),
   };
 }

@@ -20,9 +20,12 @@ function driftClient(): DriftClient {
   return client;
 }
 
-/** Drift workers for file scans: the long-lived one first, more started on first need and kept. */
+/**
+ * Drift workers for file scans (drift and mismatch): the long-lived one first, more started on
+ * first need and kept.
+ */
 const scanPool: DriftClient[] = [];
-function scanClients(count: number): DriftClient[] {
+export function scanClients(count: number): DriftClient[] {
   if (typeof Worker === "undefined") return [driftClient()];
   if (scanPool.length === 0) scanPool.push(driftClient());
   while (scanPool.length < count) scanPool.push(createDriftClient());
@@ -37,7 +40,18 @@ export interface DriftScanFile {
   ranges(targetBytes: number): Promise<FileRanges>;
 }
 
-/** Every core's worker on one file: its ranges, from the file's index, shared among them. */
+/**
+ * Every core's worker on one file: the file caught up, its ranges from the file's index, and the
+ * clients to share them among.
+ */
+export async function scanPlan(file: DriftScanFile) {
+  await file.caughtUp();
+  const cores = typeof navigator === "undefined" ? 1 : navigator.hardwareConcurrency;
+  const workers = scanWorkerCount(cores, file.getState().bytes);
+  const ranges = await file.ranges(scanRangeBytes(file.getState().bytes, workers));
+  return { ranges, clients: scanClients(workers) };
+}
+
 async function scanFile(
   file: DriftScanFile,
   tokenizer: string,
@@ -45,18 +59,36 @@ async function scanFile(
   report: (progress: PoolScanProgress) => void,
   signal: AbortSignal,
 ): Promise<FileDriftScan> {
-  await file.caughtUp();
-  const cores = typeof navigator === "undefined" ? 1 : navigator.hardwareConcurrency;
-  const workers = scanWorkerCount(cores, file.getState().bytes);
-  const ranges = await file.ranges(scanRangeBytes(file.getState().bytes, workers));
+  const { ranges, clients } = await scanPlan(file);
   const job = { tokenizer, source: file.source, mode, file: ranges };
-  return scanWithPool(scanClients(workers), job, report, signal);
+  return scanWithPool(clients, job, report, signal);
 }
 
-// Scan progress is not query data (the query resolves once, at the end): the query function
-// reports it here, with the rows checked so far, and the view subscribes by the same key.
-const progress = new Map<string, PoolScanProgress>();
-const listeners = new Set<() => void>();
+/**
+ * Scan progress is not query data (the query resolves once, at the end): the query function
+ * reports it to one of these, with the rows checked so far, and the view subscribes by key.
+ */
+export function progressStores<P>() {
+  const progress = new Map<string, P>();
+  const listeners = new Set<() => void>();
+  return {
+    report(key: string, p: P) {
+      progress.set(key, p);
+      for (const listener of listeners) listener();
+    },
+    clear: (key: string) => progress.delete(key),
+    /** Subscribe/get pair (for useSyncExternalStore) of one scan's progress. */
+    store: (key: string) => ({
+      subscribe: (listener: () => void) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      getSnapshot: () => progress.get(key),
+    }),
+  };
+}
+
+const driftProgress = progressStores<PoolScanProgress>();
 
 function progressKey(fileId: string, tokenizer: string, mode: DriftMode): string {
   return JSON.stringify([fileId, tokenizer, mode]);
@@ -64,14 +96,7 @@ function progressKey(fileId: string, tokenizer: string, mode: DriftMode): string
 
 /** Subscribe/get pair (for useSyncExternalStore) of one file scan's progress. */
 export function scanProgressStore(fileId: string, tokenizer: string, mode: DriftMode) {
-  const key = progressKey(fileId, tokenizer, mode);
-  return {
-    subscribe: (listener: () => void) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    getSnapshot: () => progress.get(key),
-  };
+  return driftProgress.store(progressKey(fileId, tokenizer, mode));
 }
 
 export const driftQueries = {
@@ -96,15 +121,12 @@ export const driftQueries = {
   /** One mode over every trajectory of an open file, on a pool of drift workers. */
   file: (fileId: string, tokenizer: string, mode: DriftMode, file: DriftScanFile | undefined) => {
     const key = progressKey(fileId, tokenizer, mode);
-    const report = (p: PoolScanProgress) => {
-      progress.set(key, p);
-      for (const listener of listeners) listener();
-    };
+    const report = (p: PoolScanProgress) => driftProgress.report(key, p);
     return queryOptions({
       queryKey: [...driftQueries.all(), "file", fileId, tokenizer, mode] as const,
       queryFn: ({ signal }) => {
         if (!file) throw new Error(`file ${fileId} is not open in this tab`);
-        progress.delete(key);
+        driftProgress.clear(key);
         return scanFile(file, tokenizer, mode, report, signal);
       },
       staleTime: Number.POSITIVE_INFINITY,

@@ -2,10 +2,12 @@ import type { FileDriftScan } from "../core/drift/fileDriftScan";
 import type { DriftMode } from "../core/drift/types";
 import type { ScanRange } from "../core/files/scanRanges";
 import type { FormatId } from "../core/formats/types";
+import type { MismatchScanOptions, RowMismatch } from "../core/mismatch/fileMismatch";
 import type { Trajectory } from "../core/trajectory/types";
 import type {
   DriftRequest,
   DriftResponse,
+  MismatchRangeScanned,
   RangeRows,
   RangeScanned,
   ScanProgress,
@@ -43,6 +45,15 @@ export interface DriftClient {
     onRows: (rows: RangeRows) => void,
     signal?: AbortSignal,
   ): Promise<RangeScanned>;
+  /** The mismatch of one range of a file's lines (no tokenizer); `onRows` as they are read. */
+  mismatchRange(
+    source: RolloutFileSource,
+    range: ScanRange,
+    format: FormatId | undefined,
+    options: MismatchScanOptions,
+    onRows: (rows: RangeRows<RowMismatch>) => void,
+    signal?: AbortSignal,
+  ): Promise<MismatchRangeScanned>;
   dispose(): void;
 }
 
@@ -92,6 +103,15 @@ export function createDriftClient(
         (response, settle) => {
           if (response.type === "rangeRows") onRows(response);
           else if (response.type === "rangeScanned") settle(response);
+        },
+        { signal, cancel: (id) => ({ type: "cancel", id }) },
+      ),
+    mismatchRange: (source, range, format, options, onRows, signal) =>
+      rpc.request<MismatchRangeScanned>(
+        (id) => ({ type: "mismatchRange", id, source, range, format, options }),
+        (response, settle) => {
+          if (response.type === "mismatchRows") onRows(response);
+          else if (response.type === "mismatchScanned") settle(response);
         },
         { signal, cancel: (id) => ({ type: "cancel", id }) },
       ),

@@ -3,6 +3,11 @@ import type { RowDrift } from "../core/drift/rowDrift";
 import type { DriftMode, DriftResult } from "../core/drift/types";
 import type { ScanRange } from "../core/files/scanRanges";
 import type { FormatId } from "../core/formats/types";
+import type {
+  MismatchCharts,
+  MismatchScanOptions,
+  RowMismatch,
+} from "../core/mismatch/fileMismatch";
 import type { Trajectory } from "../core/trajectory/types";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
@@ -37,15 +42,32 @@ export type DriftRequest =
       /** The file's format, as its index fixed it (a range may not hold the first good line). */
       readonly format: FormatId | undefined;
     }
+  | {
+      /** The mismatch of one piece of a file (no tokenizer needed), for the same pool. */
+      readonly type: "mismatchRange";
+      readonly id: number;
+      readonly source: RolloutFileSource;
+      readonly range: ScanRange;
+      readonly format: FormatId | undefined;
+      readonly options: MismatchScanOptions;
+    }
   | { readonly type: "cancel"; readonly id: number };
 
 /** Rows a range scan checked since its previous message, and its bytes read so far. */
-export interface RangeRows {
+export interface RangeRows<Row = RowDrift> {
   /** Bytes of the range read so far. */
   readonly bytes: number;
   /** Rows by their position in the range (add the range's firstRow for the file's row index). */
   readonly from: number;
-  readonly rows: readonly (RowDrift | undefined)[];
+  readonly rows: readonly (Row | undefined)[];
+}
+
+/** How a mismatch range scan ended: its lines and the charts of its tokens. */
+export interface MismatchRangeScanned {
+  readonly lines: number;
+  readonly badLines: number;
+  readonly format: FormatId | undefined;
+  readonly charts: MismatchCharts;
 }
 
 /** How a range scan ended. */
@@ -74,4 +96,6 @@ export type DriftResponse =
   | { readonly type: "scanned"; readonly id: number; readonly scan: FileDriftScan }
   | ({ readonly type: "rangeRows"; readonly id: number } & RangeRows)
   | ({ readonly type: "rangeScanned"; readonly id: number } & RangeScanned)
+  | ({ readonly type: "mismatchRows"; readonly id: number } & RangeRows<RowMismatch>)
+  | ({ readonly type: "mismatchScanned"; readonly id: number } & MismatchRangeScanned)
   | { readonly type: "error"; readonly id: number; readonly message: string };

@@ -2,12 +2,21 @@ import { describe, expect, it } from "vitest";
 import { exportLine } from "../core/files/exportRows";
 import { createFileIndex, finishFileIndex, indexChunk } from "../core/files/fileIndexer";
 import { splitScanRanges } from "../core/files/scanRanges";
+import {
+  createFileMismatchScan,
+  finishCharts,
+  type MismatchCharts,
+  type RowMismatch,
+  scanMismatchLine,
+} from "../core/mismatch/fileMismatch";
+import { withLane } from "../core/trajectory/lanes";
 import { fakeDriftWorkerPort } from "../test/fakeDriftWorker";
 import { FAKE_IM_END, FAKE_WORD_BASE } from "../test/fakeTokenizer";
 import { modelSegment, promptSegment, trajectory } from "../test/trajectoryBuilders";
 import { createDriftClient, type DriftClient } from "./driftClient";
 import {
   MAX_SCAN_WORKERS,
+  mismatchWithPool,
   type PoolScanProgress,
   scanRangeBytes,
   scanWithPool,
@@ -133,6 +142,83 @@ describe("scanWithPool", () => {
         () => {},
       ),
     ).rejects.toThrow(/f\.jsonl: lines from 1 hold \d+ trajectories, the file's index says \d+/);
+  });
+});
+
+/** Lines whose trajectories carry a trainer lane off the sampled logprobs by a few amounts. */
+function mismatchLines(count: number): string[] {
+  return Array.from({ length: count }, (_, k) => {
+    if (k % 19 === 4) return "{bad";
+    const n = 2 + (k % 40);
+    const logprobs = Array.from({ length: n }, (_, i) => -0.05 * (1 + ((i * 7 + k) % 30)));
+    const t = trajectory(
+      [promptSegment([1, 2]), modelSegment(ascii("x".repeat(n)), 1, { logprobs })],
+      {
+        id: `m${k}`,
+      },
+    );
+    const shift = k % 5 === 0 ? 0 : Math.sin(k) * (k % 7 === 0 ? 3 : 0.2);
+    const trainer = [null, null, ...logprobs.map((v, i) => v + shift * Math.cos(i))];
+    return exportLine(withLane(t, "trainer", trainer), "rollout-lens/v1");
+  });
+}
+
+describe("mismatchWithPool", () => {
+  it("gives the one-pass scan of the whole file: rows at their index, charts merged exactly", async () => {
+    const lines = mismatchLines(400);
+    const { source, file, rowCount } = indexedFile(lines, 3_000);
+    expect(file.ranges.length).toBeGreaterThan(10);
+    const progress: PoolScanProgress<RowMismatch>[] = [];
+    const pooled = await mismatchWithPool(clients(3), { source, options: {}, file }, (p) =>
+      progress.push(p),
+    );
+    const single = createFileMismatchScan();
+    lines.forEach((line, i) => {
+      scanMismatchLine(single, line, i + 1, 0, {});
+    });
+    expect(pooled.rows).toHaveLength(rowCount);
+    expect(pooled.rows).toEqual(single.rows);
+    expect(pooled.badLines).toBe(single.badLines);
+    // Exactly one scan's charts, but for the order float sums were added in.
+    const sums = (c: MismatchCharts) =>
+      [...c.byProbability, ...c.byPosition].map(({ sumAbsDelta, ...rest }) => {
+        sumsSeen.push(sumAbsDelta);
+        return rest;
+      });
+    const sumsSeen: number[] = [];
+    const want = finishCharts(single.charts);
+    expect({ ...pooled.charts, buckets: sums(pooled.charts) }).toMatchObject({
+      ...want,
+      byProbability: expect.any(Array),
+      byPosition: expect.any(Array),
+      buckets: sums(want),
+    });
+    const half = sumsSeen.length / 2;
+    sumsSeen.slice(0, half).forEach((x, i) => {
+      expect(x).toBeCloseTo(sumsSeen[half + i] ?? Number.NaN, 9);
+    });
+    expect(pooled.charts.worst[0]?.delta).not.toBe(0);
+    expect(progress.at(-1)?.partial).toEqual(pooled.rows);
+  });
+
+  it("cancels every range in flight when the signal aborts", async () => {
+    const ports = [fakeDriftWorkerPort(), fakeDriftWorkerPort()];
+    const pool = ports.map((port) => createDriftClient({ port }));
+    const { source, file } = indexedFile(mismatchLines(3_000), 50_000);
+    const controller = new AbortController();
+    const pending = mismatchWithPool(
+      pool,
+      { source, options: {}, file },
+      () => {},
+      controller.signal,
+    );
+    controller.abort();
+    await expect(pending).rejects.toThrow("mismatch scan cancelled");
+    for (const port of ports) {
+      const scanned = port.requests.filter((r) => r.type === "mismatchRange").map((r) => r.id);
+      const cancelled = port.requests.filter((r) => r.type === "cancel").map((r) => r.id);
+      expect(cancelled).toEqual(scanned);
+    }
   });
 });
 

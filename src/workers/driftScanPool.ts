@@ -1,8 +1,18 @@
 import type { FileDriftScan } from "../core/drift/fileDriftScan";
 import type { RowDrift } from "../core/drift/rowDrift";
 import type { DriftMode } from "../core/drift/types";
+import type { ScanRange } from "../core/files/scanRanges";
+import type { FormatId } from "../core/formats/types";
+import {
+  emptyCharts,
+  finishCharts,
+  type MismatchCharts,
+  type MismatchScanOptions,
+  mergeCharts,
+  type RowMismatch,
+} from "../core/mismatch/fileMismatch";
 import type { DriftClient } from "./driftClient";
-import type { ScanProgress } from "./driftProtocol";
+import type { MismatchRangeScanned, RangeRows, RangeScanned, ScanProgress } from "./driftProtocol";
 import type { FileRanges, RolloutFileSource } from "./rolloutFileProtocol";
 
 /** At most this many drift workers scan one file (each holds its own tokenizer, ~100 MB). */
@@ -29,8 +39,8 @@ export function scanRangeBytes(totalBytes: number, workers: number): number {
 }
 
 /** Progress of a pooled scan, with every row checked so far (by row index; holes not yet). */
-export interface PoolScanProgress extends ScanProgress {
-  readonly partial: readonly (RowDrift | undefined)[];
+export interface PoolScanProgress<Row = RowDrift> extends ScanProgress {
+  readonly partial: readonly (Row | undefined)[];
 }
 
 export interface PoolScanJob {
@@ -40,22 +50,35 @@ export interface PoolScanJob {
   readonly file: FileRanges;
 }
 
+/** One scan over a file's ranges: how a worker scans one range, and what it said at the end. */
+export interface RangeScan<Row, Done> {
+  readonly file: FileRanges;
+  /** The file's name, for errors. */
+  readonly name: string;
+  scanRange(
+    worker: number,
+    range: ScanRange,
+    onRows: (delta: RangeRows<Row>) => void,
+    signal: AbortSignal,
+  ): Promise<Done & { readonly lines: number; readonly badLines: number }>;
+}
+
 /**
- * Scans a file's ranges on every client at once: each takes the next range when it is free, and
- * rows land at their row index as they arrive (`onProgress`, throttled, with a copy of the rows
- * so far). Aborting `signal` cancels every range in flight. The result is the one scan of the
- * whole file a single worker would give.
+ * Scans a file's ranges on `workers` workers at once: each takes the next range when it is free,
+ * and rows land at their row index as they arrive (`onProgress`, throttled, with a copy of the
+ * rows so far); `onDone` gets each range's end, in the order they finish. Aborting `signal`
+ * cancels every range in flight. The rows are the one scan of the whole file a single worker
+ * would give. Drift and mismatch scans are both this, with their own requests.
  */
-export async function scanWithPool(
-  clients: readonly DriftClient[],
-  job: PoolScanJob,
-  onProgress: (progress: PoolScanProgress) => void,
+export async function scanRangesWithPool<Row, Done>(
+  workers: number,
+  job: RangeScan<Row, Done>,
+  onProgress: (progress: PoolScanProgress<Row>) => void,
+  onDone: (done: Done) => void,
   signal?: AbortSignal,
-): Promise<FileDriftScan> {
-  const { tokenizer, source, mode, file } = job;
-  const { ranges, totalBytes } = file;
-  const rows: (RowDrift | undefined)[] = [];
-  const scan: FileDriftScan = { format: file.format, rows, lines: 0, badLines: 0 };
+): Promise<(Row | undefined)[]> {
+  const { ranges, totalBytes } = job.file;
+  const rows: (Row | undefined)[] = [];
   let bytes = 0;
   let checked = 0;
   let lastReport = Number.NEGATIVE_INFINITY;
@@ -72,19 +95,16 @@ export async function scanWithPool(
   if (signal?.aborted) stop.abort();
 
   let next = 0;
-  const work = async (client: DriftClient) => {
+  const work = async (worker: number) => {
     while (next < ranges.length && !stop.signal.aborted) {
       const k = next++;
       const range = ranges[k];
       if (!range) continue;
       let rangeBytes = 0;
       let rangeRows = 0;
-      const done = await client.scanRange(
-        tokenizer,
-        source,
-        mode,
+      const done = await job.scanRange(
+        worker,
         range,
-        file.format,
         (delta) => {
           delta.rows.forEach((row, j) => {
             rows[range.firstRow + delta.from + j] = row;
@@ -101,18 +121,16 @@ export async function scanWithPool(
       const expected = (ranges[k + 1]?.firstRow ?? range.firstRow + rangeRows) - range.firstRow;
       if (rangeRows !== expected) {
         throw new Error(
-          `${source.name}: lines from ${range.firstLine} hold ${rangeRows} trajectories, the ` +
+          `${job.name}: lines from ${range.firstLine} hold ${rangeRows} trajectories, the ` +
             `file's index says ${expected}; the file changed while it was checked`,
         );
       }
-      scan.lines = Math.max(scan.lines, done.lines);
-      scan.badLines += done.badLines;
-      if (done.roundTrip) scan.roundTrip ??= done.roundTrip;
+      onDone(done);
     }
   };
   try {
-    await Promise.all(clients.map(work));
-    if (stop.signal.aborted) throw new Error("drift scan cancelled");
+    await Promise.all(Array.from({ length: workers }, (_, w) => work(w)));
+    if (stop.signal.aborted) throw new Error("scan cancelled");
   } catch (error) {
     stop.abort();
     throw error;
@@ -120,5 +138,104 @@ export async function scanWithPool(
     signal?.removeEventListener("abort", handleAbort);
   }
   report(true);
+  return rows;
+}
+
+/** A drift scan of a file's ranges on every client at once (see scanRangesWithPool). */
+export async function scanWithPool(
+  clients: readonly DriftClient[],
+  job: PoolScanJob,
+  onProgress: (progress: PoolScanProgress) => void,
+  signal?: AbortSignal,
+): Promise<FileDriftScan> {
+  const { tokenizer, source, mode, file } = job;
+  const scan: FileDriftScan = { format: file.format, rows: [], lines: 0, badLines: 0 };
+  const rows = await scanRangesWithPool<RowDrift, RangeScanned>(
+    clients.length,
+    {
+      file,
+      name: source.name,
+      scanRange: (w, range, onRows, stop) =>
+        (clients[w] as DriftClient).scanRange(
+          tokenizer,
+          source,
+          mode,
+          range,
+          file.format,
+          onRows,
+          stop,
+        ),
+    },
+    onProgress,
+    (done) => {
+      scan.lines = Math.max(scan.lines, done.lines);
+      scan.badLines += done.badLines;
+      if (done.roundTrip) scan.roundTrip ??= done.roundTrip;
+    },
+    signal,
+  ).catch((error: unknown) => {
+    throw error instanceof Error && error.message === "scan cancelled"
+      ? new Error("drift scan cancelled")
+      : error;
+  });
+  scan.rows.push(...rows);
   return scan;
+}
+
+/** A file's mismatch: per row (undefined where a trajectory lacks the lanes), and its charts. */
+export interface FileMismatch {
+  readonly format: FormatId | undefined;
+  readonly rows: readonly (RowMismatch | undefined)[];
+  readonly lines: number;
+  readonly badLines: number;
+  readonly charts: MismatchCharts;
+}
+
+export interface MismatchPoolJob {
+  readonly source: RolloutFileSource;
+  readonly options: MismatchScanOptions;
+  readonly file: FileRanges;
+}
+
+/** The mismatch of a file's ranges on every client at once; the ranges' charts merged. */
+export async function mismatchWithPool(
+  clients: readonly DriftClient[],
+  job: MismatchPoolJob,
+  onProgress: (progress: PoolScanProgress<RowMismatch>) => void,
+  signal?: AbortSignal,
+): Promise<FileMismatch> {
+  const { source, options, file } = job;
+  const charts = emptyCharts();
+  let lines = 0;
+  let badLines = 0;
+  let format = file.format;
+  const rows = await scanRangesWithPool<RowMismatch, MismatchRangeScanned>(
+    clients.length,
+    {
+      file,
+      name: source.name,
+      scanRange: (w, range, onRows, stop) =>
+        (clients[w] as DriftClient).mismatchRange(
+          source,
+          range,
+          file.format,
+          options,
+          onRows,
+          stop,
+        ),
+    },
+    onProgress,
+    (done) => {
+      lines = Math.max(lines, done.lines);
+      badLines += done.badLines;
+      format ??= done.format;
+      mergeCharts(charts, done.charts);
+    },
+    signal,
+  ).catch((error: unknown) => {
+    throw error instanceof Error && error.message === "scan cancelled"
+      ? new Error("mismatch scan cancelled")
+      : error;
+  });
+  return { format, rows, lines, badLines, charts: finishCharts(charts) };
 }

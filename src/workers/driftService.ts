@@ -8,12 +8,19 @@ import { roundTripPlanFor } from "../core/drift/roundTripPlan";
 import type { DriftMode } from "../core/drift/types";
 import type { FormatId } from "../core/formats/types";
 import { loadOnce } from "../core/loadOnce";
+import {
+  createFileMismatchScan,
+  type FileMismatchScan,
+  finishCharts,
+  scanMismatchLine,
+} from "../core/mismatch/fileMismatch";
 import { displayPieces } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
 import type {
   DriftRequest,
   DriftResponse,
+  MismatchRangeScanned,
   RangeRows,
   RangeScanned,
   ScanProgress,
@@ -34,6 +41,49 @@ async function readRange(source: RolloutFileSource, start: number, end: number) 
   return new Uint8Array(await res.arrayBuffer());
 }
 
+type ByteRange = { readonly start: number; readonly end: number; readonly firstLine: number };
+
+/**
+ * Feeds every line in bytes [start, end) of `source` (whole lines; numbered from `firstLine`) to
+ * `onLine`, calling `onChunk` with the bytes read after every chunk; throws when `isCancelled`.
+ */
+async function forEachLine(
+  source: RolloutFileSource,
+  range: ByteRange,
+  onLine: (text: string, lineNo: number) => void,
+  onChunk: (bytesRead: number) => void,
+  isCancelled: () => boolean,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let carry = new Uint8Array(0);
+  let lineNo = range.firstLine - 1;
+  const feed = (bytes: Uint8Array, from: number, to: number) => {
+    lineNo++;
+    onLine(decoder.decode(bytes.subarray(from, to)), lineNo);
+  };
+  for (let at = range.start; at < range.end; ) {
+    if (isCancelled()) throw new Error("scan cancelled");
+    const chunk = await readRange(source, at, Math.min(range.end, at + CHUNK));
+    if (chunk.length === 0) break;
+    at += chunk.length;
+    const bytes = new Uint8Array(carry.length + chunk.length);
+    bytes.set(carry);
+    bytes.set(chunk, carry.length);
+    let start = 0;
+    for (let lf = bytes.indexOf(LF); lf !== -1; lf = bytes.indexOf(LF, start)) {
+      feed(bytes, start, lf);
+      start = lf + 1;
+    }
+    carry = bytes.slice(start);
+    onChunk(at - range.start);
+  }
+  if (carry.length > 0) feed(carry, 0, carry.length);
+}
+
+function isCancel(error: unknown): boolean {
+  return error instanceof Error && error.message === "scan cancelled";
+}
+
 async function sizeOf(source: RolloutFileSource): Promise<number> {
   if (source.kind === "blob") return source.blob.size;
   const res = await fetch(source.infoUrl, { cache: "no-store" });
@@ -42,6 +92,41 @@ async function sizeOf(source: RolloutFileSource): Promise<number> {
   const size = typeof body === "object" && body !== null && "size" in body ? body.size : undefined;
   if (typeof size !== "number") throw new Error(`${source.name}: the server sent no size`);
   return size;
+}
+
+/**
+ * The mismatch of one range of a file, its rows posted as they are read (a delta per chunk); no
+ * tokenizer. `cancelled` holds the ids of requests cancelled (the service's set).
+ */
+async function mismatchRange(
+  request: Extract<DriftRequest, { type: "mismatchRange" }>,
+  onRows: (rows: RangeRows<FileMismatchScan["rows"][number]>) => void,
+  cancelled: Set<number>,
+): Promise<MismatchRangeScanned> {
+  const { id, source, range, format, options } = request;
+  const state = createFileMismatchScan();
+  state.format = format;
+  let posted = 0;
+  const postNew = (bytes: number) => {
+    onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
+    posted = state.rows.length;
+  };
+  try {
+    await forEachLine(
+      source,
+      range,
+      (text, lineNo) => scanMismatchLine(state, text, lineNo, range.firstRow, options, source.name),
+      postNew,
+      () => cancelled.delete(id),
+    );
+  } catch (error) {
+    throw isCancel(error) ? new Error("mismatch scan cancelled") : error;
+  } finally {
+    cancelled.delete(id);
+  }
+  if (state.rows.length > posted) postNew(range.end - range.start);
+  const { lines, badLines } = state;
+  return { lines, badLines, format: state.format, charts: finishCharts(state.charts) };
 }
 
 /**
@@ -89,31 +174,18 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
         plan.path === "fast" ? { path: "fast" } : { path: "exact", reason: plan.reason };
     }
     const { accelerator } = plan;
-    const decoder = new TextDecoder();
     const checkOne = (t: Trajectory) => detectDrift(t, tok, { modes: [mode], accelerator })[0];
-    let carry = new Uint8Array(0);
-    let lineNo = range.firstLine - 1;
-    const feed = (bytes: Uint8Array, from: number, to: number) => {
-      lineNo++;
-      scanDriftLine(state, decoder.decode(bytes.subarray(from, to)), lineNo, checkOne, source.name);
-    };
-    for (let at = range.start; at < range.end; ) {
-      if (cancelled.delete(id)) throw new Error("drift scan cancelled");
-      const chunk = await readRange(source, at, Math.min(range.end, at + CHUNK));
-      if (chunk.length === 0) break;
-      at += chunk.length;
-      const bytes = new Uint8Array(carry.length + chunk.length);
-      bytes.set(carry);
-      bytes.set(chunk, carry.length);
-      let start = 0;
-      for (let lf = bytes.indexOf(LF); lf !== -1; lf = bytes.indexOf(LF, start)) {
-        feed(bytes, start, lf);
-        start = lf + 1;
-      }
-      carry = bytes.slice(start);
-      onChunk(state, at - range.start);
+    try {
+      await forEachLine(
+        source,
+        range,
+        (text, lineNo) => scanDriftLine(state, text, lineNo, checkOne, source.name),
+        (bytes) => onChunk(state, bytes),
+        () => cancelled.delete(id),
+      );
+    } catch (error) {
+      throw isCancel(error) ? new Error("drift scan cancelled") : error;
     }
-    if (carry.length > 0) feed(carry, 0, carry.length);
     cancelled.delete(id);
     return state;
   }
@@ -181,6 +253,13 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
         case "scanRange": {
           const onRows = (rows: RangeRows) => post({ type: "rangeRows", id, ...rows });
           post({ type: "rangeScanned", id, ...(await scanRange(request, onRows)) });
+          return;
+        }
+        case "mismatchRange": {
+          const onRows = (rows: RangeRows<FileMismatchScan["rows"][number]>) =>
+            post({ type: "mismatchRows", id, ...rows });
+          const done = await mismatchRange(request, onRows, cancelled);
+          post({ type: "mismatchScanned", id, ...done });
           return;
         }
         case "cancel":

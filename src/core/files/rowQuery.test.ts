@@ -156,3 +156,30 @@ describe("turn range", () => {
     expect(queryFromParams((n) => params.get(n))).toMatchObject({ turnsMin: 2, turnsMax: 4 });
   });
 });
+
+describe("mismatch filter and column", () => {
+  const m = (maxAbsDelta: number, compared = 5) => ({
+    compared,
+    maxAbsDelta,
+    meanAbsDelta: maxAbsDelta / 2,
+    fractionCorrected: 0,
+  });
+  // Row 0 small, row 1 large, row 2 no lanes, row 3 lanes but nothing compared.
+  const mismatch = [m(0.01), m(1.2), undefined, m(0, 0)];
+  const table = [0, 1, 2, 3].map((i) => row(i));
+
+  it("keeps rows whose max |δ| exceeds x, and sorts by it with unchecked rows last", () => {
+    expect(selectRows(table, { mismatchAbove: 0.005 }, [], mismatch)).toEqual([0, 1]);
+    expect(selectRows(table, { mismatchAbove: 0.5 }, [], mismatch)).toEqual([1]);
+    expect(selectRows(table, { mismatchAbove: 0.5 })).toEqual([]);
+    expect(selectRows(table, { sort: "mismatch", descending: true }, [], mismatch)).toEqual([
+      1, 0, 2, 3,
+    ]);
+  });
+
+  it("reads mismatch=x from the URL", () => {
+    const query = queryFromParams((n) => (n === "mismatch" ? "0.25" : null));
+    expect(query.mismatchAbove).toBe(0.25);
+    expect(queryToParams(query)).toEqual([["mismatch", "0.25"]]);
+  });
+});

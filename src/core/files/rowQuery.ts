@@ -1,4 +1,5 @@
 import { hasRowDrift, type RowDrift } from "../drift/rowDrift";
+import type { RowMismatch } from "../mismatch/fileMismatch";
 import type { TrajectoryStatus } from "../trajectory/types";
 import type { RowSummary } from "./rowSummary";
 
@@ -19,6 +20,7 @@ export const SORT_COLUMNS = [
   "group",
   "advantage",
   "drift",
+  "mismatch",
 ] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
 
@@ -30,6 +32,9 @@ const DRIFT_FILTERS: readonly DriftFilter[] = ["any", "none", "trained"];
 
 /** Per-row drift of a file by row index (0-based in file order); undefined where not checked. */
 export type DriftByRow = readonly (RowDrift | undefined)[];
+
+/** Per-row mismatch of a file by row index; undefined where not checked or without lanes. */
+export type MismatchByRow = readonly (RowMismatch | undefined)[];
 
 /** Table filter + sort; every field maps to one URL search param so a view can be shared. */
 export interface RowQuery {
@@ -50,6 +55,8 @@ export interface RowQuery {
   readonly text?: string;
   /** Needs a drift check of the file; rows it did not cover never match. */
   readonly drift?: DriftFilter;
+  /** Needs a mismatch scan: rows whose max |δ| exceeds this (rows without lanes never match). */
+  readonly mismatchAbove?: number;
   readonly sort?: SortColumn;
   readonly descending?: boolean;
 }
@@ -87,6 +94,7 @@ export function queryFromParams(get: (name: string) => string | null): RowQuery 
     group: get("group") || undefined,
     text: get("q") || undefined,
     drift: DRIFT_FILTERS.find((f) => f === drift),
+    mismatchAbove: numberParam(get("mismatch")),
     sort: isSortColumn(sort) ? sort : undefined,
     descending: get("desc") === "1" ? true : undefined,
   };
@@ -110,6 +118,7 @@ export function queryToParams(query: RowQuery): [string, string][] {
   add("group", query.group);
   add("q", query.text);
   add("drift", query.drift);
+  add("mismatch", query.mismatchAbove);
   add("sort", query.sort);
   add("desc", query.descending ? 1 : undefined);
   return out;
@@ -131,11 +140,21 @@ export function driftRank(drift: RowDrift): number {
 }
 
 /**
- * True when the row passes every filter of the query (sort fields are ignored); `drift` is the
- * row's drift check, when the file was checked.
+ * True when the row passes every filter of the query (sort fields are ignored); `drift` and
+ * `mismatch` are the row's checks, when the file was checked.
  */
-export function rowMatches(row: RowSummary, query: RowQuery, drift?: RowDrift): boolean {
+export function rowMatches(
+  row: RowSummary,
+  query: RowQuery,
+  drift?: RowDrift,
+  mismatch?: RowMismatch,
+): boolean {
   if (query.drift !== undefined && !driftMatches(query.drift, drift)) return false;
+  if (
+    query.mismatchAbove !== undefined &&
+    !(mismatch !== undefined && mismatch.compared > 0 && mismatch.maxAbsDelta > query.mismatchAbove)
+  )
+    return false;
   if (query.status && !query.status.includes(row.status)) return false;
   if (query.rewardMin !== undefined && !(row.reward !== undefined && row.reward >= query.rewardMin))
     return false;
@@ -161,18 +180,19 @@ function compareValues(a: string | number | undefined, b: string | number | unde
 
 /**
  * Row indices (0-based positions in `rows`) that pass the query, in its sort order. Ties keep file
- * order; rows without a value in the sort column always come last. `drift` (by row index) feeds
- * the drift filter and column.
+ * order; rows without a value in the sort column always come last. `drift` and `mismatch` (by
+ * row index) feed their filters and columns.
  */
 export function selectRows(
   rows: readonly RowSummary[],
   query: RowQuery,
   drift: DriftByRow = [],
+  mismatch: MismatchByRow = [],
 ): number[] {
   const picked: number[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
-    if (row && rowMatches(row, query, drift[i])) picked.push(i);
+    if (row && rowMatches(row, query, drift[i], mismatch[i])) picked.push(i);
   }
   const column = query.sort;
   if (column === undefined || column === "index") {
@@ -181,6 +201,10 @@ export function selectRows(
   }
   const sign = query.descending ? -1 : 1;
   const sortValue = (i: number) => {
+    if (column === "mismatch") {
+      const m = mismatch[i];
+      return m && m.compared > 0 ? m.maxAbsDelta : undefined;
+    }
     if (column !== "drift") return rows[i]?.[column];
     const d = drift[i];
     return d ? driftRank(d) : undefined;

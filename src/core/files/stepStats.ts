@@ -1,4 +1,3 @@
-import { tokenLanesOf } from "../formats/tokenLanes";
 import type { Trajectory } from "../trajectory/types";
 
 /*
@@ -6,8 +5,8 @@ import type { Trajectory } from "../trajectory/types";
  * logprob mismatch). Built record by record while the file streams, so no file is held whole.
  */
 
-/** Per-token lanes that hold the trainer's logprobs of the same tokens (core/formats/tokenLanes). */
-const TRAINER_LOGPROB_LANES: ReadonlySet<string> = new Set(["prev_logprobs"]);
+/** The lane that holds the trainer's logprobs of the same tokens (NeMo-RL `prev_logprobs`). */
+const TRAINER_LANE = "trainer";
 
 export interface StepStats {
   /** Trajectories read. */
@@ -68,13 +67,13 @@ export function createStepStatsBuilder() {
         tokenSum += tokens;
         withTokens += 1;
       }
-      const trainer = tokenLanesOf(t).find((lane) => TRAINER_LOGPROB_LANES.has(lane.key));
+      const trainer = t.logprobLanes?.[TRAINER_LANE];
       if (!trainer) return;
       let k = 0;
       for (const s of t.segments) {
         for (let i = 0; i < s.tokenIds.length; i++, k++) {
           const a = s.logprobs[i];
-          const b = trainer.values[k];
+          const b = trainer[k];
           if (s.lossMask[i] !== 1 || typeof a !== "number" || typeof b !== "number") continue;
           mismatchSum += Math.abs(a - b);
           mismatchTokens += 1;

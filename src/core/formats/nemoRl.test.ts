@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { fixtureLines } from "../../test/fixtureFiles";
 import { summarizeTrajectory } from "../files/rowSummary";
+import { defaultLanes } from "../mismatch/trajectoryMismatch";
 import { flattenSegments } from "../trajectory/flatten";
+import { laneNames, laneValues } from "../trajectory/lanes";
 import type { Trajectory } from "../trajectory/types";
 import { parseJsonLine, stringifyJsonLine } from "./jsonLine";
 import { writeNemoRl } from "./nemoRl";
@@ -50,15 +52,37 @@ describe("NeMo-RL train_data reader", () => {
     ]);
   });
 
-  it("keeps prev_logprobs and advantages as per-token lanes, cut to the real tokens", () => {
+  it("reads prev_logprobs as the trainer lane and generation_logprobs as the sampled one", () => {
     const t = read(lines[0] ?? "");
-    const lanes = tokenLanesOf(t);
-    expect(lanes.map((l) => [l.key, l.values.length])).toEqual([
-      ["prev_logprobs", 17],
-      ["advantages", 17],
-    ]);
-    expect(lanes[0]?.values.slice(13)).toEqual([-0.3, -0.025, -0.004, -0.0007]);
+    const trainer = laneValues(t, "trainer");
+    expect(trainer?.length).toBe(17);
+    expect(trainer?.slice(13)).toEqual([-0.3, -0.025, -0.004, -0.0007]);
+    // 0.0 off the mask is NeMo-RL's placeholder, as for generation_logprobs.
+    expect(trainer?.slice(0, 13).every((v) => v === null)).toBe(true);
+    expect(laneValues(t, "sampled")?.slice(13)).toEqual([-0.31, -0.02, -0.004, -0.0006]);
+    expect(defaultLanes(t)).toEqual(["trainer", "sampled"]);
+    expect("prev_logprobs" in t.metadata).toBe(false);
     expect(summarizeTrajectory(t, 0, "nemo-rl").reward).toBe(1);
+  });
+
+  it("offers every other per-token numeric array as a lane, cut to the real tokens", () => {
+    const value = parsed(lines[0] ?? "");
+    const pad = [0, 0, 0];
+    const entropy = [Array.from({ length: 17 }, (_, k) => k / 10).concat(pad)];
+    const t = read(JSON.stringify({ ...value, token_entropy: entropy }));
+    expect(laneNames(t)).toEqual(["sampled", "trainer", "advantages", "token_entropy"]);
+    expect(laneValues(t, "token_entropy")?.[16]).toBe(1.6);
+    expect(tokenLanesOf(t).map((l) => [l.key, l.values.length])).toEqual([["advantages", 17]]);
+    expect(writeNemoRl(t)).toEqual({ ...value, token_entropy: entropy });
+  });
+
+  it("reads back a lane added by rescoring (logprob_lanes) and writes it under that key", () => {
+    const value = parsed(lines[0] ?? "");
+    const rescored = Array.from({ length: 17 }, (_, k) => (k < 13 ? null : -0.5));
+    const line = { ...value, logprob_lanes: { rescored } };
+    const t = read(JSON.stringify(line));
+    expect(laneValues(t, "rescored")).toEqual(rescored);
+    expect(writeNemoRl(t)).toEqual(line);
   });
 
   it.each(lines.map((line, i) => ({ line, i })))(

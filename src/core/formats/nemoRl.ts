@@ -1,6 +1,7 @@
 import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
 import type { Trajectory } from "../trajectory/types";
 import { isLogprobArray, isTokenIdArray } from "./fastArrays";
+import { readLanesWire, writeLanesWire } from "./lanesWire";
 import { maskRuns, nulls, segmentsByKind } from "./maskSegments";
 import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
 import { lengthError, remainder } from "./wireSchemas";
@@ -10,15 +11,19 @@ import { lengthError, remainder } from "./wireSchemas";
  * per training sample, written by `Logger.log_batched_dict_as_jsonl` from a micro-batch of one, so
  * every value is a batch of one (`token_ids: [[...]]`, `rewards: [1.0]`), tensors right-padded to
  * the batch's longest sample (`input_lengths: [n]` says how many tokens are real). Flat values are
- * read too. Per-token arrays other than the three mapped here (`prev_logprobs`, `advantages`, ...)
- * stay verbatim in metadata, where `tokenLanesOf` finds them.
+ * read too. `prev_logprobs` (the trainer's logprobs) is the `trainer` lane; every other per-token
+ * numeric array (`advantages`, ...) is kept in metadata cut to the real tokens and unbatched, so it
+ * is offered as a lane by name (`laneNames`), and written back batched and padded as read.
  */
 
 /** Metadata key holding what the writer needs to reproduce the line's layout. */
 export const NEMO_RL_META = "nemo_rl";
 
-/** Per-token keys of the dump that are kept verbatim as extra lanes (see tokenLanes.ts). */
-export const NEMO_RL_LANE_KEYS = ["prev_logprobs", "advantages"] as const;
+/** Per-token keys of the dump that are kept as extra lanes in metadata (see tokenLanes.ts). */
+export const NEMO_RL_LANE_KEYS = ["advantages"] as const;
+
+/** The lane NeMo-RL's `prev_logprobs` (the trainer's logprobs of the same tokens) is read into. */
+export const NEMO_RL_TRAINER_LANE = "trainer";
 
 interface Layout {
   /** True when values were written as batches of one (the dump as NeMo-RL writes it). */
@@ -31,6 +36,13 @@ interface Layout {
     readonly token_loss_mask: readonly unknown[];
     readonly generation_logprobs?: readonly (number | null)[];
   };
+  /**
+   * Per-token keys unbatched and cut to the real tokens on reading (the `trainer` lane's
+   * `prev_logprobs` among them), with the padding each had after them: restored on writing.
+   */
+  readonly tokenKeys?: Readonly<Record<string, readonly (number | null)[]>>;
+  /** True when `prev_logprobs` held 0.0 on every untrained token (null in the lane). */
+  readonly trainerZeroOffMask?: boolean;
 }
 
 function unbatch(value: unknown): { value: unknown; batched: boolean } {
@@ -72,6 +84,65 @@ function isZeroOffMask(
     seen = true;
   }
   return seen;
+}
+
+/**
+ * The per-token numeric arrays of a line besides the mapped ones, in its layout (batched like
+ * `token_ids`, `full` long), split into the real tokens and the padding after them.
+ */
+function perTokenArrays(
+  value: Readonly<Record<string, unknown>>,
+  consumed: ReadonlySet<string>,
+  batched: boolean,
+  full: number,
+  n: number,
+): Map<string, { real: (number | null)[]; padding: (number | null)[] }> {
+  const out = new Map<string, { real: (number | null)[]; padding: (number | null)[] }>();
+  if (full === 0) return out;
+  for (const [key, raw] of Object.entries(value)) {
+    if (consumed.has(key)) continue;
+    const u = unbatch(raw);
+    if (u.batched !== batched || !isLogprobArray(u.value) || u.value.length !== full) continue;
+    const values = u.value as (number | null)[];
+    out.set(key, { real: values.slice(0, n), padding: values.slice(n) });
+  }
+  return out;
+}
+
+/**
+ * The line's per-token arrays besides the mapped ones: `prev_logprobs` as the `trainer` lane (0.0
+ * off the mask read as null, as for generation_logprobs), the others as metadata cut to the real
+ * tokens; `tokenKeys` keeps each one's padding for the writer. Adds `prev_logprobs` to `consumed`.
+ */
+function readTokenKeys(
+  value: Readonly<Record<string, unknown>>,
+  consumed: Set<string>,
+  batched: boolean,
+  full: number,
+  realMask: readonly (0 | 1)[],
+): Pick<Layout, "tokenKeys" | "trainerZeroOffMask"> & {
+  lanes?: Record<string, (number | null)[]>;
+  metadata: Record<string, unknown>;
+} {
+  const n = realMask.length;
+  const perToken = perTokenArrays(value, consumed, batched, full, n);
+  const tokenKeys: Record<string, (number | null)[]> = {};
+  const metadata: Record<string, unknown> = {};
+  for (const [key, { real, padding }] of perToken) {
+    tokenKeys[key] = padding;
+    if (key !== "prev_logprobs") metadata[key] = real;
+  }
+  const prev = perToken.get("prev_logprobs")?.real;
+  if (!prev) return { tokenKeys: perToken.size > 0 ? tokenKeys : undefined, metadata };
+  consumed.add("prev_logprobs");
+  const zero = isZeroOffMask(prev, realMask, n);
+  const trainer = zero ? prev.map((v, k) => (realMask[k] === 0 ? null : v)) : prev;
+  return {
+    tokenKeys,
+    trainerZeroOffMask: zero ? true : undefined,
+    lanes: { [NEMO_RL_TRAINER_LANE]: trainer },
+    metadata,
+  };
 }
 
 /**
@@ -138,6 +209,17 @@ export function readNemoRl(
       : logprobs.slice(span.start, span.end),
   );
 
+  const consumed = new Set([
+    "token_ids",
+    "token_loss_mask",
+    "generation_logprobs",
+    "logprob_lanes",
+    "logprob_lane_info",
+  ]);
+  const own = readLanesWire(value, n);
+  if (!own.ok) return { ok: false, error: own.error };
+  const extra = readTokenKeys(value, consumed, ids.batched, full, realMask);
+  const lanes = { ...extra.lanes, ...own.lanes };
   const layout: Layout = {
     batched: ids.batched,
     boolMask: mask.isBool ? true : undefined,
@@ -149,8 +231,9 @@ export function readNemoRl(
             generation_logprobs: logprobs?.slice(n),
           }
         : undefined,
+    tokenKeys: extra.tokenKeys,
+    trainerZeroOffMask: extra.trainerZeroOffMask,
   };
-  const consumed = new Set(["token_ids", "token_loss_mask", "generation_logprobs"]);
   const reward = scalar(value.rewards);
   const t: Trajectory = {
     id: `L${context.line}`,
@@ -160,8 +243,11 @@ export function readNemoRl(
     reward: typeof reward === "number" ? reward : undefined,
     segments,
     logprobPlaceholder: isPlaceholder ? 0 : undefined,
-    metadata: { ...remainder(value, consumed), [NEMO_RL_META]: layout },
+    logprobLanes: Object.keys(lanes).length > 0 ? lanes : undefined,
+    logprobLaneInfo: own.info,
+    metadata: { ...remainder(value, consumed), ...extra.metadata, [NEMO_RL_META]: layout },
   };
+
   // segmentsByKind builds every mask from its segment's kind; token ids were checked above.
   return { ok: true, trajectories: [t], proven: { tokenIds: true, lossMask: true } };
 }
@@ -184,15 +270,24 @@ export function writeNemoRl(t: Trajectory): Record<string, unknown> {
     .map((v) => v ?? placeholder)
     .concat((pad?.generation_logprobs ?? []) as number[]);
   const wrap = (v: unknown) => (layout.batched ? [v] : v);
-  const out: Record<string, unknown> = {
-    ...metadata,
-    token_ids: wrap(tokenIds),
-    token_loss_mask: wrap(mask),
-  };
+  const out: Record<string, unknown> = { ...metadata };
+  // Per-token keys were unbatched and cut to the real tokens on reading: padded and batched back.
+  for (const [key, padding] of Object.entries(layout.tokenKeys ?? {})) {
+    const real =
+      key === "prev_logprobs"
+        ? t.logprobLanes?.[NEMO_RL_TRAINER_LANE]?.map((v) =>
+            v === null && layout.trainerZeroOffMask ? 0 : v,
+          )
+        : metadata[key];
+    if (Array.isArray(real)) out[key] = wrap(real.concat(padding));
+  }
+  Object.assign(out, { token_ids: wrap(tokenIds), token_loss_mask: wrap(mask) });
   const hasLogprobs = t.logprobPlaceholder !== undefined || flat.logprobs.some((v) => v !== null);
   if (hasLogprobs) out.generation_logprobs = wrap(logprobs);
   if (!("rewards" in metadata) && t.reward !== undefined) out.rewards = wrap(t.reward);
   if (!("input_lengths" in metadata)) out.input_lengths = wrap(flat.tokenIds.length);
+  const nativeTrainer = layout.tokenKeys && "prev_logprobs" in layout.tokenKeys;
+  Object.assign(out, writeLanesWire(t, nativeTrainer ? [NEMO_RL_TRAINER_LANE] : []));
   return out;
 }
 

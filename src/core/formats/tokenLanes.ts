@@ -4,7 +4,7 @@ import { NEMO_RL_LANE_KEYS } from "./nemoRl";
 
 /*
  * Extra per-token number arrays a record carries besides the token ids, mask and behaviour
- * logprobs: the trainer's own logprobs (NeMo-RL `prev_logprobs`), per-token advantages, reference
+ * logprobs: per-token advantages (NeMo-RL, atropos), reference
  * logprobs (atropos `ref_logprobs`), teacher logprobs (slime `teacher_log_probs`). Readers keep
  * them verbatim in metadata under the producer's key; this is the one place that finds them, one
  * value per token of the trajectory (token index space), for views that draw them as lanes.

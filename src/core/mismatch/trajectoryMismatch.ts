@@ -1,5 +1,5 @@
 import { laneNames, laneValues, SAMPLED_LANE } from "../trajectory/lanes";
-import type { Trajectory } from "../trajectory/types";
+import type { LaneValues, Trajectory } from "../trajectory/types";
 import {
   type Correction,
   computeMismatch,
@@ -20,7 +20,9 @@ export function trajectoryMismatch(
   t: Trajectory,
   lanes: readonly [string, string],
   c: Correction,
-): { ok: true; result: MismatchResult } | { ok: false; message: string } {
+):
+  | { ok: true; result: MismatchResult; a: LaneValues; b: LaneValues }
+  | { ok: false; message: string } {
   const [nameA, nameB] = lanes;
   const a = laneValues(t, nameA);
   const b = laneValues(t, nameB);
@@ -39,7 +41,7 @@ export function trajectoryMismatch(
     for (let i = 0; i < m.length; i++) mask[k++] = m[i] ?? 0;
     segmentEnds.push(k);
   }
-  return { ok: true, result: computeMismatch({ a, b, mask, segmentEnds }, c) };
+  return { ok: true, result: computeMismatch({ a, b, mask, segmentEnds }, c), a, b };
 }
 
 /** Whole-file statistics: token-weighted means, max over trajectories, summed counts. */

@@ -1,8 +1,8 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { type KeyboardEvent, useEffect, useRef } from "react";
-import type { DriftByRow, RowQuery, SortColumn } from "../../core/files/rowQuery";
+import type { DriftByRow, MismatchByRow, RowQuery, SortColumn } from "../../core/files/rowQuery";
 import type { RowSummary } from "../../core/files/rowSummary";
-import { COLUMNS, DRIFT_COLUMN } from "./columns";
+import { COLUMNS, DRIFT_COLUMN, MISMATCH_COLUMN } from "./columns";
 import styles from "./RolloutTable.module.css";
 
 const ROW_HEIGHT = 26;
@@ -19,6 +19,8 @@ export interface RolloutTableProps {
   readonly onOpen: (rowIndex: number) => void;
   /** Per-row drift by row index, once the file was checked: adds the drift column. */
   readonly drift?: DriftByRow | undefined;
+  /** Per-row mismatch by row index, once the file was scanned: adds the mismatch column. */
+  readonly mismatch?: MismatchByRow | undefined;
 }
 
 /** The trajectories of a file: virtualized, sortable by any column, driven by j/k/arrows/Enter. */
@@ -31,8 +33,13 @@ export function RolloutTable({
   onSort,
   onOpen,
   drift,
+  mismatch,
 }: RolloutTableProps) {
-  const columns = drift ? [...COLUMNS, DRIFT_COLUMN] : COLUMNS;
+  const columns = [
+    ...COLUMNS,
+    ...(drift ? [DRIFT_COLUMN] : []),
+    ...(mismatch ? [MISMATCH_COLUMN] : []),
+  ];
   const gridTemplate = columns.map((c) => c.width).join(" ");
   const scrollRef = useRef<HTMLDivElement>(null);
   const tableRef = useRef<HTMLDivElement>(null);
@@ -128,13 +135,15 @@ export function RolloutTable({
                 >
                   {columns.map((c) => {
                     const rowDrift = drift?.[rowIndex];
+                    const rowMismatch = mismatch?.[rowIndex];
                     const extra =
                       c.key === "status"
                         ? styles[row.status]
                         : (c.key === "toolErrors" && row.toolErrors > 0) ||
                             (c.key === "drift" && (rowDrift?.trainableAffected ?? 0) > 0)
                           ? styles.bad
-                          : c.key === "drift" && (rowDrift?.regions ?? 0) > 0
+                          : (c.key === "drift" && (rowDrift?.regions ?? 0) > 0) ||
+                              (c.key === "mismatch" && (rowMismatch?.fractionCorrected ?? 0) > 0)
                             ? styles.warn
                             : "";
                     return (
@@ -143,7 +152,7 @@ export function RolloutTable({
                         data-col={c.key}
                         className={`${styles.cell} ${c.isNumeric ? styles.num : ""} ${extra ?? ""}`}
                       >
-                        {c.format(row, rowDrift)}
+                        {c.format(row, rowDrift, rowMismatch)}
                       </div>
                     );
                   })}

@@ -7,6 +7,8 @@ import { rolloutSeries } from "../../core/series/rolloutSeries";
 import { useDocumentTitle } from "../../hooks/useDocumentTitle";
 import { FileDriftBar } from "../drift/FileDriftBar";
 import { useFileDrift } from "../drift/useFileDrift";
+import { FileMismatchBar } from "../mismatch/FileMismatchBar";
+import { useFileMismatch } from "../mismatch/useFileMismatch";
 import { ErrorsPanel } from "./ErrorsPanel";
 import { FileMissing } from "./FileMissing";
 import { FilterBar } from "./FilterBar";
@@ -31,7 +33,8 @@ export function RolloutsPage() {
   const [query, setQuery, search] = useRowQuery();
   const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
   const drift = useFileDrift(fileId, client, sample);
-  const order = useFileOrder(state, query, drift.rows);
+  const mismatch = useFileMismatch(fileId, client);
+  const order = useFileOrder(state, query, drift.rows, mismatch.rows);
   const [cursor, setCursor] = useState(0);
   const [exportFormat, setExportFormat] = useState<ExportFormat>("rollout-lens/v1");
   const [isExporting, setExporting] = useState(false);
@@ -105,6 +108,13 @@ export function RolloutsPage() {
       </div>
       <FilterBar query={query} onChange={setQuery} />
       <FileDriftBar drift={drift} filter={query.drift} onFilter={(d) => setQuery({ drift: d })} />
+      <FileMismatchBar
+        fileId={fileId}
+        mismatch={mismatch}
+        above={query.mismatchAbove}
+        onFilter={(x) => setQuery({ mismatchAbove: x })}
+        search={search}
+      />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
       <ErrorsPanel errors={state.errors} />
       <GroupsPanel
@@ -122,6 +132,7 @@ export function RolloutsPage() {
         onSort={handleSort}
         onOpen={open}
         drift={drift.rows}
+        mismatch={mismatch.rows}
       />
       <div className={styles.hint}>
         <kbd>j</kbd>/<kbd>k</kbd> or arrows move · <kbd>Enter</kbd> opens · in a trajectory{" "}

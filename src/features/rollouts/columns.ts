@@ -1,6 +1,7 @@
 import { hasRowDrift, type RowDrift } from "../../core/drift/rowDrift";
 import type { SortColumn } from "../../core/files/rowQuery";
 import type { RowSummary } from "../../core/files/rowSummary";
+import type { RowMismatch } from "../../core/mismatch/fileMismatch";
 
 /** One table column: header, sort key, width and how to print the value. */
 export interface Column {
@@ -9,7 +10,7 @@ export interface Column {
   readonly title: string;
   readonly width: string;
   readonly isNumeric: boolean;
-  readonly format: (row: RowSummary, drift?: RowDrift) => string;
+  readonly format: (row: RowSummary, drift?: RowDrift, mismatch?: RowMismatch) => string;
 }
 
 const fixed = (digits: number) => (v: number | undefined) =>
@@ -144,5 +145,21 @@ export const DRIFT_COLUMN: Column = {
     return d.trainableAffected > 0
       ? `${d.regions}× · ${d.trainableAffected} trained`
       : `${d.regions}×`;
+  },
+};
+
+/** Shown once the file's mismatch was checked: max |δ| and the fraction clipped (C = 2). */
+export const MISMATCH_COLUMN: Column = {
+  key: "mismatch",
+  label: "mismatch",
+  title:
+    "training–inference mismatch: max |δ| = |log r| over trained tokens, and the fraction " +
+    "token-level truncation at C = 2 clips (— no second lane or not checked)",
+  width: "118px",
+  isNumeric: true,
+  format: (_, __, m) => {
+    if (!m || m.compared === 0) return "—";
+    const clipped = m.fractionCorrected > 0 ? ` · ${(100 * m.fractionCorrected).toFixed(1)}%` : "";
+    return `${m.maxAbsDelta.toFixed(3)}${clipped}`;
   },
 };

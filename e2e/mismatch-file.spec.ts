@@ -1,0 +1,79 @@
+import { expect, type Page, test } from "@playwright/test";
+import { atroposMismatchFile, nemoRlMismatchFile } from "./fixtures/mismatchFiles";
+
+// The file-wide mismatch picture: "Check mismatch" on a NeMo-RL dump (prev_logprobs vs
+// generation_logprobs) and an atropos file (ref_logprobs vs inference_logprobs), on the scan
+// worker pool; the histogram, the worst tokens (linking to each token), the column and filter.
+
+async function open(page: Page, name: string, text: string, rows: number) {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles({
+    name,
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(text),
+  });
+  const n = rows.toLocaleString("en-US");
+  await expect(page.getByTestId("row-count")).toHaveText(`${n} / ${n} trajectories`);
+}
+
+for (const { name, file, format } of [
+  { name: "train_data_step1.jsonl", file: nemoRlMismatchFile(), format: "nemo-rl" },
+  { name: "atropos-groups.jsonl", file: atroposMismatchFile(), format: "atropos" },
+]) {
+  test(`${format}: the histogram of r and the worst tokens, linking to the token`, async ({
+    page,
+  }) => {
+    await open(page, name, file.text, 24);
+    const { planted } = file;
+    await page.getByRole("button", { name: "Check mismatch" }).click();
+    await expect(page.getByTestId("file-mismatch-summary")).toContainText(
+      "trained tokens of 24 trajectories compared",
+    );
+    await expect(page.getByTestId("file-mismatch-summary")).toContainText(
+      `max |δ| ${Math.abs(planted.delta).toFixed(3)}`,
+    );
+    const histogram = page.getByTestId("mismatch-histogram");
+    await expect(histogram).toContainText("outside 5×");
+    expect(await histogram.locator("rect").count()).toBeGreaterThan(8);
+    await expect(page.getByTestId("mismatch-scatter").locator("circle").first()).toBeVisible();
+    await expect(page.getByTestId("mismatch-by-position").locator("rect").first()).toBeVisible();
+    await expect(page.getByTestId("mismatch-by-probability").locator("rect").first()).toBeVisible();
+
+    // The column: the planted row's max |δ|.
+    const cell = page.locator(`[data-row="${planted.row}"] [data-col="mismatch"]`);
+    await expect(cell).toContainText(Math.abs(planted.delta).toFixed(3));
+
+    // The filter keeps the rows beyond 5× only: the planted one among them.
+    await page.getByRole("button", { name: "ln 5 (5×)" }).click();
+    await expect(page).toHaveURL(/mismatch=1\.609/);
+    await expect(page.locator(`[data-row="${planted.row}"]`)).toBeVisible();
+    const shown = await page.locator("[data-row]").count();
+    expect(shown).toBeLessThan(24);
+    await page.getByRole("button", { name: "all", exact: true }).click();
+    await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+
+    // The worst token first; its link opens the trajectory on that token.
+    const first = page.getByTestId("mismatch-worst").locator("tbody tr").first();
+    await expect(first.locator("td").first()).toHaveText(String(planted.line));
+    await expect(first.locator("td").nth(5)).toHaveText(planted.delta.toFixed(4));
+    await first.getByRole("link", { name: `#${planted.token}` }).click();
+    await expect(page).toHaveURL(
+      new RegExp(`/files/local-1/${planted.row}\\?token=${planted.token}$`),
+    );
+    await expect(page.getByTestId("detail-position")).toHaveText(`#${planted.token}`);
+  });
+}
+
+test("the scan can be cancelled and started again", async ({ page }) => {
+  const big = nemoRlMismatchFile(6_000);
+  await open(page, "train_data_step9.jsonl", big.text, 6_000);
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  await expect(page.getByLabel("mismatch scan progress")).toBeVisible();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("button", { name: "Check mismatch" })).toBeEnabled();
+  await expect(page.getByTestId("file-mismatch-summary")).toHaveCount(0);
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  await expect(page.getByTestId("file-mismatch-summary")).toContainText(
+    "trained tokens of 6,000 trajectories compared",
+  );
+});

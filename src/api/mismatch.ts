@@ -1,0 +1,41 @@
+import { queryOptions } from "@tanstack/react-query";
+import type { MismatchScanOptions, RowMismatch } from "../core/mismatch/fileMismatch";
+import {
+  type FileMismatch,
+  mismatchWithPool,
+  type PoolScanProgress,
+} from "../workers/driftScanPool";
+import { type DriftScanFile, progressStores, scanPlan } from "./drift";
+
+const mismatchProgress = progressStores<PoolScanProgress<RowMismatch>>();
+
+function progressKey(fileId: string, options: MismatchScanOptions): string {
+  return JSON.stringify([fileId, options]);
+}
+
+/** Subscribe/get pair (for useSyncExternalStore) of one file's mismatch scan progress. */
+export function mismatchProgressStore(fileId: string, options: MismatchScanOptions) {
+  return mismatchProgress.store(progressKey(fileId, options));
+}
+
+export const mismatchQueries = {
+  all: () => ["mismatch"] as const,
+  /** The mismatch of every trajectory of an open file and its charts, on the scan worker pool. */
+  file: (fileId: string, options: MismatchScanOptions, file: DriftScanFile | undefined) => {
+    const key = progressKey(fileId, options);
+    return queryOptions({
+      queryKey: [...mismatchQueries.all(), "file", fileId, key] as const,
+      queryFn: async ({ signal }): Promise<FileMismatch> => {
+        if (!file) throw new Error(`file ${fileId} is not open in this tab`);
+        mismatchProgress.clear(key);
+        const { ranges, clients } = await scanPlan(file);
+        const job = { source: file.source, options, file: ranges };
+        return mismatchWithPool(clients, job, (p) => mismatchProgress.report(key, p), signal);
+      },
+      staleTime: Number.POSITIVE_INFINITY,
+      // A scan is costly: keep it while the tab lives, also when the table is not on screen.
+      gcTime: Number.POSITIVE_INFINITY,
+      retry: false,
+    });
+  },
+};

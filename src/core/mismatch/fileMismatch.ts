@@ -1,0 +1,383 @@
+import { readRolloutLine } from "../formats/readRolloutLine";
+import type { FormatId } from "../formats/types";
+import type { Trajectory } from "../trajectory/types";
+import { type Correction, correction, type MismatchStats } from "./mismatch";
+import { defaultLanes, trajectoryMismatch } from "./trajectoryMismatch";
+
+/*
+ * The file-wide picture of a training–inference mismatch (docs/mismatch.md, "File-wide"): every
+ * compared token of every trajectory binned into a histogram of r on a log scale, a bounded sample
+ * of (rollout, trainer) probability pairs, |δ| by rollout-probability bucket and by position, and
+ * the file's worst tokens. One scan per file (or per byte range of it, merged), used alike by the
+ * browser's scan workers and `rollout-lens mismatch --json`. Every part merges exactly, so a file
+ * scanned in ranges on N workers gives the charts of one scan: the sample is the K tokens whose
+ * hash of (row, token) is smallest, not a random draw.
+ */
+
+/** Histogram of log10 r: HIST_BINS bins of HIST_WIDTH from −HIST_SPAN, plus under/overflow. */
+export const HIST_SPAN = 1.5;
+export const HIST_WIDTH = 0.025;
+export const HIST_BINS = Math.round((2 * HIST_SPAN) / HIST_WIDTH);
+/** Probability pairs kept for the scatter. */
+export const SCATTER_POINTS = 1500;
+/** Worst tokens (largest |δ|) kept. */
+export const WORST_TOKENS = 50;
+/** Rollout-probability buckets: [0, 0.1), [0.1, 0.2), … [0.9, 1]. */
+export const PROB_BUCKETS = 10;
+
+const LOG10E = Math.LOG10E;
+
+/** One trajectory's mismatch in a file scan: what the table's column shows and filters on. */
+export interface RowMismatch {
+  readonly compared: number;
+  readonly maxAbsDelta: number;
+  readonly meanAbsDelta: number;
+  /** (clipped + masked) / compared under the scan's correction. */
+  readonly fractionCorrected: number;
+}
+
+/** One token of the file, where it is (row, token index, line) and both lanes' logprobs. */
+export interface MismatchToken {
+  readonly row: number;
+  readonly line: number;
+  /** Index of the token in its trajectory (the deep link's `?token=`). */
+  readonly token: number;
+  readonly tokenId: number;
+  /** Lane a (π_train) and lane b (π_rollout) logprobs; δ = a − b. */
+  readonly a: number;
+  readonly b: number;
+  readonly delta: number;
+}
+
+/** Tokens whose rollout probability or position falls in [start, end). */
+export interface MismatchBucket {
+  readonly start: number;
+  readonly end: number;
+  count: number;
+  sumAbsDelta: number;
+  maxAbsDelta: number;
+  /** Tokens with r > 2 or r < 1/2. */
+  beyond2x: number;
+}
+
+/** The file-wide charts; mutable while a scan runs, plain JSON when done. */
+export interface MismatchCharts {
+  compared: number;
+  /** Tokens with r > 2 or r < 1/2, and with r > 5 or r < 1/5. */
+  beyond2x: number;
+  beyond5x: number;
+  /** Counts of log10 r by bin (see HIST_*), then the tokens below and above the range. */
+  readonly histogram: number[];
+  under: number;
+  over: number;
+  /** Up to SCATTER_POINTS tokens, the same ones whatever the split of the scan. */
+  scatter: MismatchToken[];
+  readonly byProbability: MismatchBucket[];
+  /** Buckets of the token index: 0, 1, 2, 3, 4, 5–7, 8–10, 11–15, 16–21, … (half octaves). */
+  readonly byPosition: MismatchBucket[];
+  /** The WORST_TOKENS tokens of largest |δ|, largest first (ties in file order). */
+  worst: MismatchToken[];
+}
+
+function bucket(start: number, end: number): MismatchBucket {
+  return { start, end, count: 0, sumAbsDelta: 0, maxAbsDelta: 0, beyond2x: 0 };
+}
+
+/** Start of position bucket `b`: 0, 1, 2, 3, then half octaves 4, 5, 8, 11, 16, 22, 32, … */
+export function positionBucketStart(b: number): number {
+  return b < 4 ? b : Math.floor(2 ** (b / 2));
+}
+
+/** The position bucket of token index `k`. */
+export function positionBucket(k: number): number {
+  if (k < 4) return k;
+  let b = Math.floor(2 * Math.log2(k));
+  // Float rounding at the edges: settle on the bucket whose range holds k.
+  while (b > 4 && positionBucketStart(b) > k) b--;
+  while (positionBucketStart(b + 1) <= k) b++;
+  return b;
+}
+
+export function emptyCharts(): MismatchCharts {
+  return {
+    compared: 0,
+    beyond2x: 0,
+    beyond5x: 0,
+    histogram: new Array(HIST_BINS).fill(0),
+    under: 0,
+    over: 0,
+    scatter: [],
+    byProbability: Array.from({ length: PROB_BUCKETS }, (_, i) =>
+      bucket(i / PROB_BUCKETS, (i + 1) / PROB_BUCKETS),
+    ),
+    byPosition: [],
+    worst: [],
+  };
+}
+
+/** The scatter's order: a hash of (row, token), smallest kept; ties in file order. */
+export function samplePriority(row: number, token: number): number {
+  let h = Math.imul(row ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(token + 0x632be5ab, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+const bySample = (x: MismatchToken, y: MismatchToken) =>
+  samplePriority(x.row, x.token) - samplePriority(y.row, y.token) ||
+  x.row - y.row ||
+  x.token - y.token;
+const byWorst = (x: MismatchToken, y: MismatchToken) =>
+  Math.abs(y.delta) - Math.abs(x.delta) || x.row - y.row || x.token - y.token;
+
+/** `list` sorted by `order` and cut to `k` (a bounded top-k, kept sorted). */
+function topK(
+  list: MismatchToken[],
+  k: number,
+  order: (x: MismatchToken, y: MismatchToken) => number,
+) {
+  return list.sort(order).slice(0, k);
+}
+
+/** The histogram bin of δ: 0..HIST_BINS-1, −1 under, HIST_BINS over. */
+export function histogramBin(delta: number): number {
+  const x = delta * LOG10E;
+  if (x < -HIST_SPAN) return -1;
+  if (x >= HIST_SPAN) return HIST_BINS;
+  return Math.min(HIST_BINS - 1, Math.floor((x + HIST_SPAN) / HIST_WIDTH));
+}
+
+const LN2 = Math.LN2;
+const LN5 = Math.log(5);
+
+/**
+ * Adds one trajectory's compared tokens to `charts`. `delta` is computeMismatch's (NaN where not
+ * compared); `a`, `b` the lanes; `row`, `line` where the trajectory is in the file.
+ */
+export function addToCharts(
+  charts: MismatchCharts,
+  t: Trajectory,
+  row: number,
+  line: number,
+  delta: Float64Array,
+  a: ArrayLike<number | null>,
+  b: ArrayLike<number | null>,
+): void {
+  const { histogram, byProbability, byPosition } = charts;
+  // Candidates past the current cut-offs are appended; sorted and cut when there are twice enough.
+  const cuts = cutsOf(charts);
+  let nextPosition = 0;
+  let posBucket: MismatchBucket | undefined;
+  for (let k = 0; k < delta.length; k++) {
+    const d = delta[k] as number;
+    if (Number.isNaN(d)) continue;
+    const abs = d < 0 ? -d : d;
+    charts.compared++;
+    const far2 = abs > LN2;
+    if (far2) {
+      charts.beyond2x++;
+      if (abs > LN5) charts.beyond5x++;
+    }
+    const bin = histogramBin(d);
+    if (bin < 0) charts.under++;
+    else if (bin >= HIST_BINS) charts.over++;
+    else histogram[bin] = (histogram[bin] as number) + 1;
+    const pb = Math.exp(b[k] as number);
+    const pbucket = byProbability[Math.min(PROB_BUCKETS - 1, Math.max(0, Math.floor(pb * 10)))];
+    if (pbucket) addTo(pbucket, abs, far2);
+    if (k >= nextPosition || !posBucket) {
+      const p = positionBucket(k);
+      while (byPosition.length <= p) {
+        const i = byPosition.length;
+        byPosition.push(bucket(positionBucketStart(i), positionBucketStart(i + 1)));
+      }
+      posBucket = byPosition[p] as MismatchBucket;
+      nextPosition = posBucket.end;
+    }
+    addTo(posBucket, abs, far2);
+    const priority = samplePriority(row, k);
+    if (priority < cuts.scatter || abs > cuts.worst) {
+      const token: MismatchToken = {
+        row,
+        line,
+        token: k,
+        tokenId: tokenIdAt(t, k),
+        a: a[k] as number,
+        b: b[k] as number,
+        delta: d,
+      };
+      if (priority < cuts.scatter) {
+        charts.scatter.push(token);
+        if (charts.scatter.length >= 2 * SCATTER_POINTS) cuts.scatter = scatterLimit(charts);
+      }
+      if (abs > cuts.worst) {
+        charts.worst.push(token);
+        if (charts.worst.length >= 2 * WORST_TOKENS) cuts.worst = worstLimit(charts);
+      }
+    }
+  }
+}
+
+/** The id of token `k` of `t` (−1 past the end). */
+function tokenIdAt(t: Trajectory, k: number): number {
+  let at = k;
+  for (const s of t.segments) {
+    if (at < s.tokenIds.length) return s.tokenIds[at] ?? -1;
+    at -= s.tokenIds.length;
+  }
+  return -1;
+}
+
+/**
+ * The priority below which a token enters the sample and the |δ| above which it enters the worst
+ * tokens, per charts object (not part of its JSON); found again after a merge or a copy.
+ */
+const cutOffs = new WeakMap<MismatchCharts, { scatter: number; worst: number }>();
+function cutsOf(charts: MismatchCharts): { scatter: number; worst: number } {
+  let cuts = cutOffs.get(charts);
+  if (!cuts) {
+    cuts = {
+      scatter: charts.scatter.length >= SCATTER_POINTS ? scatterLimit(charts) : Infinity,
+      worst: charts.worst.length >= WORST_TOKENS ? worstLimit(charts) : -1,
+    };
+    cutOffs.set(charts, cuts);
+  }
+  return cuts;
+}
+
+function scatterLimit(charts: MismatchCharts): number {
+  charts.scatter = topK(charts.scatter, SCATTER_POINTS, bySample);
+  const last = charts.scatter[SCATTER_POINTS - 1];
+  return last ? samplePriority(last.row, last.token) : Infinity;
+}
+
+function worstLimit(charts: MismatchCharts): number {
+  charts.worst = topK(charts.worst, WORST_TOKENS, byWorst);
+  const last = charts.worst[WORST_TOKENS - 1];
+  return last ? Math.abs(last.delta) : -1;
+}
+
+function addTo(b: MismatchBucket, abs: number, far2: boolean): void {
+  b.count++;
+  b.sumAbsDelta += abs;
+  if (abs > b.maxAbsDelta) b.maxAbsDelta = abs;
+  if (far2) b.beyond2x++;
+}
+
+function mergeBuckets(into: MismatchBucket[], from: readonly MismatchBucket[]): void {
+  from.forEach((f, i) => {
+    const b = into[i] ?? bucket(f.start, f.end);
+    into[i] = b;
+    b.count += f.count;
+    b.sumAbsDelta += f.sumAbsDelta;
+    b.maxAbsDelta = Math.max(b.maxAbsDelta, f.maxAbsDelta);
+    b.beyond2x += f.beyond2x;
+  });
+}
+
+/** The charts of two scans as one (of the tokens of both); `into` is changed and returned. */
+export function mergeCharts(into: MismatchCharts, from: MismatchCharts): MismatchCharts {
+  into.compared += from.compared;
+  into.beyond2x += from.beyond2x;
+  into.beyond5x += from.beyond5x;
+  from.histogram.forEach((c, i) => {
+    into.histogram[i] = (into.histogram[i] ?? 0) + c;
+  });
+  into.under += from.under;
+  into.over += from.over;
+  mergeBuckets(into.byProbability, from.byProbability);
+  mergeBuckets(into.byPosition, from.byPosition);
+  into.scatter = topK(into.scatter.concat(from.scatter), SCATTER_POINTS, bySample);
+  into.worst = topK(into.worst.concat(from.worst), WORST_TOKENS, byWorst);
+  cutOffs.delete(into);
+  return into;
+}
+
+/** The charts as they are final: the sample and worst tokens sorted and cut. */
+export function finishCharts(charts: MismatchCharts): MismatchCharts {
+  charts.scatter = topK(charts.scatter, SCATTER_POINTS, bySample);
+  charts.worst = topK(charts.worst, WORST_TOKENS, byWorst);
+  cutOffs.delete(charts);
+  return charts;
+}
+
+/** What a file scan compares: two lanes (or each trajectory's default) under one correction. */
+export interface MismatchScanOptions {
+  readonly lanes?: readonly [string, string] | undefined;
+  readonly correction?: Correction | undefined;
+}
+
+/** A file's mismatch scan so far; `rows` by row index from `firstRow` (undefined: no lanes). */
+export interface FileMismatchScan {
+  format: FormatId | undefined;
+  readonly rows: (RowMismatch | undefined)[];
+  lines: number;
+  badLines: number;
+  charts: MismatchCharts;
+}
+
+export function createFileMismatchScan(): FileMismatchScan {
+  return { format: undefined, rows: [], lines: 0, badLines: 0, charts: emptyCharts() };
+}
+
+/** The row of a trajectory's statistics, as the table shows it. */
+export function rowMismatchOf(s: MismatchStats): RowMismatch {
+  return {
+    compared: s.compared,
+    maxAbsDelta: s.maxAbsDelta,
+    meanAbsDelta: s.meanAbsDelta,
+    fractionCorrected: s.fractionCorrected,
+  };
+}
+
+/**
+ * The mismatch of one trajectory (file row `row`, line `line`) added to `charts`: its statistics,
+ * or why it has none (no lane besides sampled, or not the lanes asked for).
+ */
+export function mismatchIntoCharts(
+  charts: MismatchCharts,
+  t: Trajectory,
+  row: number,
+  line: number,
+  options: MismatchScanOptions,
+):
+  | { ok: true; lanes: readonly [string, string]; stats: MismatchStats }
+  | { ok: false; reason: string } {
+  const lanes = options.lanes ?? defaultLanes(t);
+  if (!lanes) return { ok: false, reason: "no lane besides sampled" };
+  const out = trajectoryMismatch(t, lanes, options.correction ?? correction("token-trunc"));
+  if (!out.ok) return { ok: false, reason: out.message };
+  addToCharts(charts, t, row, line, out.result.delta, out.a, out.b);
+  return { ok: true, lanes, stats: out.result.stats };
+}
+
+/**
+ * Scans one line (1-based `lineNo`, trailing `\r` dropped) into `scan`, its first trajectory at
+ * file row `firstRow + scan.rows.length`. Bad and blank lines add no row, as in the file index.
+ */
+export function scanMismatchLine(
+  scan: FileMismatchScan,
+  text: string,
+  lineNo: number,
+  firstRow: number,
+  options: MismatchScanOptions,
+  path?: string,
+): void {
+  scan.lines = lineNo;
+  const clean = text.endsWith("\r") ? text.slice(0, -1) : text;
+  const result = readRolloutLine(clean, lineNo, scan.format, path);
+  if (result.kind === "blank") return;
+  if (result.kind === "error") {
+    scan.badLines++;
+    return;
+  }
+  scan.format ??= result.format;
+  for (const t of result.trajectories) {
+    const row = firstRow + scan.rows.length;
+    const out = mismatchIntoCharts(scan.charts, t, row, lineNo, options);
+    scan.rows.push(out.ok ? rowMismatchOf(out.stats) : undefined);
+  }
+}

@@ -1,0 +1,195 @@
+import { useState } from "react";
+import { Link } from "react-router";
+import type { MismatchToken } from "../../core/mismatch/fileMismatch";
+import { tokenMismatch } from "../../core/mismatch/mismatch";
+import styles from "./FileMismatchBar.module.css";
+import { MismatchCharts } from "./MismatchCharts";
+import type { FileMismatchState } from "./useFileMismatch";
+
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+const int = (n: number) => n.toLocaleString("en-US");
+/** Thresholds offered for "max |δ| > x": 2× and 5× in r, and a small one. */
+const PRESETS: readonly [number, string][] = [
+  [0.05, "0.05"],
+  [Math.round(Math.LN2 * 1000) / 1000, "ln 2 (2×)"],
+  [Math.round(Math.log(5) * 1000) / 1000, "ln 5 (5×)"],
+];
+
+export interface FileMismatchBarProps {
+  readonly fileId: string;
+  readonly mismatch: FileMismatchState;
+  /** The "max |δ| > x" filter in force, if any. */
+  readonly above: number | undefined;
+  readonly onFilter: (above: number | undefined) => void;
+  /** Keeps the table's query (filters) on the links to the worst tokens. */
+  readonly search: string;
+}
+
+/** The file's worst tokens, each a link to the token in its trajectory. */
+function WorstTokens({
+  fileId,
+  tokens,
+  search,
+}: {
+  readonly fileId: string;
+  readonly tokens: readonly MismatchToken[];
+  readonly search: string;
+}) {
+  const [isOpen, setOpen] = useState(false);
+  const shown = isOpen ? tokens : tokens.slice(0, 8);
+  const query = (token: number) => {
+    const params = new URLSearchParams(search);
+    params.set("token", String(token));
+    return params.toString();
+  };
+  return (
+    <div className={styles.worst}>
+      <table data-testid="mismatch-worst">
+        <caption>worst tokens (largest |δ|) · click to open the token</caption>
+        <thead>
+          <tr>
+            <th>line</th>
+            <th>token</th>
+            <th>id</th>
+            <th title="lane a: the trainer (or rescored, reference) logprob">logp train</th>
+            <th title="lane b: the sampled logprob">logp rollout</th>
+            <th>δ</th>
+            <th>r</th>
+            <th>|Δp|</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((t) => {
+            const m = tokenMismatch(t.a, t.b);
+            return (
+              <tr key={`${t.row}.${t.token}`}>
+                <td>{t.line}</td>
+                <td>
+                  <Link to={`/files/${fileId}/${t.row}?${query(t.token)}`}>#{t.token}</Link>
+                </td>
+                <td>{t.tokenId}</td>
+                <td>{t.a.toFixed(4)}</td>
+                <td>{t.b.toFixed(4)}</td>
+                <td className={Math.abs(t.delta) > Math.LN2 ? styles.bad : undefined}>
+                  {t.delta.toFixed(4)}
+                </td>
+                <td>{m ? m.r.toPrecision(3) : "—"}</td>
+                <td>{m ? m.absDp.toFixed(4) : "—"}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {tokens.length > 8 && (
+        <button type="button" onClick={() => setOpen(!isOpen)}>
+          {isOpen ? "show fewer" : `show all ${tokens.length}`}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/**
+ * "Check mismatch" for a whole file: progress and cancel, then the file-wide charts, the worst
+ * tokens and the "max |δ| > x" filter of the table.
+ */
+export function FileMismatchBar({
+  fileId,
+  mismatch,
+  above,
+  onFilter,
+  search,
+}: FileMismatchBarProps) {
+  const { result, progress, isScanning } = mismatch;
+  const fraction = progress && progress.totalBytes > 0 ? progress.bytes / progress.totalBytes : 0;
+  const withLanes = result?.rows.filter((r) => r !== undefined && r.compared > 0).length ?? 0;
+  const charts = result?.charts;
+  return (
+    <div className={styles.bar} data-testid="file-mismatch">
+      <div className={styles.controls}>
+        <button
+          type="button"
+          onClick={mismatch.start}
+          disabled={!mismatch.canStart || isScanning}
+          className={styles.check}
+          title="compare each trajectory's trainer (or rescored, reference) lane with its sampled logprobs"
+        >
+          {isScanning ? "checking mismatch…" : "Check mismatch"}
+        </button>
+        {isScanning && (
+          <span className={styles.progress}>
+            <progress max={1} value={fraction} aria-label="mismatch scan progress" />
+            {progress
+              ? `${int(progress.rows)} trajectories · ${megabytes(progress.bytes)} of ${megabytes(progress.totalBytes)}`
+              : "starting…"}
+            <button type="button" onClick={mismatch.cancel}>
+              Cancel
+            </button>
+          </span>
+        )}
+        {mismatch.error && <span className={styles.error}>{mismatch.error}</span>}
+        {result && !isScanning && charts && (
+          <span data-testid="file-mismatch-summary">
+            {charts.compared === 0 ? (
+              <span className={styles.muted}>
+                no trajectory has a lane besides its sampled logprobs (trainer, rescored,
+                reference): nothing to compare
+              </span>
+            ) : (
+              <>
+                <strong>{int(charts.compared)}</strong> trained tokens of {int(withLanes)}{" "}
+                trajectories compared · max |δ| {Math.abs(charts.worst[0]?.delta ?? 0).toFixed(3)} ·
+                clipped at C = 2:{" "}
+                {int(
+                  Math.round(
+                    result.rows.reduce((s, r) => s + (r ? r.fractionCorrected * r.compared : 0), 0),
+                  ),
+                )}
+              </>
+            )}
+          </span>
+        )}
+        {result && !isScanning && (
+          <span className={styles.filters}>
+            <label>
+              max |δ| &gt;{" "}
+              <input
+                type="number"
+                step="0.01"
+                min="0"
+                aria-label="mismatch above"
+                placeholder="x"
+                value={above ?? ""}
+                onChange={(e) => {
+                  const v = e.target.value.trim() === "" ? undefined : Number(e.target.value);
+                  onFilter(v !== undefined && Number.isFinite(v) ? v : undefined);
+                }}
+              />
+            </label>
+            {PRESETS.map(([v, label]) => (
+              <button
+                key={label}
+                type="button"
+                aria-pressed={above === v}
+                onClick={() => onFilter(above === v ? undefined : v)}
+              >
+                {label}
+              </button>
+            ))}
+            {above !== undefined && (
+              <button type="button" onClick={() => onFilter(undefined)}>
+                all
+              </button>
+            )}
+          </span>
+        )}
+      </div>
+      {charts && charts.compared > 0 && !isScanning && (
+        <>
+          <MismatchCharts charts={charts} />
+          <WorstTokens fileId={fileId} tokens={charts.worst} search={search} />
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState, useSyncExternalStore } from "react";
+import type { DriftScanFile } from "../../api/drift";
+import { mismatchProgressStore, mismatchQueries } from "../../api/mismatch";
+import type { MismatchScanOptions } from "../../core/mismatch/fileMismatch";
+import { correction } from "../../core/mismatch/mismatch";
+
+/** What the file page compares: each trajectory's default lanes, token-level truncation at C = 2. */
+export const FILE_MISMATCH_OPTIONS: MismatchScanOptions = { correction: correction("token-trunc") };
+
+/**
+ * The mismatch scan of an open file: started by `start()`, kept as a query (keyed by file and
+ * options) so it survives leaving and re-entering the table; cancellable, with progress.
+ */
+export function useFileMismatch(fileId: string, file: DriftScanFile | undefined) {
+  const [isStarted, setStarted] = useState(false);
+  const queryClient = useQueryClient();
+  const options = mismatchQueries.file(fileId, FILE_MISMATCH_OPTIONS, file);
+  const query = useQuery({ ...options, enabled: file !== undefined && isStarted });
+  const store = useMemo(() => mismatchProgressStore(fileId, FILE_MISMATCH_OPTIONS), [fileId]);
+  const progress = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  const isScanning = query.isFetching;
+  return {
+    /** Per row (by row index) while the scan streams in, then the whole file's. */
+    rows: query.data?.rows ?? (isScanning ? progress?.partial : undefined),
+    result: query.data,
+    progress,
+    isScanning,
+    error: query.error ? query.error.message : undefined,
+    canStart: file !== undefined,
+    start: () => setStarted(true),
+    /** Stops a running scan (every worker's range); the file can be checked again later. */
+    cancel: () => {
+      setStarted(false);
+      void queryClient.cancelQueries({ queryKey: options.queryKey });
+    },
+  };
+}
+
+export type FileMismatchState = ReturnType<typeof useFileMismatch>;
