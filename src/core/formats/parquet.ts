@@ -161,7 +161,15 @@ export function recordOfRow(
   producer: ParquetProducer,
   mapping?: ColumnMapping,
 ): Record<string, unknown> {
-  const plain = plainValue(row) as Record<string, unknown>;
+  return recordOfPlainRow(plainValue(row) as Record<string, unknown>, producer, mapping);
+}
+
+/** recordOfRow for a row whose values are plain already. */
+function recordOfPlainRow(
+  plain: Record<string, unknown>,
+  producer: ParquetProducer,
+  mapping?: ColumnMapping,
+): Record<string, unknown> {
   if (producer === "prime-rl-rollouts") return primeRolloutSample(plain);
   return producer === "mapped" && mapping ? applyColumnMapping(plain, mapping) : plain;
 }
@@ -240,9 +248,16 @@ async function readInGroup(
   for (let r = start; r < end; r++) {
     const row: Record<string, unknown> = {};
     const own = rest?.[r - start];
-    for (const name of parquet.columns)
-      row[name] = decoded.get(name)?.[r - group.start] ?? own?.[name];
-    out.push(recordOfRow(row, parquet.producer, parquet.mapping));
+    for (const name of parquet.columns) {
+      // The fast reader's lists are plain numbers already; hyparquet's values are made plain.
+      const list = decoded.get(name);
+      row[name] = list
+        ? list[r - group.start]
+        : own?.[name] === undefined
+          ? null
+          : plainValue(own[name]);
+    }
+    out.push(recordOfPlainRow(row, parquet.producer, parquet.mapping));
   }
   return out;
 }
