@@ -1,15 +1,15 @@
 import {
   type AsyncBuffer,
   type ColumnMetaData,
-  type Compressors,
   type FileMetaData,
   parquetMetadataAsync,
   parquetReadObjects,
   parquetSchema,
 } from "hyparquet";
 import { getTreePath } from "hyparquet/src/schema.js";
-import { decompressZstd } from "hyparquet-compressors";
 import { applyColumnMapping, type ColumnMapping } from "./columnMapping";
+import { PARQUET_COMPRESSORS } from "./parquetCodecs";
+import { readHeadRows } from "./parquetHead";
 import { isNumberListPath, readNumberListChunk } from "./parquetLists";
 
 /*
@@ -174,17 +174,7 @@ function recordOfPlainRow(
   return producer === "mapped" && mapping ? applyColumnMapping(plain, mapping) : plain;
 }
 
-/**
- * Codecs beyond hyparquet's own (uncompressed and Snappy, in plain JS): ZSTD, which polars and ART
- * write, through `fzstd` (plain JS). Only that decoder is imported (named), so the others of
- * hyparquet-compressors stay out of the browser worker's bundle. Its Snappy decoder is left out on
- * purpose: it compiles WebAssembly when its module loads, which the app's Content Security Policy
- * (no 'wasm-unsafe-eval') refuses, and that failure would stop the worker from reading any file.
- * A GZIP, Brotli or LZ4 file fails with hyparquet's "unsupported compression codec" error, naming it.
- */
-export const PARQUET_COMPRESSORS: Compressors = {
-  ZSTD: (input) => decompressZstd(input),
-};
+export { PARQUET_COMPRESSORS };
 
 /** Row ranges up to this size are read page by page. */
 const PAGED_READ_ROWS = 64;
@@ -275,16 +265,23 @@ export async function readParquetRecords(
     const records = await readInGroup(parquet, group, start, end);
     if (records) return records;
   }
-  const rows = await parquetReadObjects({
-    file: parquet.file,
-    metadata: parquet.metadata,
-    rowStart: start,
-    rowEnd: end,
-    // A few rows (the first ones, or one opened trajectory): read only the pages holding them
-    // (the page index). Bulk reads take whole column chunks: page by page is slower there.
-    useOffsetIndex: end - start <= PAGED_READ_ROWS,
-    compressors: PARQUET_COMPRESSORS,
-  });
+  // The first rows (a file opening): from the first pages of the first row group only.
+  const head =
+    start === 0 && end <= PAGED_READ_ROWS
+      ? await readHeadRows(parquet.file, parquet.metadata, end)
+      : undefined;
+  const rows =
+    head ??
+    (await parquetReadObjects({
+      file: parquet.file,
+      metadata: parquet.metadata,
+      rowStart: start,
+      rowEnd: end,
+      // A few rows (the first ones, or one opened trajectory): read only the pages holding them
+      // (the page index). Bulk reads take whole column chunks: page by page is slower there.
+      useOffsetIndex: end - start <= PAGED_READ_ROWS,
+      compressors: PARQUET_COMPRESSORS,
+    }));
   return rows.map((row) => recordOfRow(row, parquet.producer, parquet.mapping));
 }
 
