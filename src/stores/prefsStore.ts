@@ -1,5 +1,6 @@
 import { create } from "zustand";
 import { persist } from "zustand/middleware";
+import type { ColumnMapping } from "../core/formats/columnMapping";
 import { DEFAULT_HEAT_FLOOR, heatFloorOrDefault } from "../core/layout/heatScale";
 
 export type Theme = "light" | "dark";
@@ -11,11 +12,14 @@ interface PrefsState {
   readonly lowConfidenceThreshold: number;
   /** The heatmap's floor probability: one of core/layout/heatScale's HEAT_FLOORS. */
   readonly heatFloor: number;
+  /** Column mappings the user applied, by table schema (columnMapping.ts schemaKey). */
+  readonly columnMappings: Readonly<Record<string, ColumnMapping>>;
   themeToggled(): void;
   whitespaceToggled(): void;
   heatmapToggled(): void;
   thresholdChanged(logprob: number): void;
   heatFloorChanged(floor: number): void;
+  columnMappingApplied(key: string, mapping: ColumnMapping): void;
 }
 
 function systemTheme(): Theme {
@@ -24,7 +28,10 @@ function systemTheme(): Theme {
     : "light";
 }
 
-/** Display preferences, persisted in localStorage (nothing else in the app is). */
+/**
+ * Display preferences and the column mappings applied per table schema, persisted in localStorage
+ * (nothing else in the app is).
+ */
 const usePrefsStore = create<PrefsState>()(
   persist(
     (set) => ({
@@ -33,11 +40,14 @@ const usePrefsStore = create<PrefsState>()(
       isHeatmap: false,
       lowConfidenceThreshold: -2,
       heatFloor: DEFAULT_HEAT_FLOOR,
+      columnMappings: {},
       themeToggled: () => set((s) => ({ theme: s.theme === "dark" ? "light" : "dark" })),
       whitespaceToggled: () => set((s) => ({ showWhitespace: !s.showWhitespace })),
       heatmapToggled: () => set((s) => ({ isHeatmap: !s.isHeatmap })),
       thresholdChanged: (logprob) => set({ lowConfidenceThreshold: logprob }),
       heatFloorChanged: (floor) => set({ heatFloor: heatFloorOrDefault(floor) }),
+      columnMappingApplied: (key, mapping) =>
+        set((s) => ({ columnMappings: { ...s.columnMappings, [key]: mapping } })),
     }),
     { name: "rollout-lens-prefs", version: 1 },
   ),
@@ -56,4 +66,10 @@ export const prefsActions = {
   heatmapToggled: () => usePrefsStore.getState().heatmapToggled(),
   thresholdChanged: (logprob: number) => usePrefsStore.getState().thresholdChanged(logprob),
   heatFloorChanged: (floor: number) => usePrefsStore.getState().heatFloorChanged(floor),
+  columnMappingApplied: (key: string, mapping: ColumnMapping) =>
+    usePrefsStore.getState().columnMappingApplied(key, mapping),
 };
+
+/** The mapping last applied to tables of schema `key` (read once, when such a table opens). */
+export const rememberedColumnMapping = (key: string): ColumnMapping | undefined =>
+  usePrefsStore.getState().columnMappings?.[key];
