@@ -1,5 +1,6 @@
 import { create } from "zustand";
 import { persist } from "zustand/middleware";
+import type { ColumnMapping } from "../core/formats/columnMapping";
 import { DEFAULT_HEAT_FLOOR, heatFloorOrDefault } from "../core/layout/heatScale";
 import { CORRECTION_KINDS, type Correction, correction } from "../core/mismatch/mismatch";
 import { DEFAULT_MISMATCH_EXTENT, mismatchExtentOrDefault } from "../core/mismatch/mismatchScale";
@@ -21,6 +22,8 @@ interface PrefsState {
   readonly mismatchThreshold: number;
   /** The correction replayed in mismatch mode, with its thresholds. */
   readonly correction: Correction;
+  /** Column mappings the user applied, by table schema (columnMapping.ts schemaKey). */
+  readonly columnMappings: Readonly<Record<string, ColumnMapping>>;
   themeToggled(): void;
   whitespaceToggled(): void;
   heatmapToggled(): void;
@@ -30,6 +33,7 @@ interface PrefsState {
   mismatchExtentChanged(extent: number): void;
   mismatchThresholdChanged(delta: number): void;
   correctionChanged(change: Partial<Correction>): void;
+  columnMappingApplied(key: string, mapping: ColumnMapping): void;
 }
 
 const DEFAULT_CORRECTION = correction("token-trunc");
@@ -60,7 +64,10 @@ function systemTheme(): Theme {
     : "light";
 }
 
-/** Display preferences, persisted in localStorage (nothing else in the app is). */
+/**
+ * Display preferences and the column mappings applied per table schema, persisted in localStorage
+ * (nothing else in the app is).
+ */
 const usePrefsStore = create<PrefsState>()(
   persist(
     (set) => ({
@@ -73,6 +80,7 @@ const usePrefsStore = create<PrefsState>()(
       mismatchExtent: DEFAULT_MISMATCH_EXTENT,
       mismatchThreshold: 0.5,
       correction: DEFAULT_CORRECTION,
+      columnMappings: {},
       themeToggled: () => set((s) => ({ theme: s.theme === "dark" ? "light" : "dark" })),
       whitespaceToggled: () => set((s) => ({ showWhitespace: !s.showWhitespace })),
       heatmapToggled: () => set((s) => ({ isHeatmap: !s.isHeatmap, isMismatch: false })),
@@ -87,6 +95,8 @@ const usePrefsStore = create<PrefsState>()(
           const next = { ...correctionOrDefault(s.correction), ...change };
           return isValidCorrection(next) ? { correction: next } : {};
         }),
+      columnMappingApplied: (key, mapping) =>
+        set((s) => ({ columnMappings: { ...s.columnMappings, [key]: mapping } })),
     }),
     { name: "rollout-lens-prefs", version: 1 },
   ),
@@ -120,4 +130,10 @@ export const prefsActions = {
     usePrefsStore.getState().mismatchThresholdChanged(delta),
   correctionChanged: (change: Partial<Correction>) =>
     usePrefsStore.getState().correctionChanged(change),
+  columnMappingApplied: (key: string, mapping: ColumnMapping) =>
+    usePrefsStore.getState().columnMappingApplied(key, mapping),
 };
+
+/** The mapping last applied to tables of schema `key` (read once, when such a table opens). */
+export const rememberedColumnMapping = (key: string): ColumnMapping | undefined =>
+  usePrefsStore.getState().columnMappings?.[key];

@@ -10,10 +10,16 @@ import {
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
   memoryRecordSource,
+  needsColumnMapping,
   parquetRecordSource,
   type RecordSource,
 } from "../core/files/recordIndexer";
 import { splitScanRanges } from "../core/files/scanRanges";
+import {
+  type ColumnMapping,
+  mappingProblem,
+  suggestColumnMapping,
+} from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
 import { readRolloutLine, readRolloutValue } from "../core/formats/readRolloutLine";
 import type { Trajectory } from "../core/trajectory/types";
@@ -92,23 +98,27 @@ async function recordSourceOf(
   bytes: ByteSource,
   name: string,
   size: number,
+  mapping: ColumnMapping | undefined,
 ): Promise<RecordSource | undefined> {
   if (size >= 8 && isParquetHead(await bytes.read(0, 4))) {
-    const parquet = await openParquet({
-      byteLength: size,
-      slice: async (start, end) => {
-        const chunk = await readSpan(bytes, start, end ?? size);
-        return chunk.buffer.slice(
-          chunk.byteOffset,
-          chunk.byteOffset + chunk.byteLength,
-        ) as ArrayBuffer;
+    const parquet = await openParquet(
+      {
+        byteLength: size,
+        slice: async (start, end) => {
+          const chunk = await readSpan(bytes, start, end ?? size);
+          return chunk.buffer.slice(
+            chunk.byteOffset,
+            chunk.byteOffset + chunk.byteLength,
+          ) as ArrayBuffer;
+        },
       },
-    });
+      { mapping },
+    );
     return parquetRecordSource(parquet);
   }
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decode(await readSpan(bytes, 0, size)));
-    return records ? memoryRecordSource(records, size) : undefined;
+    return records ? memoryRecordSource(records, size, mapping) : undefined;
   }
   return undefined;
 }
@@ -143,10 +153,22 @@ async function indexRecordFile(
   if (records.rows === 0) report({ rows: [], errors: [], lines: 0 }, size);
 }
 
-async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void> {
+async function indexFile(
+  source: RolloutFileSource,
+  tail: boolean,
+  mapping: ColumnMapping | undefined,
+): Promise<void> {
   const bytes = byteSource(source);
   const firstSize = await bytes.size();
-  const records = await recordSourceOf(bytes, source.name, firstSize);
+  const records = await recordSourceOf(bytes, source.name, firstSize, mapping);
+  const problem = records && mapping && mappingProblem(mapping, records.columns);
+  if (problem) throw new Error(`${source.name}: the column mapping does not fit: ${problem}`);
+  if (records && !mapping && (await needsColumnMapping(records))) {
+    // Every row would be an "unknown record format" error: ask for a mapping first.
+    const { columns } = records;
+    post({ type: "mapping-needed", columns, suggested: suggestColumnMapping(columns) });
+    return;
+  }
   if (records) {
     await indexRecordFile(bytes, source.name, firstSize, records);
     return;
@@ -228,7 +250,7 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   switch (request.type) {
     case "open":
-      indexFile(request.source, request.tail).catch((e: unknown) =>
+      indexFile(request.source, request.tail, request.mapping).catch((e: unknown) =>
         post({ type: "error", message: message(e) }),
       );
       return;

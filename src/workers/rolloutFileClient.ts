@@ -1,5 +1,6 @@
 import type { ExportFormat } from "../core/files/exportRows";
 import type { RowSummary } from "../core/files/rowSummary";
+import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
 import type { Trajectory } from "../core/trajectory/types";
 import type {
@@ -40,7 +41,18 @@ export interface RolloutFileState {
   readonly isTailing: boolean;
   readonly isPaused: boolean;
   readonly failure: string | undefined;
+  /**
+   * Set for a Parquet or JSON table no known producer wrote: its columns, the suggested mapping,
+   * and the mapping it is read through (undefined while one is needed: nothing is indexed yet).
+   */
+  readonly table: TableMapping | undefined;
   readonly version: number;
+}
+
+export interface TableMapping {
+  readonly columns: readonly string[];
+  readonly suggested: ColumnMapping | undefined;
+  readonly mapping: ColumnMapping | undefined;
 }
 
 /**
@@ -76,6 +88,7 @@ export class RolloutFileClient {
       isTailing,
       isPaused: false,
       failure: undefined,
+      table: undefined,
       version: 0,
     };
     this.rpc = createWorkerRpc<WorkerRequest, WorkerReply>({
@@ -144,6 +157,27 @@ export class RolloutFileClient {
     );
   }
 
+  /**
+   * Reads the table again through `mapping` (after the worker said it needs one, or to change
+   * it once the table was read to its end): the index starts over.
+   */
+  applyMapping(mapping: ColumnMapping): void {
+    const { table } = this.state;
+    if (!table) throw new Error(`${this.source.name} is not a table that takes a column mapping`);
+    this.rows.length = 0;
+    this.errors.length = 0;
+    this.update({
+      table: { ...table, mapping },
+      bytes: 0,
+      lines: 0,
+      format: undefined,
+      rate: 0,
+      caughtUp: false,
+      failure: undefined,
+    });
+    this.rpc.send({ type: "open", source: this.source, tail: this.state.isTailing, mapping });
+  }
+
   /** Stops or resumes polling a tailed file for new lines. */
   setPaused(isPaused: boolean): void {
     this.rpc.send({ type: "pause", paused: isPaused });
@@ -163,6 +197,11 @@ export class RolloutFileClient {
   private handleNotice(reply: WorkerReply): void {
     if (reply.type === "error") {
       this.update({ failure: reply.message });
+      return;
+    }
+    if (reply.type === "mapping-needed") {
+      const { columns, suggested } = reply;
+      this.update({ table: { columns, suggested, mapping: undefined } });
       return;
     }
     if (reply.type !== "progress") return;

@@ -1,6 +1,7 @@
 import type { ExportFormat } from "../core/files/exportRows";
 import type { RowSummary } from "../core/files/rowSummary";
 import type { ScanRange } from "../core/files/scanRanges";
+import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
 import type { Trajectory } from "../core/trajectory/types";
 
@@ -17,7 +18,13 @@ export type RolloutFileSource =
 
 /** Main thread → worker. `id` pairs a reply with its request (see workerRpc). */
 export type WorkerRequest =
-  | { readonly type: "open"; readonly source: RolloutFileSource; readonly tail: boolean }
+  | {
+      readonly type: "open";
+      readonly source: RolloutFileSource;
+      readonly tail: boolean;
+      /** How a table's columns map to a trajectory (a Parquet or JSON table no known producer wrote). */
+      readonly mapping?: ColumnMapping;
+    }
   | { readonly type: "read"; readonly id: number; readonly index: number }
   | {
       readonly type: "export";
@@ -54,9 +61,21 @@ export interface IndexProgress {
   readonly caughtUp: boolean;
 }
 
+/**
+ * A Parquet or JSON table whose records no format reads: nothing is indexed until the main thread
+ * opens it again with a column mapping.
+ */
+export interface MappingNeeded {
+  readonly type: "mapping-needed";
+  readonly columns: readonly string[];
+  /** The first guess from the column names (columnMapping.ts), if any. */
+  readonly suggested: ColumnMapping | undefined;
+}
+
 /** Worker → main thread. */
 export type WorkerReply =
   | IndexProgress
+  | MappingNeeded
   | { readonly type: "trajectory"; readonly id: number; readonly trajectory: Trajectory }
   | { readonly type: "exported"; readonly id: number; readonly blob: Blob }
   | ({ readonly type: "ranges"; readonly id: number } & FileRanges)

@@ -1,3 +1,4 @@
+import { parquetWriteBuffer } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
 import { fixtureLines } from "../../test/fixtureFiles";
 import { primeRolloutParquet } from "../../test/parquetFixtures";
@@ -7,6 +8,7 @@ import {
   indexRecords,
   jsonDocumentRecords,
   memoryRecordSource,
+  needsColumnMapping,
   parquetRecordSource,
 } from "./recordIndexer";
 
@@ -54,5 +56,64 @@ describe("whole-file JSON documents", () => {
   it("JSON lines are not one document: they are read line by line", () => {
     expect(jsonDocumentRecords(fixtureLines("reference-atif.jsonl").join("\n"))).toBeUndefined();
     expect(jsonDocumentRecords("42")).toBeUndefined();
+  });
+});
+
+describe("tables no known producer wrote", () => {
+  const table = [
+    { prompt_ids: [1, 2], completion_ids: [3, 4], score: 0.5, note: "a" },
+    { prompt_ids: [5], completion_ids: [6], score: 1, note: "b" },
+  ];
+
+  it("need a column mapping; a known format's records do not", async () => {
+    expect(await needsColumnMapping(memoryRecordSource(table, 100))).toBe(true);
+    const known = [{ tokens: [1, 2, 3], response_length: 1 }];
+    expect(await needsColumnMapping(memoryRecordSource(known, 100))).toBe(false);
+    expect(await needsColumnMapping(memoryRecordSource([], 0))).toBe(false);
+    expect(memoryRecordSource(table, 100).columns).toEqual([
+      "prompt_ids",
+      "completion_ids",
+      "score",
+      "note",
+    ]);
+  });
+
+  it("a JSON table read through a mapping indexes like slime samples", async () => {
+    const source = memoryRecordSource(table, 100, {
+      layout: "split",
+      promptTokenIds: "prompt_ids",
+      responseTokenIds: "completion_ids",
+      reward: "score",
+    });
+    expect(await needsColumnMapping(source)).toBe(false);
+    const index = createFileIndex("t.json");
+    for await (const _ of indexRecords(source, index));
+    expect(index.errors).toEqual([]);
+    expect(index.format).toBe("slime");
+    expect(index.rows.map((r) => [r.line, r.reward, r.totalTokens, r.trainableTokens])).toEqual([
+      [1, 0.5, 4, 2],
+      [2, 1, 2, 1],
+    ]);
+  });
+
+  it("a Parquet table of unknown columns needs a mapping, and reads through one", async () => {
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "prompt_ids", data: [[1, 2]] },
+        { name: "completion_ids", data: [[3]] },
+      ],
+    });
+    const plain = await openParquet(buffer);
+    expect(await needsColumnMapping(parquetRecordSource(plain))).toBe(true);
+    const mapped = await openParquet(buffer, {
+      mapping: {
+        layout: "split",
+        promptTokenIds: "prompt_ids",
+        responseTokenIds: "completion_ids",
+      },
+    });
+    const source = parquetRecordSource(mapped);
+    expect(await needsColumnMapping(source)).toBe(false);
+    expect(await source.read(0, 1)).toMatchObject([{ tokens: [1, 2, 3], response_length: 1 }]);
   });
 });

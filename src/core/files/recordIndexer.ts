@@ -1,5 +1,7 @@
+import { applyColumnMapping, type ColumnMapping } from "../formats/columnMapping";
 import { parseJsonLine } from "../formats/jsonLine";
 import { type ParquetFile, readParquetRecords } from "../formats/parquet";
+import { detectFormat } from "../formats/readRolloutLine";
 import type { LineError } from "../formats/types";
 import { addSummary, type FileIndex, type IndexDelta } from "./fileIndexer";
 import { type RowSummary, summarizeRecord } from "./rowSummary";
@@ -11,6 +13,8 @@ import { type RowSummary, summarizeRecord } from "./rowSummary";
  */
 export interface RecordSource {
   readonly rows: number;
+  /** The table's columns (a Parquet schema's top-level fields, a JSON record's keys). */
+  readonly columns: readonly string[];
   /** Chunks read together (Parquet row groups), with the file bytes each stands for. */
   readonly groups: readonly {
     readonly start: number;
@@ -42,6 +46,7 @@ export function parquetRecordSource(parquet: ParquetFile): RecordSource {
   });
   return {
     rows: parquet.rows,
+    columns: parquet.columns,
     groups,
     read: (start, end) => readParquetRecords(parquet, start, end),
   };
@@ -66,12 +71,39 @@ export function isJsonDocumentName(name: string): boolean {
   return name.toLowerCase().endsWith(".json");
 }
 
-export function memoryRecordSource(records: readonly unknown[], bytes: number): RecordSource {
+/**
+ * The records of a JSON document; with a `mapping`, each object record is read through it (a
+ * table no known producer wrote, see columnMapping.ts).
+ */
+export function memoryRecordSource(
+  records: readonly unknown[],
+  bytes: number,
+  mapping?: ColumnMapping,
+): RecordSource {
+  const first = records[0];
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
   return {
     rows: records.length,
+    columns: isObject(first) ? Object.keys(first) : [],
     groups: [{ start: 0, rows: records.length, bytes }],
-    read: async (start, end) => records.slice(start, end),
+    read: async (start, end) => {
+      const slice = records.slice(start, end);
+      return mapping ? slice.map((r) => (isObject(r) ? applyColumnMapping(r, mapping) : r)) : slice;
+    },
   };
+}
+
+/**
+ * True when the first record of a table is an object no format reads (its keys are a table's
+ * columns, not a known producer's record): the table needs a column mapping to be read.
+ */
+export async function needsColumnMapping(source: RecordSource): Promise<boolean> {
+  if (source.rows === 0 || source.columns.length === 0) return false;
+  const [first] = await source.read(0, 1);
+  return typeof first === "object" && first !== null && !Array.isArray(first)
+    ? detectFormat(first as Record<string, unknown>) === undefined
+    : false;
 }
 
 /** What one chunk of records added, and the file bytes indexed so far. */

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { flattenSegments } from "../trajectory/flatten";
-import { applyColumnMapping, schemaKey, suggestColumnMapping } from "./columnMapping";
+import {
+  applyColumnMapping,
+  mappingProblem,
+  schemaKey,
+  suggestColumnMapping,
+} from "./columnMapping";
 import { readRolloutValue } from "./readRolloutLine";
 
 const P = [151644, 872, 198, 16];
@@ -85,5 +90,23 @@ describe("column mapping for unknown tables", () => {
       "slime",
     );
     expect(result.kind === "error" && result.error).toMatchObject({ line: 3, field: "tokens" });
+  });
+});
+
+describe("mappingProblem", () => {
+  it("names a column the table lacks, or one mapped twice", () => {
+    const columns = ["a", "b", "r"];
+    expect(
+      mappingProblem(
+        { layout: "split", promptTokenIds: "a", responseTokenIds: "b", reward: "r" },
+        columns,
+      ),
+    ).toBeUndefined();
+    expect(mappingProblem({ layout: "full", tokenIds: "x" }, columns)).toBe(
+      'the table has no column "x"',
+    );
+    expect(
+      mappingProblem({ layout: "split", promptTokenIds: "a", responseTokenIds: "a" }, columns),
+    ).toBe('column "a" is mapped twice');
   });
 });

@@ -29,6 +29,28 @@ export type ColumnMapping =
       readonly reward?: string;
     };
 
+/** The columns a mapping names (in its own field order), for checking them against a table's. */
+export function mappedColumns(mapping: ColumnMapping): string[] {
+  const { layout: _layout, ...fields } = mapping;
+  return Object.values(fields).filter((c): c is string => typeof c === "string");
+}
+
+/**
+ * Why `mapping` cannot be applied to a table with `columns` (a column it names is missing, or
+ * one column is named twice), or undefined when it can.
+ */
+export function mappingProblem(
+  mapping: ColumnMapping,
+  columns: readonly string[],
+): string | undefined {
+  const named = mappedColumns(mapping);
+  const missing = named.find((c) => !columns.includes(c));
+  if (missing !== undefined) return `the table has no column "${missing}"`;
+  const twice = named.find((c, k) => named.indexOf(c) !== k);
+  if (twice !== undefined) return `column "${twice}" is mapped twice`;
+  return undefined;
+}
+
 /** The key a mapping is remembered under: the table's column names, order-independent. */
 export function schemaKey(columns: readonly string[]): string {
   return [...columns].sort().join("\u0000");

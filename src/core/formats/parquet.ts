@@ -1,12 +1,16 @@
 import {
   type AsyncBuffer,
-  type Compressors,
+  type ColumnMetaData,
   type FileMetaData,
   parquetMetadataAsync,
   parquetReadObjects,
+  parquetSchema,
 } from "hyparquet";
-import { decompressZstd } from "hyparquet-compressors";
+import { getTreePath } from "hyparquet/src/schema.js";
 import { applyColumnMapping, type ColumnMapping } from "./columnMapping";
+import { PARQUET_COMPRESSORS } from "./parquetCodecs";
+import { readHeadRows } from "./parquetHead";
+import { isNumberListPath, readNumberListChunk } from "./parquetLists";
 
 /*
  * Rollout files in Parquet (docs/format.md "Parquet"), read with hyparquet by byte range: the
@@ -138,7 +142,7 @@ function primeRolloutSample(row: Record<string, unknown>): Record<string, unknow
   const output = Array.isArray(output_tokens) ? output_tokens : [];
   const sample: Record<string, unknown> = {
     ...rest,
-    tokens: [...input, ...output],
+    tokens: input.concat(output),
     response_length: output.length,
     rollout_log_probs: Array.isArray(output_logprobs) ? output_logprobs : null,
   };
@@ -157,25 +161,96 @@ export function recordOfRow(
   producer: ParquetProducer,
   mapping?: ColumnMapping,
 ): Record<string, unknown> {
-  const plain = plainValue(row) as Record<string, unknown>;
+  return recordOfPlainRow(plainValue(row) as Record<string, unknown>, producer, mapping);
+}
+
+/** recordOfRow for a row whose values are plain already. */
+function recordOfPlainRow(
+  plain: Record<string, unknown>,
+  producer: ParquetProducer,
+  mapping?: ColumnMapping,
+): Record<string, unknown> {
   if (producer === "prime-rl-rollouts") return primeRolloutSample(plain);
   return producer === "mapped" && mapping ? applyColumnMapping(plain, mapping) : plain;
 }
 
-/**
- * Codecs beyond hyparquet's own (uncompressed and Snappy, in plain JS): ZSTD, which polars and ART
- * write, through `fzstd` (plain JS). Only that decoder is imported (named), so the others of
- * hyparquet-compressors stay out of the browser worker's bundle. Its Snappy decoder is left out on
- * purpose: it compiles WebAssembly when its module loads, which the app's Content Security Policy
- * (no 'wasm-unsafe-eval') refuses, and that failure would stop the worker from reading any file.
- * A GZIP, Brotli or LZ4 file fails with hyparquet's "unsupported compression codec" error, naming it.
- */
-export const PARQUET_COMPRESSORS: Compressors = {
-  ZSTD: (input) => decompressZstd(input),
-};
+export { PARQUET_COMPRESSORS };
 
 /** Row ranges up to this size are read page by page. */
 const PAGED_READ_ROWS = 64;
+
+/** The number-list columns of a row group that readNumberListChunk reads, with their chunk's bytes. */
+function numberListChunks(parquet: ParquetFile, groupIndex: number) {
+  const tree = parquetSchema(parquet.metadata);
+  const group = parquet.metadata.row_groups[groupIndex];
+  const chunks: { name: string; path: ReturnType<typeof getTreePath>; meta: ColumnMetaData }[] = [];
+  for (const chunk of group?.columns ?? []) {
+    const meta = chunk.meta_data;
+    if (!meta || chunk.file_path) continue;
+    const path = getTreePath(tree, meta.path_in_schema);
+    const name = meta.path_in_schema[0];
+    if (name !== undefined && isNumberListPath(path)) chunks.push({ name, path, meta });
+  }
+  return chunks;
+}
+
+/**
+ * Records of rows [start, end) inside row group `groupIndex`, its number-list columns through
+ * readNumberListChunk (one byte range each, the whole chunk) and the others through hyparquet.
+ * Undefined when it has no such column, or when one uses an encoding that reader leaves to
+ * hyparquet.
+ */
+async function readInGroup(
+  parquet: ParquetFile,
+  groupIndex: number,
+  start: number,
+  end: number,
+): Promise<Record<string, unknown>[] | undefined> {
+  const lists = numberListChunks(parquet, groupIndex);
+  const group = parquet.rowGroups[groupIndex];
+  if (lists.length === 0 || !group) return undefined;
+  const decoded = new Map<string, (unknown[] | null)[]>();
+  const others = parquet.columns.filter((c) => !lists.some((l) => l.name === c));
+  const [rest, ...chunks] = await Promise.all([
+    others.length === 0
+      ? undefined
+      : parquetReadObjects({
+          file: parquet.file,
+          metadata: parquet.metadata,
+          columns: others,
+          rowStart: start,
+          rowEnd: end,
+          compressors: PARQUET_COMPRESSORS,
+        }),
+    ...lists.map(({ meta }) => {
+      const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+      return parquet.file.slice(start, start + Number(meta.total_compressed_size));
+    }),
+  ]);
+  for (const [k, { name, path, meta }] of lists.entries()) {
+    const bytes = chunks[k];
+    if (!bytes) return undefined;
+    const rows = readNumberListChunk(new Uint8Array(bytes), path, meta, PARQUET_COMPRESSORS);
+    if (!rows || rows.length !== group.rows) return undefined;
+    decoded.set(name, rows);
+  }
+  const out: Record<string, unknown>[] = [];
+  for (let r = start; r < end; r++) {
+    const row: Record<string, unknown> = {};
+    const own = rest?.[r - start];
+    for (const name of parquet.columns) {
+      // The fast reader's lists are plain numbers already; hyparquet's values are made plain.
+      const list = decoded.get(name);
+      row[name] = list
+        ? list[r - group.start]
+        : own?.[name] === undefined
+          ? null
+          : plainValue(own[name]);
+    }
+    out.push(recordOfPlainRow(row, parquet.producer, parquet.mapping));
+  }
+  return out;
+}
 
 /** Records of rows [start, end) (only the row groups holding them are read). */
 export async function readParquetRecords(
@@ -183,16 +258,30 @@ export async function readParquetRecords(
   start: number,
   end: number,
 ): Promise<Record<string, unknown>[]> {
-  const rows = await parquetReadObjects({
-    file: parquet.file,
-    metadata: parquet.metadata,
-    rowStart: start,
-    rowEnd: end,
-    // A few rows (the first ones, or one opened trajectory): read only the pages holding them
-    // (the page index). Bulk reads take whole column chunks: page by page is slower there.
-    useOffsetIndex: end - start <= PAGED_READ_ROWS,
-    compressors: PARQUET_COMPRESSORS,
-  });
+  // Many rows of one row group (indexing, drift scans): the fast reader of number lists where it
+  // applies. A few rows (the first ones, one opened trajectory) read only their pages, below.
+  const group = parquet.rowGroups.findIndex((g) => g.start <= start && end <= g.start + g.rows);
+  if (group >= 0 && end - start > PAGED_READ_ROWS) {
+    const records = await readInGroup(parquet, group, start, end);
+    if (records) return records;
+  }
+  // The first rows (a file opening): from the first pages of the first row group only.
+  const head =
+    start === 0 && end <= PAGED_READ_ROWS
+      ? await readHeadRows(parquet.file, parquet.metadata, end)
+      : undefined;
+  const rows =
+    head ??
+    (await parquetReadObjects({
+      file: parquet.file,
+      metadata: parquet.metadata,
+      rowStart: start,
+      rowEnd: end,
+      // A few rows (the first ones, or one opened trajectory): read only the pages holding them
+      // (the page index). Bulk reads take whole column chunks: page by page is slower there.
+      useOffsetIndex: end - start <= PAGED_READ_ROWS,
+      compressors: PARQUET_COMPRESSORS,
+    }));
   return rows.map((row) => recordOfRow(row, parquet.producer, parquet.mapping));
 }
 

@@ -9,6 +9,7 @@ import { FileDriftBar } from "../drift/FileDriftBar";
 import { useFileDrift } from "../drift/useFileDrift";
 import { FileMismatchBar } from "../mismatch/FileMismatchBar";
 import { useFileMismatch } from "../mismatch/useFileMismatch";
+import { ColumnMappingDialog } from "./ColumnMappingDialog";
 import { ErrorsPanel } from "./ErrorsPanel";
 import { FileMissing } from "./FileMissing";
 import { FilterBar } from "./FilterBar";
@@ -19,6 +20,7 @@ import { RolloutCharts } from "./RolloutCharts";
 import styles from "./RolloutsPage.module.css";
 import { RolloutTable } from "./RolloutTable";
 import { RunStepNav } from "./RunCharts";
+import { useColumnMapping } from "./useColumnMapping";
 import { useFileOrder } from "./useFileRows";
 import { useFileSample } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
@@ -31,6 +33,7 @@ export function RolloutsPage() {
   const state = useRolloutFileState(client);
   useDocumentTitle(state && `${state.name} · Rollout Lens`);
   const [query, setQuery, search] = useRowQuery();
+  const mapping = useColumnMapping(client, state);
   const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
   const drift = useFileDrift(fileId, client, sample);
   const mismatch = useFileMismatch(fileId, client);
@@ -88,6 +91,11 @@ export function RolloutsPage() {
           onTogglePause={() => client.setPaused(!state.isPaused)}
         />
         <div className={styles.actions}>
+          {mapping.canChange && !mapping.isOpen && (
+            <button type="button" onClick={mapping.open}>
+              column mapping
+            </button>
+          )}
           <select
             aria-label="export format"
             value={exportFormat}
@@ -106,6 +114,15 @@ export function RolloutsPage() {
           </button>
         </div>
       </div>
+      {mapping.isOpen && state.table && (
+        <ColumnMappingDialog
+          fileName={state.name}
+          columns={state.table.columns}
+          initial={state.table.mapping ?? state.table.suggested}
+          onApply={mapping.apply}
+          onCancel={state.table.mapping ? mapping.close : undefined}
+        />
+      )}
       <FilterBar query={query} onChange={setQuery} />
       <FileDriftBar drift={drift} filter={query.drift} onFilter={(d) => setQuery({ drift: d })} />
       <FileMismatchBar

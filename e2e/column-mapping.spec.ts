@@ -1,0 +1,103 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "@playwright/test";
+import { parquetWriteBuffer } from "hyparquet-writer";
+
+// A Parquet table and a JSON table no known producer wrote: the column-mapping dialog offers the
+// suggested mapping, the user completes it, the table reads through it, and the mapping is
+// remembered for tables of the same columns.
+
+let dir: string;
+let parquetFile: string;
+let jsonFile: string;
+
+const ROWS = [
+  {
+    prompt_ids: [151644, 872, 198],
+    completion_ids: [19, 151645],
+    completion_logprobs: [-0.5, -0.25],
+    pass_rate: 0.75,
+  },
+  { prompt_ids: [151644, 872], completion_ids: [20], completion_logprobs: [-1], pass_rate: 0.25 },
+  {
+    prompt_ids: [151644],
+    completion_ids: [21, 22, 23],
+    completion_logprobs: [-0.5, -0.5, -0.5],
+    pass_rate: 1,
+  },
+];
+
+test.beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rollout-lens-e2e-mapping-"));
+  parquetFile = join(dir, "custom.parquet");
+  const columns = Object.keys(ROWS[0] ?? {});
+  const buffer = parquetWriteBuffer({
+    columnData: columns.map((name) => ({
+      name,
+      data: ROWS.map((r) => r[name as keyof (typeof ROWS)[0]]),
+    })),
+  });
+  await writeFile(parquetFile, new Uint8Array(buffer));
+  jsonFile = join(dir, "table.json");
+  await writeFile(
+    jsonFile,
+    JSON.stringify(ROWS.map(({ pass_rate, ...r }) => ({ ...r, score: pass_rate }))),
+  );
+});
+test.afterAll(() => rm(dir, { recursive: true, force: true }));
+
+test("an unknown Parquet table opens the mapping dialog; the applied mapping is remembered per schema", async ({
+  page,
+}) => {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(parquetFile);
+  const dialog = page.getByRole("dialog", { name: "column mapping" });
+  await expect(dialog).toBeVisible();
+  // Nothing is indexed until the table is mapped.
+  await expect(page.getByTestId("row-count")).toHaveText("0 / 0 trajectories");
+  // The suggestion: prompt/completion ids and logprobs; no reward (pass_rate is no known name).
+  await expect(dialog.getByLabel("prompt token ids")).toHaveValue("prompt_ids");
+  await expect(dialog.getByLabel("response token ids")).toHaveValue("completion_ids");
+  await expect(dialog.getByLabel("response logprobs")).toHaveValue("completion_logprobs");
+  await expect(dialog.getByLabel("reward")).toHaveValue("");
+  // A column mapped twice is refused.
+  await dialog.getByLabel("reward").selectOption("prompt_ids");
+  await expect(dialog).toContainText('column "prompt_ids" is mapped twice');
+  await expect(dialog.getByRole("button", { name: "Apply mapping" })).toBeDisabled();
+  await dialog.getByLabel("reward").selectOption("pass_rate");
+  await dialog.getByRole("button", { name: "Apply mapping" }).click();
+
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
+  await expect(page.getByTestId("rollout-table")).toContainText("0.75");
+
+  // The mapping can be changed: the dialog opens on it.
+  await page.getByRole("button", { name: "column mapping" }).click();
+  await expect(dialog.getByLabel("reward")).toHaveValue("pass_rate");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+
+  // Another page load, the same table: read through the remembered mapping, no dialog.
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(parquetFile);
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expect(page.getByTestId("rollout-table")).toContainText("0.75");
+  await expect(dialog).toBeHidden();
+});
+
+test("an unknown JSON table opens the dialog with its suggestion, applied as offered", async ({
+  page,
+}) => {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(jsonFile);
+  const dialog = page.getByRole("dialog", { name: "column mapping" });
+  await expect(dialog.getByLabel("reward")).toHaveValue("score");
+  await dialog.getByRole("button", { name: "Apply mapping" }).click();
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  // Its first trajectory: the prompt and the two response tokens.
+  await page.getByTestId("rollout-table").focus();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/files\/local-1\/0/);
+});
