@@ -6,6 +6,7 @@ import type { Segment, Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
 import { byteEqualRuns } from "./byteDiff";
 import { bytesAndOffsets, firstDivergence, sameIds } from "./idBytes";
+import { checkTurnPrefixes } from "./prefixCheck";
 import { recordedTemplateOptions } from "./templateInput";
 import type {
   CallPrefixResult,
@@ -231,7 +232,8 @@ function textIds(side: RecordedSide, spans: readonly TextSpan[], tokenizer: Toke
 
 /**
  * Runs the drift checks on one trajectory with `tokenizer`: one result per check that applies
- * (roundtrip always; template when the record carries messages; text when it carries texts).
+ * (roundtrip always; template when the record carries messages, with the per-turn prefix check in
+ * `turns`; text when it carries texts).
  */
 export function detectDrift(
   t: Trajectory,
@@ -247,7 +249,8 @@ export function detectDrift(
       results.push(compareSides(side, rebuilt, mode, tokenizer));
     } else if (mode === "template") {
       if (!t.messages || t.messages.length === 0) continue;
-      results.push(compareSides(side, templateIds(side, t, tokenizer), mode, tokenizer));
+      const whole = compareSides(side, templateIds(side, t, tokenizer), mode, tokenizer);
+      results.push({ ...whole, turns: checkTurnPrefixes(t, tokenizer) });
     } else {
       const spans = recordedTexts(t, side);
       if (spans.length === 0) continue;
