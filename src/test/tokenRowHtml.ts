@@ -17,6 +17,8 @@ export const CLASSES: TokenClasses = {
   failedCall: "fc",
   selected: "sel",
   cut: "cut",
+  turnRemoved: "tr",
+  turnInserted: "ti",
 };
 
 const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { loadTokenizer } from "../../../test-support/tokenizers";
 import { createFakeTokenizer } from "../../test/fakeTokenizer";
 import { calculatorEpisode } from "../../test/trajectoryBuilders";
-import { checkTurnPrefixes } from "./prefixCheck";
+import {
+  checkTurnPrefixes,
+  TURN_MARK_INSERTED,
+  TURN_MARK_REMOVED,
+  type TurnReport,
+  turnTokenMarks,
+} from "./prefixCheck";
 
 describe("checkTurnPrefixes without messages to render", () => {
   it("says the record carries no messages", () => {
@@ -24,5 +30,52 @@ describe("checkTurnPrefixes when messages and model segments disagree", () => {
     expect(report.note).toBe(
       "the record has 2 model segment(s) and 1 assistant message(s); 1 turn(s) checked",
     );
+  });
+});
+
+describe("turnTokenMarks", () => {
+  const report: TurnReport = {
+    turns: [
+      {
+        turn: 1,
+        segment: 1,
+        class: "CLEAN",
+        firstDivergenceIndex: undefined,
+        prefixLength: 3,
+        renderedLength: 3,
+        diffs: [],
+      },
+      {
+        turn: 2,
+        segment: 3,
+        class: "FORK",
+        firstDivergenceIndex: 2,
+        prefixLength: 8,
+        renderedLength: 7,
+        diffs: [
+          { t: [2, 4], r: [2, 2], removed: [], inserted: [], textChanged: true },
+          { t: [6, 6], r: [4, 5], removed: [], inserted: [], textChanged: true },
+        ],
+        rule: "template.rewrite",
+      },
+    ],
+  };
+
+  it("marks the removed tokens and the places where tokens are inserted", () => {
+    expect(Array.from(turnTokenMarks(report, 2, 8) ?? [])).toEqual([
+      0,
+      0,
+      TURN_MARK_REMOVED,
+      TURN_MARK_REMOVED,
+      0,
+      0,
+      TURN_MARK_INSERTED,
+      0,
+    ]);
+  });
+
+  it("marks nothing for a CLEAN or unknown turn", () => {
+    expect(turnTokenMarks(report, 1, 8)).toBeUndefined();
+    expect(turnTokenMarks(report, 5, 8)).toBeUndefined();
   });
 });

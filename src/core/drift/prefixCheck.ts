@@ -214,6 +214,41 @@ export function classifyTurns(
   return plan.note === undefined ? { turns } : { turns, note: plan.note };
 }
 
+/** True when `t` has something for the per-turn check: an assistant message and a model segment. */
+export function hasTurnsToCheck(t: Trajectory): boolean {
+  return (
+    (t.messages ?? []).some((m) => m.role === "assistant") &&
+    t.segments.some((s) => s.kind === "model")
+  );
+}
+
+/**
+ * What the per-turn check reads of `t`, and nothing more (sent to the tokenizer worker): segment
+ * kinds, turns and ids, the messages, and the metadata the template options come from.
+ */
+export function turnCheckInput(t: Trajectory): Trajectory {
+  const { tools, enable_thinking } = t.metadata;
+  return {
+    id: t.id,
+    source: t.source,
+    format: t.format,
+    status: t.status,
+    ...(t.tokenizer === undefined ? {} : { tokenizer: t.tokenizer }),
+    segments: t.segments.map((s) => ({
+      kind: s.kind,
+      turn: s.turn,
+      tokenIds: s.tokenIds,
+      lossMask: [],
+      logprobs: [],
+    })),
+    ...(t.messages === undefined ? {} : { messages: t.messages }),
+    metadata: {
+      ...(tools === undefined ? {} : { tools }),
+      ...(enable_thinking === undefined ? {} : { enable_thinking }),
+    },
+  };
+}
+
 /** The per-turn prefix check of `t` with `tokenizer` (its template and its encoder). */
 export function checkTurnPrefixes(
   t: Trajectory,
@@ -223,4 +258,32 @@ export function checkTurnPrefixes(
   const plan = planTurnRenders(t, tokenizer);
   const rendered = plan.renders.map((r) => tokenizer.encode(r.text));
   return classifyTurns(t, plan, rendered, tokenizer, options);
+}
+
+/** `turnTokenMarks` bits: the recorded token is dropped or changed by the rendering of the turn. */
+export const TURN_MARK_REMOVED = 1;
+/** The rendering inserts tokens right before this recorded token (or, at the end, after it). */
+export const TURN_MARK_INSERTED = 2;
+
+/**
+ * Per recorded token (token-index space, `tokenCount` long), what turn `turn`'s differences do to
+ * it (TURN_MARK_* bits), for the token view; undefined when the turn is CLEAN or not in `report`.
+ */
+export function turnTokenMarks(
+  report: TurnReport,
+  turn: number,
+  tokenCount: number,
+): Uint8Array | undefined {
+  const check = report.turns.find((k) => k.turn === turn);
+  if (!check || check.class === "CLEAN") return undefined;
+  const marks = new Uint8Array(tokenCount);
+  for (const d of check.diffs) {
+    const [i0, i1] = d.t;
+    for (let i = i0; i < Math.min(i1, tokenCount); i++) {
+      marks[i] = (marks[i] ?? 0) | TURN_MARK_REMOVED;
+    }
+    const at = Math.min(i0, tokenCount - 1);
+    if (d.r[1] > d.r[0] && at >= 0) marks[at] = (marks[at] ?? 0) | TURN_MARK_INSERTED;
+  }
+  return marks;
 }

@@ -3,6 +3,7 @@
  * (`forEachTokenCell`, which the DOM patcher writes into recycled spans), and the row's plain text
  * (`tokenRowPlainText`, which the canvas fast path paints while the list moves fast).
  */
+import { TURN_MARK_INSERTED, TURN_MARK_REMOVED } from "../../core/drift/prefixCheck";
 import { isSpecialPiece, visibleText } from "../../core/layout/displayPiece";
 import type { FlatTrajectory } from "../../core/layout/flatTrajectory";
 import { heatColor } from "../../core/layout/heatScale";
@@ -20,7 +21,9 @@ export type TokenClasses = Readonly<
     | "notRecorded"
     | "selected"
     | "cut"
-    | "failedCall",
+    | "failedCall"
+    | "turnRemoved"
+    | "turnInserted",
     string
   >
 >;
@@ -47,6 +50,11 @@ export interface TokenRowInput {
   readonly controlTokens?: ReadonlySet<number> | undefined;
   /** 1 per token (token-index space) written as a tool call that failed to parse. */
   readonly failedCalls: Uint8Array | undefined;
+  /**
+   * Per token, what the selected turn of the per-turn prefix check does to it (TURN_MARK_* bits of
+   * core/drift/prefixCheck.ts: dropped by the re-rendering, or rendered tokens inserted before it).
+   */
+  readonly turnMarks?: Uint8Array | undefined;
 }
 
 /** Receives one token box of a row: its token, classes, inline style ("" for none) and raw text. */
@@ -69,7 +77,7 @@ export function forEachTokenCell(
   emit: TokenCellSink,
 ): void {
   const { row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken } = input;
-  const { failedCalls, heatFloor, controlTokens } = input;
+  const { failedCalls, heatFloor, controlTokens, turnMarks } = input;
   const from = layout.rowFragStart[row] ?? 0;
   const to = layout.rowFragStart[row + 1] ?? from;
   const base = `${classes.tok} ${classes[kind]}`;
@@ -84,6 +92,12 @@ export function forEachTokenCell(
       : isSpecialPiece(piece);
     if (isControl) className += ` ${classes.special}`;
     if (failedCalls?.[token] === 1) className += ` ${classes.failedCall}`;
+    const mark = turnMarks?.[token] ?? 0;
+    if (mark & TURN_MARK_REMOVED) className += ` ${classes.turnRemoved}`;
+    // The insertion point is drawn on the token's first fragment only (a long piece may wrap).
+    if (mark & TURN_MARK_INSERTED && layout.fragStart[f] === 0) {
+      className += ` ${classes.turnInserted}`;
+    }
     let style = "";
     if (isHeatmap) {
       const lp = flat.logprobs[token] ?? Number.NaN;
