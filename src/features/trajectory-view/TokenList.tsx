@@ -37,6 +37,8 @@ interface TokenListProps {
   readonly onStep: (delta: number) => void;
   /** `b` on the keyboard (a token selected): branch from it. */
   readonly onBranchKey?: () => void;
+  /** Per token, the selected turn's prefix-check marks (TokenRowInput.turnMarks). */
+  readonly turnMarks?: Uint8Array | undefined;
 }
 
 function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
@@ -54,6 +56,7 @@ interface RowContext {
   readonly showWhitespace: boolean;
   readonly isHeatmap: boolean;
   readonly heatFloor: number;
+  readonly turnMarks: Uint8Array | undefined;
 }
 
 /** Row `r` of the layout as its element (header, tool call, cutoff or tokens), keyed by slot. */
@@ -64,7 +67,7 @@ function renderRow(
   height: number,
   context: RowContext,
 ): ReactNode {
-  const { trajectory, layout, selected, showWhitespace, isHeatmap, heatFloor } = context;
+  const { trajectory, layout, selected, showWhitespace, isHeatmap, heatFloor, turnMarks } = context;
   const { flat, pieces, cutReasons, failedCalls, controlTokens } = context.model;
   const s = layout.rowSegment[r] ?? 0;
   const segment = trajectory.segments[s];
@@ -114,6 +117,7 @@ function renderRow(
           }
           cutToken={reason !== undefined && last >= lo && last <= hi ? last : undefined}
           failedCalls={failedCalls}
+          turnMarks={turnMarks}
           controlTokens={controlTokens}
           top={top}
           height={height}
@@ -176,6 +180,7 @@ export function TokenList(props: TokenListProps) {
     showWhitespace,
     isHeatmap,
     heatFloor,
+    turnMarks: props.turnMarks,
   };
   const rows: ReactNode[] = items.map((item, i) =>
     renderRow(item.index, keys[i], itemTop(virtualizer, scale, item.start), item.size, rowContext),
