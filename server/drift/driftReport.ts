@@ -1,4 +1,5 @@
 import { driftExitCodeOf } from "../../src/core/drift/mergeReports";
+import type { TurnCheck, TurnReport } from "../../src/core/drift/prefixCheck";
 import type { DriftResult } from "../../src/core/drift/types";
 import {
   TOKENIZER_REASON_TEXT,
@@ -49,6 +50,21 @@ function describeResult(r: DriftResult): string {
   );
 }
 
+/** One short line per non-CLEAN turn of the template check (and why turns went unchecked). */
+function turnLines(where: string, r: DriftResult): string[] {
+  const report = r.turns;
+  if (report === undefined) return [];
+  const lines = report.turns
+    .filter((k) => k.class !== "CLEAN")
+    .map(
+      (k) =>
+        `${where} template turn ${k.turn}: ${k.class} at token ${k.firstDivergenceIndex}` +
+        ` (${k.rule}): ${k.sentence ?? ""}`.trimEnd(),
+    );
+  if (report.note !== undefined) lines.push(`${where} template turns: ${report.note}`);
+  return lines;
+}
+
 function at(path: string, t: { line: number; row: number; id: string }): string {
   return `${path}:${t.line}${t.row > 0 ? `#${t.row}` : ""} ${t.id}`;
 }
@@ -86,6 +102,9 @@ export function humanReport(file: FileDrift): string[] {
     const parts = t.results.filter((r) => r.firstDivergenceIndex !== undefined).map(describeResult);
     if (t.callPrefix?.ok === false) parts.push(`calls: ${t.callPrefix.message}`);
     lines.push(`${at(file.path, t)} ${parts.join("; ")}`);
+  }
+  for (const t of file.trajectories) {
+    for (const r of t.results) lines.push(...turnLines(at(file.path, t), r));
   }
   lines.push(...uncheckedLines(file));
   for (const e of file.errors) {
@@ -175,6 +194,38 @@ export function jsonResults(t: TrajectoryDrift): Record<string, unknown>[] {
       trainable_affected: g.trainableAffected,
     })),
     trainable_tokens_affected: r.trainableTokensAffected,
+    ...(r.turns === undefined ? {} : jsonTurns(r.turns)),
     ...(t.callPrefix === undefined ? {} : { calls_prefix: t.callPrefix }),
   }));
+}
+
+function jsonTurn(k: TurnCheck): Record<string, unknown> {
+  return {
+    turn: k.turn,
+    class: k.class,
+    first_divergence_index: k.firstDivergenceIndex ?? null,
+    rule: k.rule ?? null,
+    ...(k.sentence === undefined ? {} : { sentence: k.sentence }),
+    prefix_length: k.prefixLength,
+    rendered_length: k.renderedLength,
+    ...(k.diffs.length === 0
+      ? {}
+      : {
+          diffs: k.diffs.map((d) => ({
+            t: d.t,
+            r: d.r,
+            removed: d.removed.map((x) => [x.id, x.piece]),
+            inserted: d.inserted.map((x) => [x.id, x.piece]),
+            text_changed: d.textChanged,
+          })),
+        }),
+  };
+}
+
+/** The per-turn prefix check of a template result, as `--json` writes it. */
+function jsonTurns(report: TurnReport): Record<string, unknown> {
+  return {
+    turns: report.turns.map(jsonTurn),
+    ...(report.note === undefined ? {} : { turns_note: report.note }),
+  };
 }

@@ -1,5 +1,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { z } from "zod";
+import type { TurnReport } from "../core/drift/prefixCheck";
+import type { Trajectory } from "../core/trajectory/types";
 import { createTokenizerClient, type TokenizerClient } from "../workers/tokenizerClient";
 import { getJson } from "./http";
 
@@ -64,6 +66,26 @@ export const tokenizerQueries = {
       },
       staleTime: Number.POSITIVE_INFINITY,
       // An unknown tokenizer stays unknown; the view keeps its `#id` placeholders.
+      retry: false,
+    }),
+  /**
+   * The per-turn prefix check of a trajectory (CLEAN / REALIGN / FORK per model turn), computed in
+   * the tokenizer worker; keyed by the trajectory's ids (`idsHash`, `hashIds` of all its ids) and
+   * messages, so it is computed once.
+   */
+  turns: (name: string, trajectory: Trajectory, idsHash: string) =>
+    queryOptions({
+      queryKey: [
+        ...tokenizerQueries.all(),
+        name,
+        "turns",
+        trajectory.id,
+        trajectory.segments.length,
+        idsHash,
+        trajectory.messages?.length ?? 0,
+      ] as const,
+      queryFn: (): Promise<TurnReport> => tokenizerClient().turns(name, trajectory),
+      staleTime: Number.POSITIVE_INFINITY,
       retry: false,
     }),
 };

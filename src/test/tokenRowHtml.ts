@@ -19,6 +19,8 @@ export const CLASSES: TokenClasses = {
   cut: "cut",
   clipped: "clip",
   masked: "mask",
+  turnRemoved: "tr",
+  turnInserted: "ti",
 };
 
 const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };

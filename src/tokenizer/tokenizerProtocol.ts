@@ -1,3 +1,6 @@
+import type { TurnReport } from "../core/drift/prefixCheck";
+import type { Trajectory } from "../core/trajectory/types";
+
 /**
  * Messages between `tokenizerClient` and `tokenizer.worker`. Every request carries an id; the
  * answer carries the same id and is either `ok` with the op's result or `error` with a message.
@@ -24,7 +27,9 @@ export type TokenizerOp =
   | { readonly type: "load"; readonly name: string }
   | { readonly type: "encode"; readonly name: string; readonly text: string }
   | { readonly type: "decode"; readonly name: string; readonly ids: Uint32Array<ArrayBuffer> }
-  | { readonly type: "pieces"; readonly name: string; readonly ids: Uint32Array<ArrayBuffer> };
+  | { readonly type: "pieces"; readonly name: string; readonly ids: Uint32Array<ArrayBuffer> }
+  /** The per-turn prefix check (core/drift/prefixCheck.ts) of `turnCheckInput(trajectory)`. */
+  | { readonly type: "turns"; readonly name: string; readonly trajectory: Trajectory };
 
 export type TokenizerOpType = TokenizerOp["type"];
 /** The op of one type, e.g. `OpOf<"encode">`. */
@@ -36,6 +41,7 @@ export interface TokenizerOpResult {
   readonly encode: Uint32Array<ArrayBuffer>;
   readonly decode: string;
   readonly pieces: PiecesResult;
+  readonly turns: TurnReport;
 }
 
 export type TokenizerRequest = TokenizerOp & { readonly id: number };

@@ -1,3 +1,4 @@
+import { checkTurnPrefixes } from "../core/drift/prefixCheck";
 import { loadOnce } from "../core/loadOnce";
 import { controlTokenIds } from "../core/tokenizer/controlTokens";
 import { byteOffsets, displayPieces } from "../core/tokenizer/pieces";
@@ -39,6 +40,8 @@ export function createTokenizerService(load: (name: string) => Promise<Tokenizer
           pieces: displayPieces(op.ids, (id) => tok.tokenBytes(id)),
           byteOffsets: byteOffsets(op.ids, (id) => tok.tokenBytes(id)),
         };
+      case "turns":
+        return checkTurnPrefixes(op.trajectory, tok);
       default: {
         const never: never = op;
         throw new Error(`unknown tokenizer op ${JSON.stringify(never)}`);

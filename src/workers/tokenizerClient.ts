@@ -1,3 +1,5 @@
+import { type TurnReport, turnCheckInput } from "../core/drift/prefixCheck";
+import type { Trajectory } from "../core/trajectory/types";
 import type {
   OpOf,
   PiecesResult,
@@ -18,6 +20,8 @@ export interface TokenizerClient {
   encode(name: string, text: string): Promise<Uint32Array>;
   decode(name: string, ids: ArrayLike<number>): Promise<string>;
   pieces(name: string, ids: ArrayLike<number>): Promise<PiecesResult>;
+  /** The per-turn prefix check of a trajectory, computed in the worker. */
+  turns(name: string, trajectory: Trajectory): Promise<TurnReport>;
   dispose(): void;
 }
 
@@ -61,6 +65,9 @@ export function createTokenizerClient(
     // Copy the ids: the copy's buffer is transferred, the caller's array stays usable.
     decode: (name, ids) => send({ type: "decode", name, ids: Uint32Array.from(ids) }),
     pieces: (name, ids) => send({ type: "pieces", name, ids: Uint32Array.from(ids) }),
+    // Only what the check reads is cloned to the worker (no logprobs, top-k or texts).
+    turns: (name, trajectory) =>
+      send({ type: "turns", name, trajectory: turnCheckInput(trajectory) }),
     dispose: () => rpc.dispose(),
   };
 }

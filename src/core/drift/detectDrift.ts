@@ -1,11 +1,13 @@
-import { z } from "zod";
 import { checkPrefixInvariant, type LoggedCall } from "../tito/prefixInvariant";
 import { displayPieces } from "../tokenizer/pieces";
-import type { Tokenizer, ToolSchema } from "../tokenizer/types";
+import type { Tokenizer } from "../tokenizer/types";
 import { flattenSegments } from "../trajectory/flatten";
 import type { Segment, Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
 import { byteEqualRuns } from "./byteDiff";
+import { bytesAndOffsets, firstDivergence, sameIds } from "./idBytes";
+import { checkTurnPrefixes } from "./prefixCheck";
+import { recordedTemplateOptions } from "./templateInput";
 import type {
   CallPrefixResult,
   DriftClass,
@@ -65,39 +67,7 @@ function recordedSide(t: Trajectory): RecordedSide {
   };
 }
 
-/** The ids' concatenated bytes and each token's byte offset, looking each token up once. */
-function bytesAndOffsets(ids: readonly number[], tokenizer: Tokenizer) {
-  const parts: Uint8Array[] = new Array(ids.length);
-  const offsets = new Uint32Array(ids.length + 1);
-  let total = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const b = tokenizer.tokenBytes(ids[i] ?? 0);
-    parts[i] = b;
-    offsets[i] = total;
-    total += b.length;
-  }
-  offsets[ids.length] = total;
-  const bytes = new Uint8Array(total);
-  for (let i = 0; i < ids.length; i++) {
-    const b = parts[i];
-    if (b) bytes.set(b, offsets[i] ?? 0);
-  }
-  return { bytes, offsets };
-}
-
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** First token index where `a` and `b` differ (or the shorter length); undefined when equal. */
-export function firstDivergence(a: readonly number[], b: readonly number[]): number | undefined {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
-  return a.length === b.length ? undefined : n;
-}
+export { firstDivergence };
 
 function regionTokens(
   ids: readonly number[],
@@ -199,23 +169,6 @@ function roundTripIds(
   return accelerator ? accelerator.roundTrip(ids) : tokenizer.encode(tokenizer.decode(ids));
 }
 
-/** OpenAI/HF tool schemas a record may keep in `metadata.tools` (rendered into the system turn). */
-const toolsSchema = z.array(
-  z.object({
-    type: z.literal("function"),
-    function: z.looseObject({
-      name: z.string(),
-      description: z.string().optional(),
-      parameters: z.record(z.string(), z.unknown()),
-    }),
-  }),
-);
-
-function recordedTools(t: Trajectory): ToolSchema[] | undefined {
-  const parsed = toolsSchema.safeParse(t.metadata.tools);
-  return parsed.success && parsed.data.length > 0 ? parsed.data : undefined;
-}
-
 /**
  * Template: the chat template over the recorded messages, encoded. The generation prompt is added
  * when the record ends outside a model turn. Templates close the last assistant turn with
@@ -225,10 +178,9 @@ function recordedTools(t: Trajectory): ToolSchema[] | undefined {
 function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): number[] {
   const messages = t.messages ?? [];
   const lastKind = side.segments[side.segments.length - 1]?.kind;
-  const tools = recordedTools(t);
   const text = tokenizer.applyChatTemplate(messages, {
+    ...recordedTemplateOptions(t),
     addGenerationPrompt: lastKind !== undefined && lastKind !== "model",
-    ...(tools ? { tools } : {}),
   });
   const ids = tokenizer.encode(text);
   const lastRecorded = side.ids[side.ids.length - 1];
@@ -280,7 +232,8 @@ function textIds(side: RecordedSide, spans: readonly TextSpan[], tokenizer: Toke
 
 /**
  * Runs the drift checks on one trajectory with `tokenizer`: one result per check that applies
- * (roundtrip always; template when the record carries messages; text when it carries texts).
+ * (roundtrip always; template when the record carries messages, with the per-turn prefix check in
+ * `turns`; text when it carries texts).
  */
 export function detectDrift(
   t: Trajectory,
@@ -296,7 +249,8 @@ export function detectDrift(
       results.push(compareSides(side, rebuilt, mode, tokenizer));
     } else if (mode === "template") {
       if (!t.messages || t.messages.length === 0) continue;
-      results.push(compareSides(side, templateIds(side, t, tokenizer), mode, tokenizer));
+      const whole = compareSides(side, templateIds(side, t, tokenizer), mode, tokenizer);
+      results.push({ ...whole, turns: checkTurnPrefixes(t, tokenizer) });
     } else {
       const spans = recordedTexts(t, side);
       if (spans.length === 0) continue;

@@ -1,4 +1,5 @@
 import type { SegmentKind } from "../trajectory/types";
+import type { TurnReport } from "./prefixCheck";
 
 /** Which text-built token sequence the recorded tokens are compared with. */
 export type DriftMode = "roundtrip" | "template" | "text";
@@ -59,6 +60,8 @@ export interface DriftResult {
   readonly firstDivergenceIndex: number | undefined;
   readonly regions: readonly DriftRegion[];
   readonly trainableTokensAffected: number;
+  /** Template mode only: the per-turn prefix check (prefixCheck.ts), one entry per model turn. */
+  readonly turns?: TurnReport;
 }
 
 /** The per-call prefix check of files carrying `calls` (tito-trajectory.md §2.3). */

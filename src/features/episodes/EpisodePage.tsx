@@ -4,6 +4,7 @@ import { Link, useParams, useSearchParams } from "react-router";
 import { episodeQueries } from "../../api/episodes";
 import { finalAnswer } from "../../core/trajectory/finalAnswer";
 import { useTokenPieces } from "../../hooks/useTokenPieces";
+import { useTurnChecks } from "../../hooks/useTurnChecks";
 import { ForkForm } from "../branches/ForkForm";
 import { TrajectoryView } from "../trajectory-view/TrajectoryView";
 import styles from "./EpisodePage.module.css";
@@ -21,6 +22,7 @@ export function EpisodePage() {
     [trajectory],
   );
   const { pieces, controlTokens } = useTokenPieces(trajectory?.tokenizer, tokenIds);
+  const turnChecks = useTurnChecks(trajectory?.tokenizer, trajectory);
   const tokenParam = searchParams.get("token");
   const initialToken =
     tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
@@ -95,6 +97,7 @@ export function EpisodePage() {
           initialToken={initialToken}
           onSelectToken={handleSelectToken}
           episodeId={trajectory.id}
+          turnChecks={turnChecks}
           {...(trajectory.status === "running" ? {} : { onBranch: setForkAt })}
         />
       </div>

@@ -1,10 +1,12 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { formatReward } from "../../core/series/formatReward";
+import { useTurnChecks } from "../../hooks/useTurnChecks";
 import { ForkForm } from "../branches/ForkForm";
 import { DriftPanel } from "../drift/DriftPanel";
 import { TokenizerSelect } from "../drift/TokenizerSelect";
 import { useDriftModeParam, withToken } from "../drift/useDriftModeParam";
+import { useDriftTokenizer } from "../drift/useDriftTokenizer";
 import { useFileDrift } from "../drift/useFileDrift";
 import { useRecordedPieces } from "../drift/useRecordedPieces";
 import { TrajectoryView } from "../trajectory-view/TrajectoryView";
@@ -46,6 +48,8 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
   const canBranch =
     !isLocalFileId(fileId) && summary !== undefined && trajectory.data?.tokenizer !== undefined;
   const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
+  const { tokenizer } = useDriftTokenizer(trajectory.data);
+  const turnChecks = useTurnChecks(view === "tokens" ? tokenizer : undefined, trajectory.data);
 
   const [searchParams] = useSearchParams();
   const tokenParam = searchParams.get("token");
@@ -142,6 +146,7 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
               pieces={pieces.pieces}
               controlTokens={pieces.controlTokens}
               initialToken={initialToken}
+              turnChecks={turnChecks}
               {...(canBranch ? { onBranch: setForkAt } : {})}
             />
           </div>

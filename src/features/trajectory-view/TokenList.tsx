@@ -40,6 +40,8 @@ interface TokenListProps {
   readonly onBranchKey?: () => void;
   /** Mismatch mode's shading (overrides the heatmap); undefined when off. */
   readonly mismatch?: MismatchShading | undefined;
+  /** Per token, the selected turn's prefix-check marks (TokenRowInput.turnMarks). */
+  readonly turnMarks?: Uint8Array | undefined;
 }
 
 function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
@@ -58,6 +60,7 @@ interface RowContext {
   readonly isHeatmap: boolean;
   readonly heatFloor: number;
   readonly mismatch: MismatchShading | undefined;
+  readonly turnMarks: Uint8Array | undefined;
 }
 
 /** Row `r` of the layout as its element (header, tool call, cutoff or tokens), keyed by slot. */
@@ -68,7 +71,7 @@ function renderRow(
   height: number,
   context: RowContext,
 ): ReactNode {
-  const { trajectory, layout, selected, showWhitespace, isHeatmap, heatFloor } = context;
+  const { trajectory, layout, selected, showWhitespace, isHeatmap, heatFloor, turnMarks } = context;
   const { flat, pieces, cutReasons, failedCalls, controlTokens } = context.model;
   const s = layout.rowSegment[r] ?? 0;
   const segment = trajectory.segments[s];
@@ -119,6 +122,7 @@ function renderRow(
           }
           cutToken={reason !== undefined && last >= lo && last <= hi ? last : undefined}
           failedCalls={failedCalls}
+          turnMarks={turnMarks}
           controlTokens={controlTokens}
           top={top}
           height={height}
@@ -185,6 +189,7 @@ export function TokenList(props: TokenListProps) {
     isHeatmap,
     heatFloor,
     mismatch: props.mismatch,
+    turnMarks: props.turnMarks,
   };
   const rows: ReactNode[] = items.map((item, i) =>
     renderRow(item.index, keys[i], itemTop(virtualizer, scale, item.start), item.size, rowContext),

@@ -21,6 +21,8 @@ const CLASSES: TokenClasses = {
   notRecorded: styles.notRecorded ?? "",
   selected: styles.selected ?? "",
   cut: styles.cut ?? "",
+  turnRemoved: styles.turnRemoved ?? "",
+  turnInserted: styles.turnInserted ?? "",
   failedCall: styles.failedCall ?? "",
   clipped: styles.clipped ?? "",
   masked: styles.masked ?? "",

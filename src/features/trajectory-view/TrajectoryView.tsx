@@ -1,4 +1,5 @@
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { type TurnReport, turnTokenMarks } from "../../core/drift/prefixCheck";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useElementWidth } from "../../hooks/useElementWidth";
 import { useMonospaceCellWidth } from "../../hooks/useMonospaceCellWidth";
@@ -11,6 +12,7 @@ import { GUTTER_PX, TOKEN_FONT } from "./rowMetrics";
 import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
+import { TurnStrip } from "./TurnStrip";
 import { useDeepLinkScroll } from "./useDeepLinkScroll";
 import { useFollowEnd } from "./useFollowEnd";
 import { useMismatch } from "./useMismatch";
@@ -39,6 +41,14 @@ export interface TrajectoryViewProps {
   readonly episodeId?: string;
   /** Offer "Rescore" (POST /api/rescore; needs the server). Default true. */
   readonly canRescore?: boolean;
+  /**
+   * The per-turn prefix check (useTurnChecks): shown as a turn strip above the tokens, the
+   * selected turn's dropped and inserted tokens marked in them. Absent: no strip.
+   */
+  readonly turnChecks?: {
+    readonly report: TurnReport | undefined;
+    readonly error?: string | undefined;
+  };
 }
 
 /**
@@ -55,6 +65,7 @@ export function TrajectoryView({
   onBranch,
   episodeId,
   canRescore = true,
+  turnChecks,
 }: TrajectoryViewProps) {
   const model = useTrajectoryModel(trajectory, pieces, controlTokens);
   const { flat } = model;
@@ -91,6 +102,17 @@ export function TrajectoryView({
     select(Math.min(flat.tokenCount - 1, Math.max(0, from)), true);
   };
   const handlePick = useCallback((token: number) => select(token, true), [select]);
+  const turnReport = turnChecks?.report;
+  const [pickedTurn, setPickedTurn] = useState<number>();
+  // The first turn that breaks the prefix is shown until the user picks another.
+  const shownTurn = pickedTurn ?? turnReport?.turns.find((k) => k.class !== "CLEAN")?.turn;
+  const turnMarks = useMemo(
+    () =>
+      turnReport && shownTurn !== undefined
+        ? turnTokenMarks(turnReport, shownTurn, flat.tokenCount)
+        : undefined,
+    [turnReport, shownTurn, flat.tokenCount],
+  );
 
   return (
     <div className={styles.view}>
@@ -118,6 +140,15 @@ export function TrajectoryView({
         )}
         <LogprobChart flat={flat} selected={selected} onPick={handlePick} />
         <CallsPanel trajectory={trajectory} selected={selected} onPick={handlePick} />
+        {turnChecks && (
+          <TurnStrip
+            report={turnReport}
+            error={turnChecks.error}
+            selected={shownTurn}
+            onSelect={setPickedTurn}
+            onShowToken={handlePick}
+          />
+        )}
       </div>
       <TokenList
         trajectory={trajectory}
@@ -131,6 +162,7 @@ export function TrajectoryView({
         onSelect={(token) => select(token, false)}
         onStep={handleStep}
         mismatch={mismatch.shading}
+        turnMarks={turnMarks}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
       />
       <DetailsPanel

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TURN_MARK_INSERTED, TURN_MARK_REMOVED } from "../../core/drift/prefixCheck";
 import { flattenTrajectory } from "../../core/layout/flatTrajectory";
 import { DEFAULT_HEAT_FLOOR, heatColor } from "../../core/layout/heatScale";
 import { layoutTokens } from "../../core/layout/tokenRows";
@@ -113,6 +114,16 @@ describe("tokenRowHtml", () => {
       "tok model",
       "tok model odd fc",
       "tok model special fc",
+      "tok model odd",
+    ]);
+  });
+
+  it("marks the tokens the selected turn's re-rendering drops, and where it inserts tokens", () => {
+    const turnMarks = Uint8Array.of(0, TURN_MARK_REMOVED, TURN_MARK_INSERTED, 0);
+    expect(spans(tokenRowHtml({ ...base, turnMarks }, CLASSES)).map((s) => s.class)).toEqual([
+      "tok model",
+      "tok model odd tr",
+      "tok model special ti",
       "tok model odd",
     ]);
   });

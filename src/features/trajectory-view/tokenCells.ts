@@ -3,6 +3,7 @@
  * (`forEachTokenCell`, which the DOM patcher writes into recycled spans), and the row's plain text
  * (`tokenRowPlainText`, which the canvas fast path paints while the list moves fast).
  */
+import { TURN_MARK_INSERTED, TURN_MARK_REMOVED } from "../../core/drift/prefixCheck";
 import { isSpecialPiece, visibleText } from "../../core/layout/displayPiece";
 import type { FlatTrajectory } from "../../core/layout/flatTrajectory";
 import { heatColor } from "../../core/layout/heatScale";
@@ -24,7 +25,9 @@ export type TokenClasses = Readonly<
     | "cut"
     | "failedCall"
     | "clipped"
-    | "masked",
+    | "masked"
+    | "turnRemoved"
+    | "turnInserted",
     string
   >
 >;
@@ -93,6 +96,11 @@ export interface TokenRowInput {
   readonly failedCalls: Uint8Array | undefined;
   /** Mismatch mode (it overrides the heatmap): the shading of every token; undefined when off. */
   readonly mismatch?: MismatchShading | undefined;
+  /**
+   * Per token, what the selected turn of the per-turn prefix check does to it (TURN_MARK_* bits of
+   * core/drift/prefixCheck.ts: dropped by the re-rendering, or rendered tokens inserted before it).
+   */
+  readonly turnMarks?: Uint8Array | undefined;
 }
 
 /** Receives one token box of a row: its token, classes, inline style ("" for none) and raw text. */
@@ -115,7 +123,7 @@ export function forEachTokenCell(
   emit: TokenCellSink,
 ): void {
   const { row, layout, pieces, flat, kind, showWhitespace, isHeatmap, selected, cutToken } = input;
-  const { failedCalls, controlTokens, mismatch } = input;
+  const { failedCalls, controlTokens, mismatch, turnMarks } = input;
   const isShaded = isHeatmap || mismatch !== undefined;
   const from = layout.rowFragStart[row] ?? 0;
   const to = layout.rowFragStart[row + 1] ?? from;
@@ -131,6 +139,12 @@ export function forEachTokenCell(
       : isSpecialPiece(piece);
     if (isControl) className += ` ${classes.special}`;
     if (failedCalls?.[token] === 1) className += ` ${classes.failedCall}`;
+    const mark = turnMarks?.[token] ?? 0;
+    if (mark & TURN_MARK_REMOVED) className += ` ${classes.turnRemoved}`;
+    // The insertion point is drawn on the token's first fragment only (a long piece may wrap).
+    if (mark & TURN_MARK_INSERTED && layout.fragStart[f] === 0) {
+      className += ` ${classes.turnInserted}`;
+    }
     let style = "";
     const shade = isShaded ? tokenShade(input, token) : undefined;
     if (shade === "dim") className += ` ${classes.dim}`;
