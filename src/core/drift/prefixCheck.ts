@@ -144,6 +144,7 @@ function classifyTurn(
   rendered: readonly number[],
   tokenizer: Tokenizer,
   family: TurnFamily | undefined,
+  promptLength: number,
 ): TurnCheck {
   const base = {
     turn: render.turn,
@@ -162,7 +163,13 @@ function classifyTurn(
     removed: utf8Decode(tBytes, tOff[a.i0] ?? 0, tOff[a.i1] ?? 0),
     inserted: utf8Decode(rBytes, rOff[a.j0] ?? 0, rOff[a.j1] ?? 0),
   }));
-  const rule = ruleForTurn(family, textChanged, texts);
+  const firstChange = regions.find((a) => a.isLossy);
+  const rule = ruleForTurn(
+    family,
+    textChanged,
+    texts,
+    firstChange !== undefined && firstChange.i0 < promptLength,
+  );
   const diffs = regions.slice(0, MAX_DIFFS).map(
     (a): TurnDiff => ({
       t: [a.i0, a.i1],
@@ -202,6 +209,8 @@ export function classifyTurns(
   const family = options.family ?? turnFamilyOf(tokenizer.id);
   const ids: number[] = [];
   for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
+  const first = t.segments[0];
+  const promptLength = first?.kind === "prompt" ? first.tokenIds.length : 0;
   const turns = plan.renders.map((render, k) =>
     classifyTurn(
       render,
@@ -209,6 +218,7 @@ export function classifyTurns(
       renderedIds[k] ?? [],
       tokenizer,
       family,
+      promptLength,
     ),
   );
   return plan.note === undefined ? { turns } : { turns, note: plan.note };
