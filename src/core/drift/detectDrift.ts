@@ -250,7 +250,8 @@ export function detectDrift(
     } else if (mode === "template") {
       if (!t.messages || t.messages.length === 0) continue;
       const whole = compareSides(side, templateIds(side, t, tokenizer), mode, tokenizer);
-      results.push({ ...whole, turns: checkTurnPrefixes(t, tokenizer) });
+      const turns = checkTurnPrefixes(t, tokenizer, { accelerator: options.accelerator });
+      results.push({ ...whole, turns });
     } else {
       const spans = recordedTexts(t, side);
       if (spans.length === 0) continue;

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { loadTokenizer } from "../../../test-support/tokenizers";
 import { createFakeTokenizer } from "../../test/fakeTokenizer";
-import { calculatorEpisode } from "../../test/trajectoryBuilders";
+import {
+  calculatorEpisode,
+  modelSegment,
+  promptSegment,
+  trajectory,
+} from "../../test/trajectoryBuilders";
 import {
   checkTurnPrefixes,
   TURN_MARK_INSERTED,
@@ -77,5 +82,34 @@ describe("turnTokenMarks", () => {
   it("marks nothing for a CLEAN or unknown turn", () => {
     expect(turnTokenMarks(report, 1, 8)).toBeUndefined();
     expect(turnTokenMarks(report, 5, 8)).toBeUndefined();
+  });
+});
+
+describe("checkTurnPrefixes on a prompt the record cannot re-render", () => {
+  it("a prompt rendered with tool schemas the record keeps only by name: every turn FORKs in the prompt", async () => {
+    const tok = await loadTokenizer("qwen3");
+    const tool = {
+      type: "function" as const,
+      function: { name: "calc", parameters: { type: "object", properties: {} } },
+    };
+    const messages = [
+      { role: "user", content: "What is 2+2?" },
+      { role: "assistant", content: "It is 4." },
+    ];
+    const prompt = tok.applyChatTemplate(messages.slice(0, 1), {
+      tools: [tool],
+      addGenerationPrompt: true,
+    });
+    const t = trajectory(
+      [promptSegment(tok.encode(prompt)), modelSegment(tok.encode("It is 4.<|im_end|>"), 1)],
+      { messages, metadata: { tools: ["calc"] } },
+    );
+    const [turn] = checkTurnPrefixes(t, tok).turns;
+    expect(turn?.class).toBe("FORK");
+    expect(turn?.rule).toBe("template.prompt");
+    expect(turn?.firstDivergenceIndex).toBeLessThan(t.segments[0]?.tokenIds.length ?? 0);
+    // With the schemas in metadata.tools the same record is CLEAN.
+    const withSchemas = { ...t, metadata: { tools: [tool] } };
+    expect(checkTurnPrefixes(withSchemas, tok).turns[0]?.class).toBe("CLEAN");
   });
 });

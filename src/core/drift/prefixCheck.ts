@@ -15,7 +15,9 @@ import type { ChatTemplateMessage, Tokenizer } from "../tokenizer/types";
 import type { Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
 import { byteEqualRuns } from "./byteDiff";
+import type { RoundTripAccelerator } from "./detectDrift";
 import { bytesAndOffsets, firstDivergence, sameIds } from "./idBytes";
+import { roundTripPlanFor } from "./roundTripPlan";
 import { recordedTemplateOptions } from "./templateInput";
 import { ruleForTurn, type TurnFamily, turnFamilyOf, turnRule } from "./turnRules";
 import { utf8Decode } from "./utf8Text";
@@ -144,6 +146,7 @@ function classifyTurn(
   rendered: readonly number[],
   tokenizer: Tokenizer,
   family: TurnFamily | undefined,
+  promptLength: number,
 ): TurnCheck {
   const base = {
     turn: render.turn,
@@ -154,21 +157,32 @@ function classifyTurn(
   if (sameIds(recorded, rendered)) {
     return { ...base, class: "CLEAN", firstDivergenceIndex: undefined, diffs: [] };
   }
-  const { bytes: tBytes, offsets: tOff } = bytesAndOffsets(recorded, tokenizer);
-  const { bytes: rBytes, offsets: rOff } = bytesAndOffsets(rendered, tokenizer);
-  const regions = alignByBytes(recorded, tOff, rendered, rOff, byteEqualRuns(tBytes, rBytes));
+  // Tokens before the first divergence are the same on both sides, so both sides have a token
+  // boundary at the same byte there: only the rest is aligned (then shifted back).
+  const from = firstDivergence(recorded, rendered) ?? 0;
+  const tTail = recorded.slice(from);
+  const rTail = rendered.slice(from);
+  const { bytes: tBytes, offsets: tOff } = bytesAndOffsets(tTail, tokenizer);
+  const { bytes: rBytes, offsets: rOff } = bytesAndOffsets(rTail, tokenizer);
+  const regions = alignByBytes(tTail, tOff, rTail, rOff, byteEqualRuns(tBytes, rBytes));
   const textChanged = regions.some((a) => a.isLossy);
   const texts = regions.map((a) => ({
     removed: utf8Decode(tBytes, tOff[a.i0] ?? 0, tOff[a.i1] ?? 0),
     inserted: utf8Decode(rBytes, rOff[a.j0] ?? 0, rOff[a.j1] ?? 0),
   }));
-  const rule = ruleForTurn(family, textChanged, texts);
+  const firstChange = regions.find((a) => a.isLossy);
+  const rule = ruleForTurn(
+    family,
+    textChanged,
+    texts,
+    firstChange !== undefined && from + firstChange.i0 < promptLength,
+  );
   const diffs = regions.slice(0, MAX_DIFFS).map(
     (a): TurnDiff => ({
-      t: [a.i0, a.i1],
-      r: [a.j0, a.j1],
-      removed: tokensOf(recorded.slice(a.i0, a.i1), tokenizer),
-      inserted: tokensOf(rendered.slice(a.j0, a.j1), tokenizer),
+      t: [from + a.i0, from + a.i1],
+      r: [from + a.j0, from + a.j1],
+      removed: tokensOf(tTail.slice(a.i0, a.i1), tokenizer),
+      inserted: tokensOf(rTail.slice(a.j0, a.j1), tokenizer),
       textChanged: a.isLossy,
     }),
   );
@@ -176,7 +190,7 @@ function classifyTurn(
   return {
     ...base,
     class: textChanged ? "FORK" : "REALIGN",
-    firstDivergenceIndex: firstDivergence(recorded, rendered),
+    firstDivergenceIndex: from,
     diffs,
     rule,
     ...(sentence === undefined ? {} : { sentence }),
@@ -202,6 +216,8 @@ export function classifyTurns(
   const family = options.family ?? turnFamilyOf(tokenizer.id);
   const ids: number[] = [];
   for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
+  const first = t.segments[0];
+  const promptLength = first?.kind === "prompt" ? first.tokenIds.length : 0;
   const turns = plan.renders.map((render, k) =>
     classifyTurn(
       render,
@@ -209,6 +225,7 @@ export function classifyTurns(
       renderedIds[k] ?? [],
       tokenizer,
       family,
+      promptLength,
     ),
   );
   return plan.note === undefined ? { turns } : { turns, note: plan.note };
@@ -249,14 +266,31 @@ export function turnCheckInput(t: Trajectory): Trajectory {
   };
 }
 
-/** The per-turn prefix check of `t` with `tokenizer` (its template and its encoder). */
+/**
+ * The per-turn prefix check of `t` with `tokenizer` (its template and its encoder). A rendering
+ * that spells exactly the recorded prefix's text is `encode(decode(prefix))`, which the round-trip
+ * accelerator (roundTripPlan.ts, where the tokenizer's pipeline proves it exact) gives without
+ * encoding the whole prefix again; any other rendering is encoded.
+ */
 export function checkTurnPrefixes(
   t: Trajectory,
   tokenizer: Tokenizer,
-  options: TurnCheckOptions = {},
+  options: TurnCheckOptions & { readonly accelerator?: RoundTripAccelerator | undefined } = {},
 ): TurnReport {
   const plan = planTurnRenders(t, tokenizer);
-  const rendered = plan.renders.map((r) => tokenizer.encode(r.text));
+  const accelerator = options.accelerator ?? roundTripPlanFor(tokenizer).accelerator;
+  const ids: number[] = [];
+  for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
+  // The whole record's text, decoded once: a rendering that does not start it is encoded at once
+  // (a history rewrite then costs one string comparison, not a decode per turn).
+  const whole = accelerator && plan.renders.length > 0 ? tokenizer.decode(ids) : "";
+  const rendered = plan.renders.map((r) => {
+    if (accelerator && whole.startsWith(r.text)) {
+      const prefix = ids.slice(0, r.prefixLength);
+      if (tokenizer.decode(prefix) === r.text) return accelerator.roundTrip(prefix);
+    }
+    return tokenizer.encode(r.text);
+  });
   return classifyTurns(t, plan, rendered, tokenizer, options);
 }
 

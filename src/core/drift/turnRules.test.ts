@@ -24,6 +24,8 @@ describe("turn rules", () => {
     const json = [{ removed: '{"a":1}</tool_call>', inserted: '{"a": 1}</tool_call>' }];
     expect(ruleForTurn("qwen3", true, json)).toBe("template.tool-call-json");
     expect(ruleForTurn("qwen3", false, trim)).toBe("tokenizer.resegment");
+    // A change inside the prompt is the prompt's, whatever the text looks like.
+    expect(ruleForTurn("qwen3", true, json, true)).toBe("template.prompt");
     expect(ruleForTurn(undefined, true, [{ removed: "a", inserted: "b" }])).toBe(
       "template.rewrite",
     );

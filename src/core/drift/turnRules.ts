@@ -51,6 +51,11 @@ const RULES: readonly TurnRule[] = [
       "The template normalizes whitespace around a message's content, so the re-rendered history differs from the recorded tokens only in whitespace.",
   },
   {
+    id: "template.prompt",
+    sentence:
+      "The template renders the prompt itself differently from the recorded one (tool schemas the record does not keep in metadata.tools, or other template options), so the prefix breaks before the first model turn.",
+  },
+  {
     id: "template.rewrite",
     sentence:
       "The template renders this history differently from the recorded tokens; no known family rule matches the change.",
@@ -112,15 +117,18 @@ function familyRule(family: TurnFamily | undefined, what: string): string | unde
 }
 
 /**
- * The rule behind a non-CLEAN turn: `textChanged` false is a re-segmentation (REALIGN); otherwise
- * the first difference's text decides, the family's own rule first, then a generic one.
+ * The rule behind a non-CLEAN turn: `textChanged` false is a re-segmentation (REALIGN); a text
+ * change inside the prompt (`inPrompt`) is the prompt's; otherwise the differences' text decides,
+ * the family's own rule first, then a generic one.
  */
 export function ruleForTurn(
   family: TurnFamily | undefined,
   textChanged: boolean,
   diffs: readonly TurnDiffText[],
+  inPrompt = false,
 ): string {
   if (!textChanged) return "tokenizer.resegment";
+  if (inPrompt) return "template.prompt";
   const changed = diffs.filter((d) => d.removed !== d.inserted);
   if (changed.some((d) => THINK.test(d.removed) && !THINK.test(d.inserted))) {
     return familyRule(family, "strip-think") ?? "template.rewrite";
