@@ -160,6 +160,7 @@ test("Rescore a file row: its exact ids are scored into a rescored lane and comp
   await expect(spans).toHaveCount(2);
   await expect(spans.first()).toHaveAttribute("data-version", "7");
   await expect(spans.first()).toHaveAttribute("data-staleness", "0");
+  await expect(page.getByTestId("segment-policy").first()).toHaveText("weights 7 (newest)");
   await page.getByRole("button", { name: "Rescore" }).click();
   await expect(page.getByTestId("rescore-status")).toContainText("rescored");
   await expect(page.getByLabel("lane a")).toHaveValue("rescored");

@@ -10,6 +10,7 @@ import {
 } from "react";
 import { KindedSlotRecycler } from "../../core/layout/slotRecycler";
 import { RowKind, type TokenLayout } from "../../core/layout/tokenRows";
+import type { SegmentPolicy } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useHeatFloor, useIsHeatmap, useShowWhitespace } from "../../stores/prefsStore";
 import { CutoffRow } from "./CutoffRow";
@@ -40,6 +41,8 @@ interface TokenListProps {
   readonly onBranchKey?: () => void;
   /** Mismatch mode's shading (overrides the heatmap); undefined when off. */
   readonly mismatch?: MismatchShading | undefined;
+  /** Per segment: its policy versions, for its header (docs/format.md, Policy versions). */
+  readonly policies?: readonly (SegmentPolicy | undefined)[] | undefined;
 }
 
 function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
@@ -58,6 +61,7 @@ interface RowContext {
   readonly isHeatmap: boolean;
   readonly heatFloor: number;
   readonly mismatch: MismatchShading | undefined;
+  readonly policies: readonly (SegmentPolicy | undefined)[] | undefined;
 }
 
 /** Row `r` of the layout as its element (header, tool call, cutoff or tokens), keyed by slot. */
@@ -85,6 +89,7 @@ function renderRow(
           index={s}
           firstToken={first}
           cutReason={reason}
+          policy={context.policies?.[s]}
           top={top}
           height={height}
         />
@@ -185,6 +190,7 @@ export function TokenList(props: TokenListProps) {
     isHeatmap,
     heatFloor,
     mismatch: props.mismatch,
+    policies: props.policies,
   };
   const rows: ReactNode[] = items.map((item, i) =>
     renderRow(item.index, keys[i], itemTop(virtualizer, scale, item.start), item.size, rowContext),

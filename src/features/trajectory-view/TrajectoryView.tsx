@@ -1,4 +1,5 @@
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
+import { policyVersions, segmentPolicies } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useElementWidth } from "../../hooks/useElementWidth";
 import { useMonospaceCellWidth } from "../../hooks/useMonospaceCellWidth";
@@ -86,6 +87,11 @@ export function TrajectoryView({
     mismatch.shading?.delta,
   );
   const { rescore } = mismatch;
+  const versions = useMemo(() => policyVersions(trajectory), [trajectory]);
+  const policies = useMemo(
+    () => (versions ? segmentPolicies(versions, flat.segmentStarts) : undefined),
+    [versions, flat],
+  );
   const handleStep = (delta: number) => {
     const from = selected === undefined ? 0 : selected + delta;
     select(Math.min(flat.tokenCount - 1, Math.max(0, from)), true);
@@ -105,7 +111,7 @@ export function TrajectoryView({
           rescoreError={rescore.error}
           lanes={mismatch.pair?.names}
         />
-        <PolicyStrip trajectory={trajectory} tokenCount={flat.tokenCount} onPick={handlePick} />
+        <PolicyStrip versions={versions} tokenCount={flat.tokenCount} onPick={handlePick} />
         {mismatch.outcome && (
           <MismatchPanel
             trajectory={trajectory}
@@ -131,6 +137,7 @@ export function TrajectoryView({
         onSelect={(token) => select(token, false)}
         onStep={handleStep}
         mismatch={mismatch.shading}
+        policies={policies}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
       />
       <DetailsPanel
