@@ -155,6 +155,12 @@ test("Rescore a file row: its exact ids are scored into a rescored lane and comp
   if (!slime) throw new Error(`no slime demo file in ${JSON.stringify(files)}`);
   await page.goto(`${servers.origin}/files/${slime.id}/0`);
   await expect(page.locator('[data-t="0"]').first()).toBeVisible();
+  // slime `weight_versions` ["7", "7"]: both model turns under version 7, the newest.
+  const spans = page.getByTestId("policy-strip").locator("[data-version]");
+  await expect(spans).toHaveCount(2);
+  await expect(spans.first()).toHaveAttribute("data-version", "7");
+  await expect(spans.first()).toHaveAttribute("data-staleness", "0");
+  await expect(page.getByTestId("segment-policy").first()).toHaveText("weights 7 (newest)");
   await page.getByRole("button", { name: "Rescore" }).click();
   await expect(page.getByTestId("rescore-status")).toContainText("rescored");
   await expect(page.getByLabel("lane a")).toHaveValue("rescored");

@@ -102,6 +102,9 @@ const usePrefsStore = create<PrefsState>()(
   ),
 );
 
+/** The store itself, for its unit test only (components use the hooks and actions below). */
+export const usePrefsStoreForTests = usePrefsStore;
+
 export const useTheme = () => usePrefsStore((s) => s.theme);
 export const useShowWhitespace = () => usePrefsStore((s) => s.showWhitespace);
 export const useIsHeatmap = () => usePrefsStore((s) => s.isHeatmap);

@@ -55,15 +55,36 @@ export function diverging(t: number): readonly [number, number, number] {
   return [mix(0), mix(1), mix(2)];
 }
 
-/** Background and text colour of a token with log-ratio `delta` on the scale of `extent`. */
+/** Steps per half of the scale: colours are taken at t rounded to 1/256, indistinguishable by eye. */
+const STEPS = 256;
+
+/** The colour of each step, built on first use: a token's colour is then a table read, no strings. */
+let table: readonly { readonly background: string; readonly color: string }[] | undefined;
+
+function colorTable() {
+  table ??= Array.from({ length: 2 * STEPS + 1 }, (_, i) => {
+    const t = i / STEPS - 1;
+    const [r, g, b] = diverging(t);
+    // Both ends of RdBu are dark: white text beyond ~60 % of the way out, near-black inside.
+    return {
+      background: `rgb(${r}, ${g}, ${b})`,
+      color: Math.abs(t) > 0.6 ? "#ffffff" : "#111111",
+    };
+  });
+  return table;
+}
+
+/**
+ * Background and text colour of a token with log-ratio `delta` on the scale of `extent` (the
+ * same object for the same step: the canvas fast path paints a screen of them per frame).
+ */
 export function mismatchColor(
   delta: number,
   extent: number,
-): { background: string; color: string } {
+): { readonly background: string; readonly color: string } {
   const t = mismatchPosition(delta, extent);
-  const [r, g, b] = diverging(t);
-  // Both ends of RdBu are dark: white text beyond ~60 % of the way out, near-black inside.
-  return { background: `rgb(${r}, ${g}, ${b})`, color: Math.abs(t) > 0.6 ? "#ffffff" : "#111111" };
+  const step = Number.isNaN(t) ? STEPS : Math.round((t + 1) * STEPS);
+  return colorTable()[step] ?? { background: "rgb(0, 0, 0)", color: "#ffffff" };
 }
 
 /** CSS gradient of the whole scale, −extent (left) to +extent (right), for the legend. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { policyVersions } from "./policyVersions";
+import { policyVersions, segmentPolicies } from "./policyVersions";
 import type { Segment, Trajectory } from "./types";
 
 function seg(kind: Segment["kind"], n: number): Segment {
@@ -70,5 +70,31 @@ describe("policyVersions", () => {
     expect(policyVersions(base)).toBeUndefined();
     expect(policyVersions({ ...base, metadata: { versions: [1, 2] } })).toBeUndefined();
     expect(policyVersions({ ...base, metadata: { weight_versions: [] } })).toBeUndefined();
+  });
+});
+
+describe("segmentPolicies", () => {
+  const starts = [0, 3, 5, 7, 10];
+  it("labels each model segment with its versions and staleness; none for the others", () => {
+    const v = policyVersions({ ...base, metadata: { weight_versions: ["5", "7"] } });
+    if (!v) throw new Error("no versions");
+    expect(segmentPolicies(v, starts)).toEqual([
+      undefined,
+      { label: "weights 5 · 2 behind", staleness: 2 },
+      undefined,
+      { label: "weights 7 (newest)", staleness: 0 },
+    ]);
+  });
+
+  it("a version switch inside a segment shows both and the largest staleness", () => {
+    const v = policyVersions({
+      ...base,
+      metadata: { versions: [-1, -1, -1, 3, 4, -1, -1, 4, 4, 4] },
+    });
+    if (!v) throw new Error("no versions");
+    expect(segmentPolicies(v, starts)[1]).toEqual({
+      label: "weights 3–4 · up to 1 behind",
+      staleness: 1,
+    });
   });
 });

@@ -134,3 +134,49 @@ export function policyVersions(t: Trajectory): PolicyVersions | undefined {
   }
   return { source: found.source, latest, spans };
 }
+
+/** A segment's policy versions in a few words, with its largest staleness (for its header). */
+export interface SegmentPolicy {
+  readonly label: string;
+  readonly staleness: number | undefined;
+}
+
+/**
+ * Per segment (`segmentStarts`: token index of each segment's start, then the total): the versions
+ * of its spans as "weights 7 (newest)", "weights 5 · 2 behind" or "weights 3–4 · up to 1 behind";
+ * undefined for a segment no span touches.
+ */
+export function segmentPolicies(
+  versions: PolicyVersions,
+  segmentStarts: ArrayLike<number>,
+): (SegmentPolicy | undefined)[] {
+  const out: (SegmentPolicy | undefined)[] = [];
+  let i = 0;
+  for (let s = 0; s + 1 < segmentStarts.length; s++) {
+    const from = segmentStarts[s] ?? 0;
+    const to = segmentStarts[s + 1] ?? from;
+    while (i < versions.spans.length && (versions.spans[i]?.end ?? 0) <= from) i++;
+    const inside: PolicySpan[] = [];
+    for (let j = i; j < versions.spans.length; j++) {
+      const span = versions.spans[j];
+      if (!span || span.start >= to) break;
+      inside.push(span);
+    }
+    if (inside.length === 0) {
+      out.push(undefined);
+      continue;
+    }
+    const names = [...new Set(inside.map((sp) => sp.version))];
+    const known = inside.map((sp) => sp.staleness).filter((x): x is number => x !== undefined);
+    const staleness = known.length === inside.length ? Math.max(...known) : undefined;
+    const what = names.length === 1 ? names[0] : `${names[0]}–${names.at(-1)}`;
+    const behind =
+      staleness === undefined
+        ? ""
+        : staleness === 0
+          ? " (newest)"
+          : `${names.length > 1 ? " · up to " : " · "}${staleness} behind`;
+    out.push({ label: `weights ${what}${behind}`, staleness });
+  }
+  return out;
+}

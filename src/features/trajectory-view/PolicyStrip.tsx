@@ -1,6 +1,5 @@
-import { memo, useMemo } from "react";
-import { type PolicySpan, policyVersions } from "../../core/trajectory/policyVersions";
-import type { Trajectory } from "../../core/trajectory/types";
+import { memo } from "react";
+import type { PolicySpan, PolicyVersions } from "../../core/trajectory/policyVersions";
 import styles from "./PolicyStrip.module.css";
 
 /** The class of a span by its staleness: current, one behind, further behind, or unknown. */
@@ -22,15 +21,14 @@ function stalenessText(span: PolicySpan): string {
  * newest version; click a span to go to its first token. Nothing when the record has no versions.
  */
 export const PolicyStrip = memo(function PolicyStrip({
-  trajectory,
+  versions,
   tokenCount,
   onPick,
 }: {
-  readonly trajectory: Trajectory;
+  readonly versions: PolicyVersions | undefined;
   readonly tokenCount: number;
   readonly onPick: (token: number) => void;
 }) {
-  const versions = useMemo(() => policyVersions(trajectory), [trajectory]);
   if (!versions || tokenCount === 0) return null;
   const maxStale = Math.max(0, ...versions.spans.map((s) => s.staleness ?? 0));
   return (

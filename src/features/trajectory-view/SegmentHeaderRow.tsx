@@ -1,5 +1,6 @@
 import { memo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
+import type { SegmentPolicy } from "../../core/trajectory/policyVersions";
 import type { Segment } from "../../core/trajectory/types";
 import { finishText, KIND_LABEL } from "./kindLabels";
 import { rowStyle } from "./rowMetrics";
@@ -10,6 +11,8 @@ interface SegmentHeaderRowProps {
   readonly index: number;
   readonly firstToken: number;
   readonly cutReason: string | undefined;
+  /** The policy versions of its tokens, when the record has them (docs/format.md). */
+  readonly policy?: SegmentPolicy | undefined;
   /** Row placement in CSS pixels (numbers, so memo holds while scrolling). */
   readonly top: number;
   readonly height: number;
@@ -20,7 +23,7 @@ const COUNT_FORMAT = new Intl.NumberFormat("en-US");
 
 /** The header above a segment's tokens: turn, kind, token count, finish reason. */
 export const SegmentHeaderRow = memo(function SegmentHeaderRow(props: SegmentHeaderRowProps) {
-  const { segment, index, firstToken, cutReason } = props;
+  const { segment, index, firstToken, cutReason, policy } = props;
   const finish = finishText(segment.finishReason);
   return (
     <div
@@ -36,6 +39,20 @@ export const SegmentHeaderRow = memo(function SegmentHeaderRow(props: SegmentHea
       {segment.toolCalls && segment.toolCalls.length > 0 && (
         <span className={styles.muted}>
           {segment.toolCalls.length} tool call{segment.toolCalls.length > 1 ? "s" : ""}
+        </span>
+      )}
+      {policy && (
+        <span
+          className={`${styles.policy} ${
+            policy.staleness === undefined
+              ? styles.policyUnknown
+              : policy.staleness === 0
+                ? styles.policyCurrent
+                : styles.policyStale
+          }`}
+          data-testid="segment-policy"
+        >
+          {policy.label}
         </span>
       )}
       {cutReason && (

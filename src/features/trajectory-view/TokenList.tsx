@@ -10,6 +10,7 @@ import {
 } from "react";
 import { KindedSlotRecycler } from "../../core/layout/slotRecycler";
 import { RowKind, type TokenLayout } from "../../core/layout/tokenRows";
+import type { SegmentPolicy } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useHeatFloor, useIsHeatmap, useShowWhitespace } from "../../stores/prefsStore";
 import { CutoffRow } from "./CutoffRow";
@@ -42,6 +43,8 @@ interface TokenListProps {
   readonly mismatch?: MismatchShading | undefined;
   /** Per token, the selected turn's prefix-check marks (TokenRowInput.turnMarks). */
   readonly turnMarks?: Uint8Array | undefined;
+  /** Per segment: its policy versions, for its header (docs/format.md, Policy versions). */
+  readonly policies?: readonly (SegmentPolicy | undefined)[] | undefined;
 }
 
 function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
@@ -61,6 +64,7 @@ interface RowContext {
   readonly heatFloor: number;
   readonly mismatch: MismatchShading | undefined;
   readonly turnMarks: Uint8Array | undefined;
+  readonly policies: readonly (SegmentPolicy | undefined)[] | undefined;
 }
 
 /** Row `r` of the layout as its element (header, tool call, cutoff or tokens), keyed by slot. */
@@ -88,6 +92,7 @@ function renderRow(
           index={s}
           firstToken={first}
           cutReason={reason}
+          policy={context.policies?.[s]}
           top={top}
           height={height}
         />
@@ -190,6 +195,7 @@ export function TokenList(props: TokenListProps) {
     heatFloor,
     mismatch: props.mismatch,
     turnMarks: props.turnMarks,
+    policies: props.policies,
   };
   const rows: ReactNode[] = items.map((item, i) =>
     renderRow(item.index, keys[i], itemTop(virtualizer, scale, item.start), item.size, rowContext),

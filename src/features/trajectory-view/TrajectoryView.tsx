@@ -1,5 +1,6 @@
 import { useCallback, useMemo, useRef, useState } from "react";
 import { type TurnReport, turnTokenMarks } from "../../core/drift/prefixCheck";
+import { policyVersions, segmentPolicies } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useElementWidth } from "../../hooks/useElementWidth";
 import { useMonospaceCellWidth } from "../../hooks/useMonospaceCellWidth";
@@ -97,6 +98,11 @@ export function TrajectoryView({
     mismatch.shading?.delta,
   );
   const { rescore } = mismatch;
+  const versions = useMemo(() => policyVersions(trajectory), [trajectory]);
+  const policies = useMemo(
+    () => (versions ? segmentPolicies(versions, flat.segmentStarts) : undefined),
+    [versions, flat],
+  );
   const handleStep = (delta: number) => {
     const from = selected === undefined ? 0 : selected + delta;
     select(Math.min(flat.tokenCount - 1, Math.max(0, from)), true);
@@ -127,7 +133,7 @@ export function TrajectoryView({
           rescoreError={rescore.error}
           lanes={mismatch.pair?.names}
         />
-        <PolicyStrip trajectory={trajectory} tokenCount={flat.tokenCount} onPick={handlePick} />
+        <PolicyStrip versions={versions} tokenCount={flat.tokenCount} onPick={handlePick} />
         {mismatch.outcome && (
           <MismatchPanel
             trajectory={trajectory}
@@ -163,6 +169,7 @@ export function TrajectoryView({
         onStep={handleStep}
         mismatch={mismatch.shading}
         turnMarks={turnMarks}
+        policies={policies}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
       />
       <DetailsPanel
