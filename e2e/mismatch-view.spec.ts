@@ -126,6 +126,23 @@ test("Rescore an episode against a noisy simulator: δ shading, verdicts and cou
     String(clipped.reduce((sum, c) => sum + c.hits, 0)),
   );
 
+  // Geometric-mean masking: ρ = exp(mean δ) over the compared tokens decides for all of them.
+  await page.getByLabel("correction").selectOption("geo-mask");
+  await page.getByLabel("lo", { exact: true }).fill("0.99");
+  await page.getByLabel("hi", { exact: true }).fill("1.01");
+  const perSegment = referenceCounts(trajectory, lane, () => true);
+  const compared = perSegment.reduce((sum, c) => sum + c.compared, 0);
+  let sumDelta = 0;
+  lane.forEach((v, k) => {
+    const y = sampled[k];
+    if (trajectoryMask(trajectory)[k] === 1 && typeof v === "number" && typeof y === "number")
+      sumDelta += v - y;
+  });
+  const rho = Math.exp(sumDelta / compared);
+  await expect(page.getByTestId("mismatch-masked")).toHaveText(
+    String(rho >= 0.99 && rho <= 1.01 ? 0 : compared),
+  );
+
   // "Next mismatch above x" jumps to the next token with |δ| above it, from the selection.
   await page.getByLabel("|δ| >").fill("0.4");
   await page.getByRole("button", { name: "Next mismatch" }).click();
