@@ -1,11 +1,11 @@
-import { readCompactTokenizer } from "../core/tokenizer/compactFormat";
+import type { CompactTokenizerData } from "../core/tokenizer/compactFormat";
 import { createCompactTokenizer } from "../core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../core/tokenizer/types";
 import { createChatTemplateRenderer } from "./chatTemplate";
 
-/** A compact tokenizer blob (core/tokenizer/compactFormat.ts) with the folder's small files. */
+/** A compact tokenizer (core/tokenizer/compactFormat.ts, read) with the folder's small files. */
 export interface CompactTokenizerFiles {
-  readonly compact: Uint8Array;
+  readonly compact: CompactTokenizerData;
   readonly tokenizerConfig: unknown;
   readonly chatTemplate?: string;
 }
@@ -21,7 +21,7 @@ export function createTokenizerFromCompact(id: string, files: CompactTokenizerFi
     throw new Error(`tokenizer ${id}: tokenizer_config.json must be a JSON object`);
   }
   const config = tokenizerConfig as Record<string, unknown>;
-  return createCompactTokenizer(readCompactTokenizer(files.compact), {
+  return createCompactTokenizer(files.compact, {
     id,
     tokenizerConfig: config,
     applyChatTemplate: createChatTemplateRenderer(id, config, files.chatTemplate),
