@@ -92,10 +92,12 @@ function cachePath(source: Record<string, string>): string {
 async function readFresh(
   path: string,
   source: Record<string, string>,
-): Promise<CompactTokenizerData | undefined> {
+): Promise<{ compact: CompactTokenizerData; blob: Uint8Array } | undefined> {
   try {
-    const data = readCompactTokenizer(await readFile(path));
-    return JSON.stringify(data.header.source) === JSON.stringify(source) ? data : undefined;
+    const blob = await readFile(path);
+    const compact = readCompactTokenizer(blob);
+    const fresh = JSON.stringify(compact.header.source) === JSON.stringify(source);
+    return fresh ? { compact, blob } : undefined;
   } catch {
     return undefined; // missing, another version, or damaged: derived again
   }
@@ -121,43 +123,53 @@ export async function buildBundledCompact(name: string): Promise<Uint8Array> {
 }
 
 /**
- * The tokenizer the drift checks run with: the compact one, from
- * lib/, the cache, or derived now (and cached); the library-backed one when the compact form
- * cannot stand in for it (the round-trip proof refuses the pipeline, say), built from the same
- * parsed files. Both give the same ids and text.
+ * The compact blob of a tokenizer (short name or folder), as bytes and read: from lib/ (bundled),
+ * the cache, or derived now (and cached). `tokenizerJson` is the parsed file when it had to be read.
+ */
+export async function compactTokenizerFor(
+  nameOrPath: string,
+): Promise<{ compact: CompactTokenizerData; blob: Uint8Array; tokenizerJson?: unknown }> {
+  const source = await compactSource(nameOrPath);
+  const places = [
+    ...(BUNDLED_TOKENIZERS[nameOrPath] ? [bundledCompactPath(nameOrPath)] : []),
+    cachePath(source),
+  ];
+  for (const place of places) {
+    const found = await readFresh(place, source);
+    if (found) return found;
+  }
+  const dir = resolveTokenizerDir(nameOrPath);
+  const tokenizerJson = await readJson(join(dir, "tokenizer.json"), `tokenizer ${nameOrPath}`);
+  const blob = buildCompactTokenizer(tokenizerJson, source);
+  await writeCache(cachePath(source), blob);
+  return { compact: readCompactTokenizer(blob), blob, tokenizerJson };
+}
+
+/**
+ * The tokenizer the drift checks run with: the compact one (`compactTokenizerFor`); the
+ * library-backed one when the compact form cannot stand in for it (the round-trip proof refuses
+ * the pipeline, say), built from the same parsed files. Both give the same ids and text.
  */
 export async function openDriftTokenizer(nameOrPath: string): Promise<Tokenizer> {
   const dir = resolveTokenizerDir(nameOrPath);
   const what = `tokenizer ${nameOrPath}`;
   // Settled in a fixed order, so the error names the same file whatever read finished first.
   const settled = await Promise.allSettled([
-    compactSource(nameOrPath),
+    compactTokenizerFor(nameOrPath),
     readJson(join(dir, "tokenizer_config.json"), what),
     readChatTemplateFile(dir),
   ]);
   for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
-  const [source, tokenizerConfig, chatTemplate] = settled.map((o) =>
+  const [found, tokenizerConfig, chatTemplate] = settled.map((o) =>
     o.status === "fulfilled" ? o.value : undefined,
-  ) as [Record<string, string>, unknown, string | undefined];
-  const places = [
-    ...(BUNDLED_TOKENIZERS[nameOrPath] ? [bundledCompactPath(nameOrPath)] : []),
-    cachePath(source),
-  ];
-  let compact: CompactTokenizerData | undefined;
-  for (const place of places) compact ??= await readFresh(place, source);
-  let tokenizerJson: unknown;
-  if (!compact) {
-    tokenizerJson = await readJson(join(dir, "tokenizer.json"), what);
-    const blob = buildCompactTokenizer(tokenizerJson, source);
-    await writeCache(cachePath(source), blob);
-    compact = readCompactTokenizer(blob);
-  }
+  ) as [Awaited<ReturnType<typeof compactTokenizerFor>>, unknown, string | undefined];
+  const { compact } = found;
   const isObject = typeof tokenizerConfig === "object" && tokenizerConfig !== null;
   const template = chatTemplate === undefined ? {} : { chatTemplate };
   if (isObject && !compactUnusableReason(compact, tokenizerConfig as Record<string, unknown>)) {
     return createTokenizerFromCompact(nameOrPath, { compact, tokenizerConfig, ...template });
   }
-  tokenizerJson ??= await readJson(join(dir, "tokenizer.json"), what);
+  const tokenizerJson = found.tokenizerJson ?? (await readJson(join(dir, "tokenizer.json"), what));
   // The library (and its BPE over the parsed JSON) only when the compact form cannot serve.
   const { createHfTokenizer } = await import("../../src/tokenizer/hfTokenizer");
   return createHfTokenizer(nameOrPath, { tokenizerJson, tokenizerConfig, ...template });
