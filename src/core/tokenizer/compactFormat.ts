@@ -124,7 +124,7 @@ function addedTokensOf(definition: Record<string, unknown>): CompactAddedToken[]
 }
 
 /** The raw bytes a byte-level piece spells, or undefined when a char is outside GPT-2's table. */
-function byteLevelBytes(piece: string, table: Int16Array): Uint8Array | undefined {
+export function byteLevelBytes(piece: string, table: Int16Array): Uint8Array | undefined {
   const out = new Uint8Array(piece.length);
   for (let i = 0; i < piece.length; i++) {
     const c = piece.charCodeAt(i);

@@ -12,6 +12,7 @@ import { proveFastRoundTrip } from "../drift/roundTripPlan";
 import { utf8Decode } from "../drift/utf8Text";
 import { createCompactBpe } from "./compactBpe";
 import {
+  byteLevelBytes,
   byteLevelInverse,
   type CompactAddedToken,
   type CompactTokenizerData,
@@ -112,13 +113,8 @@ export function createCompactTokenizer(
   const idOf = (content: string): number | undefined => {
     const added = addedByContent.get(content);
     if (added) return added.id;
-    const bytes = new Uint8Array(content.length);
-    for (let i = 0; i < content.length; i++) {
-      const c = content.charCodeAt(i);
-      const b = c < inverse.length ? (inverse[c] ?? -1) : -1;
-      if (b < 0) return undefined;
-      bytes[i] = b;
-    }
+    const bytes = byteLevelBytes(content, inverse);
+    if (bytes === undefined) return undefined;
     const found = bpe.lookup(bytes, 0, bytes.length);
     return found < 0 ? undefined : found;
   };
