@@ -1,13 +1,15 @@
 // Start-up of the INSTALLED CLI, whole process, against bare Node in the same run: packs the
 // package (prepack builds it), installs the tarball into a temporary prefix (production
 // dependencies only, as a researcher would), then times, interleaved, STARTUP_BENCH_RUNS runs of
-// `node -e 0`, `rollout-lens --help` (and the clone's tsx-run --help for comparison) and
-// `rollout-lens drift` of a one-line Llama-3 atropos file.
+// `node -e 0`, `rollout-lens --help` (and the clone's tsx-run --help for comparison),
+// `rollout-lens drift` of a one-line Llama-3 atropos file with the bundled tokenizer (its compact
+// form shipped in lib/), and the same with a copy of the tokenizer as a user's folder (its compact
+// form derived by the warm-up run and then read from the cache).
 // Prints medians, differences from bare Node and whether the budgets hold (--help <= 0.25 s
-// above Node, drift <= 0.6 s), then where drift's time goes inside the installed package: reading
-// and JSON.parse of tokenizer.json, building the tokenizer, and the process around them.
+// above Node, drift <= 0.6 s), then, for comparison, the library path the compact form replaces:
+// reading and JSON.parse of tokenizer.json and building @huggingface/tokenizers' Tokenizer.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixtureLines } from "../src/test/fixtureFiles";
@@ -61,6 +63,7 @@ console.log(JSON.stringify({ importLib: t1 - t0, read: t2 - t1, parse: t3 - t2, 
 
 export default async function startupBench(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "rollout-lens-startup-"));
+  const savedCache = process.env.ROLLOUT_LENS_CACHE_DIR;
   try {
     const packed = npm(["pack", "--pack-destination", work, "--json"], root);
     const [info] = JSON.parse(packed.slice(packed.search(/^\[$/m))) as { filename: string }[];
@@ -80,6 +83,12 @@ export default async function startupBench(): Promise<void> {
       `installed ${info.filename} into a temporary prefix; ${RUNS} runs each, interleaved`,
     );
 
+    // A user's tokenizer folder: a copy of the bundled Llama-3 one, cached in the run's own dir.
+    const folder = join(work, "my-llama3");
+    cpSync(join(pkgDir, "node_modules", "@lenml", "tokenizer-llama3", "models"), folder, {
+      recursive: true,
+    });
+    process.env.ROLLOUT_LENS_CACHE_DIR = join(work, "cache"); // restored in `finally`
     const cases = [
       { name: "node -e 0", run: () => timeProcess(process.execPath, ["-e", "0"], 0) },
       { name: "rollout-lens --help", run: () => timeProcess(bin, ["--help"], 0) },
@@ -91,13 +100,23 @@ export default async function startupBench(): Promise<void> {
         name: "rollout-lens drift (1 line, llama3)",
         run: () => timeProcess(bin, ["drift", "--tokenizer", "llama3", oneLine], 0),
       },
+      {
+        name: "rollout-lens drift (1 line, a tokenizer folder, compact form cached)",
+        run: () => timeProcess(bin, ["drift", "--tokenizer", folder, oneLine], 0),
+      },
     ];
     const times: number[][] = cases.map(() => []);
     for (const c of cases) c.run(); // warm the file cache
     for (let i = 0; i < RUNS; i++) {
       for (const [k, c] of cases.entries()) times[k]?.push(c.run());
     }
-    const [base, help, , drift] = times.map(median) as [number, number, number, number];
+    const [base, help, , drift, folderDrift] = times.map(median) as number[] as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     for (const [k, c] of cases.entries()) {
       const all = (times[k] ?? []).map((t) => (t * 1000).toFixed(0)).join(", ");
       console.log(`${c.name}: median ${ms(median(times[k] ?? []))} (runs: ${all} ms)`);
@@ -110,6 +129,10 @@ export default async function startupBench(): Promise<void> {
       `drift, one line: ${ms(drift)} whole process, ${ms(drift - base)} above bare Node (budget ${ms(BUDGET_DRIFT_S)}): ${drift <= BUDGET_DRIFT_S ? "met" : "NOT met"}`,
     );
 
+    console.log(
+      `drift, one line, a tokenizer folder (cached): ${ms(folderDrift)} whole process, ${ms(folderDrift - base)} above bare Node`,
+    );
+
     const phaseFile = join(pkgDir, "startup-phases.mjs");
     writeFileSync(phaseFile, PHASES);
     const phases: Record<string, number>[] = [];
@@ -120,10 +143,12 @@ export default async function startupBench(): Promise<void> {
     }
     const phase = (key: string) => ms(median(phases.map((p) => p[key] ?? 0)) / 1000);
     console.log(
-      `llama3 tokenizer load (median of ${phases.length}): import @huggingface/tokenizers ${phase("importLib")}, ` +
+      `for comparison, the library path the compact form replaces (llama3, median of ${phases.length}): import @huggingface/tokenizers ${phase("importLib")}, ` +
         `read files ${phase("read")}, JSON.parse tokenizer.json (9 MB) ${phase("parse")}, build Tokenizer ${phase("build")}`,
     );
   } finally {
+    if (savedCache === undefined) delete process.env.ROLLOUT_LENS_CACHE_DIR;
+    else process.env.ROLLOUT_LENS_CACHE_DIR = savedCache;
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -80,6 +80,9 @@ describe("the packed and installed package", () => {
     expect(listing).toContain("bin/rollout-lens.mjs");
     expect(listing).toContain("lib/cli.js");
     expect(listing).toContain("lib/drift.worker.js");
+    // The bundled tokenizers' compact form, so drift never parses their tokenizer.json.
+    expect(listing).toContain("lib/qwen3.tokenizer.bin");
+    expect(listing).toContain("lib/llama3.tokenizer.bin");
     expect(listing).toContain("dist/index.html");
     expect(listing.filter((f) => f.startsWith("demo/") && f.endsWith(".jsonl")).length).toBe(3);
     const leaks = listing.filter(
@@ -112,16 +115,20 @@ describe("the packed and installed package", () => {
   });
 
   it("checks a Llama-3 file for drift with no flags (choosing llama3), in process and on compiled worker threads", () => {
+    const cache = join(work, "cache");
     for (const extra of [[], ["--jobs", "2"]]) {
       const drift = spawnSync(bin, ["drift", ...extra, llamaLine], {
         encoding: "utf8",
         timeout: 120_000,
+        env: { ...process.env, ROLLOUT_LENS_CACHE_DIR: cache },
       });
       expect(drift.stderr).toBe("");
       expect(drift.stdout).toContain("tokenizer llama3 (recognised from the first token ids)");
       expect(drift.stdout).toContain("atropos, 2 trajectories (2 checked, 0 unchecked), 0 drifted");
       expect(drift.status).toBe(0);
     }
+    // The shipped compact tokenizer served both runs: nothing was derived into the cache.
+    expect(existsSync(cache)).toBe(false);
   }, 240_000);
 
   it("serves a file with `view --no-open`: the printed URL answers with the app, the API lists it", async () => {

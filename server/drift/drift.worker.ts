@@ -3,7 +3,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { detectDrift } from "../../src/core/drift/detectDrift";
 import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
-import { loadTokenizer } from "../tokenizers/loadTokenizer";
+import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
 import {
   type DriftWorkerRequest,
   driftWorkerDataSchema,
@@ -11,7 +11,7 @@ import {
 } from "./driftProtocol";
 
 const { tokenizer: name } = driftWorkerDataSchema.parse(workerData);
-const tokenizer = await loadTokenizer(name);
+const tokenizer = await loadDriftTokenizer(name);
 const { accelerator } = roundTripPlanFor(tokenizer);
 const port = parentPort;
 if (!port) throw new Error("drift.worker must run as a worker thread");

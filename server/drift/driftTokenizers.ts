@@ -1,6 +1,6 @@
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { buildTokenizerCatalog } from "../tokenizers/catalog";
-import { loadTokenizer } from "../tokenizers/loadTokenizer";
+import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
 import { createDriftPool, type DriftPool } from "./driftPool";
 
 /** One tokenizer, ready to check drift with. */
@@ -23,8 +23,8 @@ export interface DriftTokenizers {
 
 /**
  * The server's catalog with its default configuration (the bundled `qwen3` and `llama3`, default
- * `qwen3`), so the CLI chooses as the browser does. Each tokenizer loads (about a second) only
- * when a file needs it; with `jobs > 1` each gets its own worker pool.
+ * `qwen3`), so the CLI chooses as the browser does. Each tokenizer loads (its compact form, tens
+ * of ms) only when a file needs it; with `jobs > 1` each gets its own worker pool.
  */
 export function createDriftTokenizers(options: { readonly jobs: number }): DriftTokenizers {
   const catalog = buildTokenizerCatalog("qwen3");
@@ -38,8 +38,8 @@ export function createDriftTokenizers(options: { readonly jobs: number }): Drift
       if (!engine) {
         const source = catalog.resolve(name) ?? name;
         engine = (async () => {
-          const tokenizer = await loadTokenizer(source);
-          // Each worker loads its own tokenizer (about a second): worth it for big files only.
+          const tokenizer = await loadDriftTokenizer(source);
+          // Each worker loads its own tokenizer and starts a thread: worth it for big files only.
           const pool = options.jobs > 1 ? createDriftPool(source, options.jobs) : undefined;
           if (pool) pools.push(pool);
           return { tokenizer, ...(pool ? { pool } : {}) };

@@ -6,6 +6,7 @@ import { flattenSegments } from "../../src/core/trajectory/flatten";
 import { promptSegment, trajectory } from "../../src/test/trajectoryBuilders";
 import { createHfTokenizer } from "../../src/tokenizer/hfTokenizer";
 import { generateCorpus, INJECTED_DRIFTS } from "../../test-support/syntheticCorpus";
+import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
 import {
   loadTokenizer,
   readTokenizerFiles,
@@ -43,6 +44,20 @@ describe.each([
       (c) => detectDrift(c.trajectory, tokenizer, { accelerator })[0]?.firstDivergenceIndex ?? null,
     );
     expect(fast).toEqual(expected);
+    // The compact tokenizer the drift checks load (no library BPE) gives the same verdicts.
+    const compact = await loadDriftTokenizer(name);
+    const compactPlan = roundTripPlanFor(compact);
+    expect(compactPlan.path).toBe("fast");
+    const viaCompact = corpus.map(
+      (c) =>
+        detectDrift(c.trajectory, compact, { accelerator: compactPlan.accelerator })[0]
+          ?.firstDivergenceIndex ?? null,
+    );
+    expect(viaCompact).toEqual(expected);
+    const compactPlain = corpus
+      .slice(0, 40)
+      .map((c) => detectDrift(c.trajectory, compact)[0]?.firstDivergenceIndex ?? null);
+    expect(compactPlain).toEqual(expected.slice(0, 40));
     // The plain path (no accelerator) agrees too, on a slice (it is much slower).
     const plain = corpus
       .slice(0, 40)

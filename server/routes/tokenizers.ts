@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import { TOKENIZER_FILES, type TokenizerFileName } from "../../src/core/tokenizer/wire";
 import type { ServerConfig } from "../config";
 import { buildTokenizerCatalog } from "../tokenizers/catalog";
+import { compactTokenizerFor } from "../tokenizers/compactTokenizers";
 import { resolveTokenizerDir } from "../tokenizers/loadTokenizer";
 
 function isTokenizerFile(name: string): name is TokenizerFileName {
@@ -17,13 +18,30 @@ const CONTENT_TYPES: Readonly<Record<TokenizerFileName, string>> = {
 };
 
 /**
- * `GET /api/tokenizers` and `GET /api/tokenizers/:name/:file`. Names come from the catalog and
+ * `GET /api/tokenizers`, `GET /api/tokenizers/:name/compact` and `GET /api/tokenizers/:name/:file`.
+ * Names come from the catalog and
  * files from a fixed list, so no request text is ever joined into a path (no traversal).
  */
 export function tokenizerRoutes(config: Pick<ServerConfig, "tokenizer">) {
   const catalog = buildTokenizerCatalog(config.tokenizer);
   const app = new Hono();
   app.get("/", (c) => c.json(catalog.list));
+  // The compact form the browser's drift workers load (docs/drift.md): from lib/ for a bundled
+  // tokenizer, else from the cache or derived once; the name goes through the catalog as below.
+  app.get("/:name/compact", async (c) => {
+    const { name } = c.req.param();
+    const source = catalog.resolve(name);
+    if (source === undefined) return c.json({ error: `unknown tokenizer: ${name}` }, 404);
+    let blob: Uint8Array;
+    try {
+      ({ blob } = await compactTokenizerFor(source));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (message.includes("missing file")) return c.json({ error: message }, 404);
+      throw error;
+    }
+    return c.body(new Uint8Array(blob), 200, { "content-type": "application/octet-stream" });
+  });
   app.get("/:name/:file", async (c) => {
     const { name, file } = c.req.param();
     const source = catalog.resolve(name);

@@ -79,6 +79,9 @@ describe("the API surface", () => {
         "GET /api/health",
         "GET /api/tokenizers",
         "GET /api/tokenizers/:name/:file",
+        // Reviewed: the name goes through the catalog like :file's; the blob comes from lib/, the
+        // cache (a file name hashed from the catalog's own path) or the folder's tokenizer.json.
+        "GET /api/tokenizers/:name/compact",
         "POST /api/episodes",
         "GET /api/episodes",
         "GET /api/episodes/:id",

@@ -36,7 +36,7 @@ async function readText(path: string, what: string): Promise<string> {
   }
 }
 
-async function readJson(path: string, what: string): Promise<unknown> {
+export async function readJson(path: string, what: string): Promise<unknown> {
   const text = await readText(path, what);
   try {
     return JSON.parse(text);

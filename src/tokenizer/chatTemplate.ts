@@ -1,4 +1,5 @@
 import { Template } from "@huggingface/jinja";
+import { configTokenContent } from "../core/tokenizer/turnEnds";
 import type { ChatTemplateMessage, ChatTemplateOptions } from "../core/tokenizer/types";
 
 /** The token strings HF passes to every chat template (transformers' SPECIAL_TOKEN_ATTRIBUTES). */
@@ -14,13 +15,6 @@ const SPECIAL_TOKEN_KEYS = [
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A config token is either a plain string or an AddedToken object `{content, ...}`. */
-export function configTokenContent(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (isRecord(value) && typeof value.content === "string") return value.content;
-  return undefined;
 }
 
 /**

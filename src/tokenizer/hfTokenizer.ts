@@ -4,6 +4,8 @@
 // Neither library can fetch anything: tokenizer files are always handed in, so remote loading is off.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import { createBpeWordModel } from "../core/tokenizer/bpeWord";
+import { pipelineDefinition } from "../core/tokenizer/compactFormat";
+import { turnEndIds } from "../core/tokenizer/turnEnds";
 import type { Tokenizer, TokenizerPipeline } from "../core/tokenizer/types";
 import { utf8Encode } from "../core/tokenizer/utf8";
 import {
@@ -11,7 +13,7 @@ import {
   type VocabByteScheme,
   vocabPieceBytes,
 } from "../core/tokenizer/vocabBytes";
-import { configTokenContent, createChatTemplateRenderer } from "./chatTemplate";
+import { createChatTemplateRenderer } from "./chatTemplate";
 
 /** The parsed contents of a model folder's `tokenizer.json` and `tokenizer_config.json`. */
 export interface TokenizerFiles {
@@ -31,19 +33,6 @@ function byteScheme(tokenizerJson: Record<string, unknown>): VocabByteScheme {
   if (decoder.includes('"ByteLevel"')) return "byte-level";
   if (/"(ByteFallback|Metaspace)"|\u2581/.test(decoder)) return "sentencepiece";
   return "plain";
-}
-
-/**
- * The pipeline of tokenizer.json without the vocabulary and merges (the fast round trip's proof
- * reads only the settings; keeping the whole parsed file would hold tens of MB per tokenizer).
- */
-function pipelineDefinition(tokenizerJson: Record<string, unknown>): Record<string, unknown> {
-  const {
-    vocab: _vocab,
-    merges: _merges,
-    ...model
-  } = isRecord(tokenizerJson.model) ? tokenizerJson.model : {};
-  return { ...tokenizerJson, model };
 }
 
 /**
@@ -81,15 +70,6 @@ function modelPipeline(
   };
 }
 
-/** Stop ids a chat model ends a turn with; generation_config.json (not loaded) is the real source. */
-const KNOWN_EOS_TOKENS = [
-  "<|im_end|>",
-  "<|endoftext|>",
-  "<|eot_id|>",
-  "<|eom_id|>",
-  "<|end_of_text|>",
-];
-
 /** Builds a Tokenizer from already-loaded files; works in Node, in the browser and in workers. */
 export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer {
   const { tokenizerJson, tokenizerConfig } = files;
@@ -111,16 +91,11 @@ export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer 
   let vocabSize = 0;
   for (const v of vocab.values()) vocabSize = Math.max(vocabSize, v + 1);
 
-  const idOf = (content: string | undefined) =>
-    content === undefined ? undefined : hf.token_to_id(content);
-  const eosIds = new Set<number>();
-  const configEos = idOf(configTokenContent(tokenizerConfig.eos_token));
-  if (configEos !== undefined) eosIds.add(configEos);
-  for (const name of KNOWN_EOS_TOKENS) {
-    const tokenId = idOf(name);
-    if (tokenId !== undefined && added.get(tokenId)?.special === true) eosIds.add(tokenId);
-  }
-  const bosTokenId = idOf(configTokenContent(tokenizerConfig.bos_token));
+  const { eosTokenIds, bosTokenId } = turnEndIds(
+    tokenizerConfig,
+    (content) => hf.token_to_id(content),
+    (tokenId) => added.get(tokenId)?.special === true,
+  );
 
   const bytesCache = new Map<number, Uint8Array>();
   function pieceOf(tokenId: number): string {
@@ -139,7 +114,7 @@ export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer 
   return {
     id,
     vocabSize,
-    eosTokenIds: [...eosIds],
+    eosTokenIds,
     bosTokenId,
     // Never add BOS/EOS: the chat template (or the caller) writes them out, so they are explicit.
     encode: (text) => hf.encode(text, { add_special_tokens: false }).ids,

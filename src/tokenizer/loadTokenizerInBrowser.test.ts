@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseServerConfig } from "../../server/config";
 import { tokenizerRoutes } from "../../server/routes/tokenizers";
 import { loadTokenizer } from "../../test-support/tokenizers";
-import { loadTokenizerInBrowser } from "./loadTokenizerInBrowser";
+import { loadDriftTokenizerInBrowser, loadTokenizerInBrowser } from "./loadTokenizerInBrowser";
 
 const app = new Hono().route(
   "/api/tokenizers",
@@ -51,4 +51,38 @@ describe("loadTokenizerInBrowser", () => {
   ])("reports %s with the tokenizer and URL", async (_name, fetchImpl, message) => {
     await expect(loadTokenizerInBrowser("nope", fetchImpl)).rejects.toThrow(message);
   });
+});
+
+describe("loadDriftTokenizerInBrowser", () => {
+  it("loads the compact form the server publishes, never tokenizer.json, for a bundled tokenizer", async () => {
+    const asked: string[] = [];
+    const spy = async (url: string) => {
+      asked.push(url.split("/").pop() ?? "");
+      return app.request(url);
+    };
+    const [browser, node] = await Promise.all([
+      loadDriftTokenizerInBrowser("llama3", spy),
+      loadTokenizer("llama3"),
+    ]);
+    expect(asked.sort()).toEqual(["chat_template.jinja", "compact", "tokenizer_config.json"]);
+    const text = "<|begin_of_text|>It's 12345 cafés 😀<|eot_id|>";
+    expect(browser.encode(text)).toEqual(node.encode(text));
+    expect(browser.decode(node.encode(text))).toBe(node.decode(node.encode(text)));
+    const messages = [{ role: "user", content: "hi" }];
+    expect(browser.applyChatTemplate(messages, { addGenerationPrompt: true })).toBe(
+      node.applyChatTemplate(messages, { addGenerationPrompt: true }),
+    );
+  }, 60_000);
+
+  it("falls back to the library tokenizer when the compact form cannot serve, or is not there", async () => {
+    const sp = await loadDriftTokenizerInBrowser("sentencepiece-tiny", viaServer);
+    const node = await loadTokenizer("src/test/fixtures/sentencepiece-tiny");
+    expect(sp.encode("hello world")).toEqual(node.encode("hello world"));
+    const noCompact = async (url: string) =>
+      url.endsWith("/compact") ? new Response("", { status: 404 }) : app.request(url);
+    const qwen = await loadDriftTokenizerInBrowser("qwen3", noCompact);
+    expect(qwen.encode("<|im_start|>hi")).toEqual(
+      (await loadTokenizer("qwen3")).encode("<|im_start|>hi"),
+    );
+  }, 60_000);
 });

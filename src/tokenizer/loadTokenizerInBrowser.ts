@@ -1,5 +1,8 @@
+import { readCompactTokenizer } from "../core/tokenizer/compactFormat";
+import { compactUnusableReason } from "../core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { TokenizerFileName } from "../core/tokenizer/wire";
+import { createTokenizerFromCompact } from "./compactTokenizerFiles";
 import { createHfTokenizer } from "./hfTokenizer";
 
 export type FetchLike = (url: string) => Promise<Response>;
@@ -55,4 +58,31 @@ export async function loadTokenizerInBrowser(
     tokenizerConfig: parseJson(name, "tokenizer_config.json", tokenizerConfig),
   };
   return createHfTokenizer(name, chatTemplate === undefined ? files : { ...files, chatTemplate });
+}
+
+/**
+ * The tokenizer the browser's drift workers check with: the compact form the server publishes
+ * (`GET /api/tokenizers/:name/compact`, docs/drift.md), a few MB of typed arrays instead of
+ * parsing tokenizer.json and building the library's BPE; the library-backed tokenizer when the
+ * compact form cannot stand in for it, or the server has none. Same ids and text either way.
+ */
+export async function loadDriftTokenizerInBrowser(
+  name: string,
+  fetchImpl: FetchLike = (url) => fetch(url),
+): Promise<Tokenizer> {
+  const url = `${TOKENIZERS_API}/${encodeURIComponent(name)}/compact`;
+  const [compactResponse, config, chatTemplate] = await Promise.all([
+    fetchImpl(url).catch(() => undefined),
+    fetchFile(fetchImpl, name, "tokenizer_config.json"),
+    fetchFile(fetchImpl, name, "chat_template.jinja"),
+  ]);
+  const tokenizerConfig = parseJson(name, "tokenizer_config.json", config);
+  if (compactResponse?.ok && typeof tokenizerConfig === "object" && tokenizerConfig !== null) {
+    const compact = readCompactTokenizer(new Uint8Array(await compactResponse.arrayBuffer()));
+    if (!compactUnusableReason(compact, tokenizerConfig as Record<string, unknown>)) {
+      const template = chatTemplate === undefined ? {} : { chatTemplate };
+      return createTokenizerFromCompact(name, { compact, tokenizerConfig, ...template });
+    }
+  }
+  return loadTokenizerInBrowser(name, fetchImpl);
 }

@@ -59,10 +59,16 @@ export class PreTokenScanner {
   private cp = 0;
   private len = 0;
 
+  /**
+   * `asciiCase`: the contractions match ASCII letters only, as @huggingface/tokenizers compiles
+   * `(?i:'s|...)`; otherwise U+017F (which Unicode case-folds to `s`) after an apostrophe makes
+   * the scan fail, so the caller asks the real encoder.
+   */
   constructor(
     private readonly bytes: Uint8Array,
     private readonly to: number,
     private readonly digitRun: number,
+    private readonly asciiCase = false,
   ) {}
 
   /** Decodes the character at `p` into cp/len; false when ill-formed or past the end. */
@@ -121,7 +127,7 @@ export class PreTokenScanner {
 
   private lowerAscii(p: number): number {
     if (!this.read(p)) return -1;
-    return this.cp < 128 ? this.cp | 0x20 : this.cp === 0x17f ? -2 : -1;
+    return this.cp < 128 ? this.cp | 0x20 : this.cp === 0x17f && !this.asciiCase ? -2 : -1;
   }
 
   /** End of the pre-token starting at `p` (byte offset), or SCAN_FAILED. */

@@ -8,8 +8,10 @@ export function utf8Decode(bytes: Uint8Array, from = 0, to = bytes.length): stri
   const parts: string[] = [];
   let chunk: number[] = [];
   let pos = from;
+  // One bounded view for the whole run: a character must not borrow bytes past `to`.
+  const view = bytes.subarray(0, to);
   while (pos < to) {
-    const length = utf8CharLength(bytes.subarray(0, to), pos);
+    const length = utf8CharLength(view, pos);
     if (length > 0) {
       chunk.push(utf8CodePoint(bytes, pos, length));
       pos += length;

@@ -1,0 +1,29 @@
+import type { CompactTokenizerData } from "../core/tokenizer/compactFormat";
+import { createCompactTokenizer } from "../core/tokenizer/compactTokenizer";
+import type { Tokenizer } from "../core/tokenizer/types";
+import { createChatTemplateRenderer } from "./chatTemplate";
+
+/** A compact tokenizer (core/tokenizer/compactFormat.ts, read) with the folder's small files. */
+export interface CompactTokenizerFiles {
+  readonly compact: CompactTokenizerData;
+  readonly tokenizerConfig: unknown;
+  readonly chatTemplate?: string;
+}
+
+/**
+ * The Tokenizer on a compact blob, with the chat template renderer the library-backed one uses;
+ * works in Node, in the browser and in workers. Throws, naming why, when the compact form cannot
+ * stand in for the library (the caller then builds the library-backed tokenizer).
+ */
+export function createTokenizerFromCompact(id: string, files: CompactTokenizerFiles): Tokenizer {
+  const { tokenizerConfig } = files;
+  if (typeof tokenizerConfig !== "object" || tokenizerConfig === null) {
+    throw new Error(`tokenizer ${id}: tokenizer_config.json must be a JSON object`);
+  }
+  const config = tokenizerConfig as Record<string, unknown>;
+  return createCompactTokenizer(files.compact, {
+    id,
+    tokenizerConfig: config,
+    applyChatTemplate: createChatTemplateRenderer(id, config, files.chatTemplate),
+  });
+}
