@@ -91,16 +91,32 @@ function findPair(t: PairTable, a: number, b: number): number {
   }
 }
 
-/** BPE over symbol ids `parts[0, n)` in place; returns the ids. */
-function mergeIds(t: PairTable, parts: Int32Array, n: number): number[] {
-  const ranks = new Int32Array(Math.max(1, n - 1));
-  const slots = new Int32Array(Math.max(1, n - 1));
-  const rankAt = (i: number) => {
+/** Working arrays of one model's merges, grown as words need (one word at a time). */
+interface Scratch {
+  parts: Int32Array;
+  ranks: Int32Array;
+  slots: Int32Array;
+}
+
+function scratchFor(scratch: Scratch, n: number): Scratch {
+  if (scratch.parts.length < n) {
+    const size = Math.max(n, 2 * scratch.parts.length);
+    scratch.parts = new Int32Array(size);
+    scratch.ranks = new Int32Array(size);
+    scratch.slots = new Int32Array(size);
+  }
+  return scratch;
+}
+
+/** BPE over the symbol ids `scratch.parts[0, n)`, in place; returns the ids. */
+function mergeIds(t: PairTable, scratch: Scratch, n: number): number[] {
+  const { parts, ranks, slots } = scratch;
+  const { rank, merged } = t;
+  for (let i = 0; i < n - 1; i++) {
     const s = findPair(t, parts[i] as number, parts[i + 1] as number);
     slots[i] = s;
-    return s < 0 ? NO_RANK : (t.rank[s] as number);
-  };
-  for (let i = 0; i < n - 1; i++) ranks[i] = rankAt(i);
+    ranks[i] = s < 0 ? NO_RANK : (rank[s] as number);
+  }
   let pairs = n - 1;
   for (;;) {
     let best = NO_RANK;
@@ -113,13 +129,19 @@ function mergeIds(t: PairTable, parts: Int32Array, n: number): number[] {
     }
     if (at < 0) break;
     // The leftmost occurrence of the best pair; the next one is found by the next round.
-    parts[at] = t.merged[slots[at] as number] as number;
-    parts.copyWithin(at + 1, at + 2, pairs + 1);
-    ranks.copyWithin(at, at + 1, pairs);
-    slots.copyWithin(at, at + 1, pairs);
+    parts[at] = merged[slots[at] as number] as number;
+    for (let i = at + 1; i < pairs; i++) {
+      parts[i] = parts[i + 1] as number;
+      ranks[i - 1] = ranks[i] as number;
+      slots[i - 1] = slots[i] as number;
+    }
     pairs -= 1;
-    if (at < pairs) ranks[at] = rankAt(at);
-    if (at > 0) ranks[at - 1] = rankAt(at - 1);
+    // Only the pairs next to the merge change.
+    for (let i = at > 0 ? at - 1 : at; i <= at && i < pairs; i++) {
+      const s = findPair(t, parts[i] as number, parts[i + 1] as number);
+      slots[i] = s;
+      ranks[i] = s < 0 ? NO_RANK : (rank[s] as number);
+    }
   }
   const ids: number[] = new Array(pairs + 1);
   for (let i = 0; i <= pairs; i++) ids[i] = parts[i] as number;
@@ -144,7 +166,11 @@ export function createBpeWordModel(
   let table: PairTable | null | undefined;
   let ranks: Map<string, number> | undefined;
   let cache = new Map<string, number[]>();
-  let parts = new Int32Array(256);
+  const scratch: Scratch = {
+    parts: new Int32Array(256),
+    ranks: new Int32Array(256),
+    slots: new Int32Array(256),
+  };
   /** Id of each single-UTF-16-unit symbol (-1: none, -2: not looked up). */
   const unitIds = new Int32Array(0x10000).fill(-2);
   let byteIds: Int32Array | undefined;
@@ -189,15 +215,10 @@ export function createBpeWordModel(
     return pieces.map(idOf);
   };
 
-  const room = (n: number) => {
-    if (parts.length < n) parts = new Int32Array(Math.max(n, 2 * parts.length));
-    return parts;
-  };
-
   /** BPE of a word of single-unit symbols by id, or undefined when a symbol has no id. */
   const byIds = (word: string, t: PairTable): number[] | undefined => {
     const n = word.length;
-    const p = room(n);
+    const p = scratchFor(scratch, n).parts;
     for (let i = 0; i < n; i++) {
       const unit = word.charCodeAt(i);
       let id = unitIds[unit] as number;
@@ -209,7 +230,7 @@ export function createBpeWordModel(
       if (id < 0) return undefined;
       p[i] = id;
     }
-    return mergeIds(t, p, n);
+    return mergeIds(t, scratch, n);
   };
 
   const encode = (word: string): number[] => {
@@ -249,13 +270,13 @@ export function createBpeWordModel(
         for (let b = 0; b < 256; b++) byteIds[b] = vocab.get(symbols[b] ?? "") ?? -1;
       }
       const n = bytes.length;
-      const p = room(n);
+      const p = scratchFor(scratch, n).parts;
       for (let i = 0; i < n; i++) {
         const id = byteIds[bytes[i] as number] as number;
         if (id < 0) return encode(spell(bytes, symbols));
         p[i] = id;
       }
-      return mergeIds(t, p, n);
+      return mergeIds(t, scratch, n);
     },
   };
 }
