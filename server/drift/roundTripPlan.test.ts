@@ -134,3 +134,31 @@ describe("a sentencepiece tokenizer", () => {
     );
   });
 });
+
+describe("verdicts of many distinct multi-token pre-tokens", () => {
+  it("stay right while the verdict table grows (canonical and split spellings, asked twice)", async () => {
+    const tokenizer = await loadTokenizer("qwen3");
+    const { accelerator } = roundTripPlanFor(tokenizer);
+    if (!accelerator) throw new Error("qwen3 has a fast path");
+    // Seeded nonsense words: each a multi-token pre-token the caches have not seen.
+    let seed = 7;
+    const letter = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return "bcdfghjklmnpqrstvwxz"[(seed >>> 16) % 20] ?? "q";
+    };
+    let multi = 0;
+    for (let w = 0; w < 6000; w++) {
+      const word = ` ${Array.from({ length: 9 }, letter).join("")}`;
+      const ids = tokenizer.encode(word);
+      if (ids.length > 1) multi += 1;
+      // The same bytes spelled one byte-piece per character: not canonical when it differs.
+      const spelled = [...word].flatMap((ch) => tokenizer.encode(ch));
+      const want = tokenizer.encode(tokenizer.decode(spelled));
+      for (let again = 0; again < 2; again++) {
+        expect([...accelerator.roundTrip(ids)]).toEqual(ids);
+        expect([...accelerator.roundTrip(spelled)]).toEqual(want);
+      }
+    }
+    expect(multi).toBeGreaterThan(5000);
+  }, 60_000);
+});
