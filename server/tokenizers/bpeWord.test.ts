@@ -100,6 +100,24 @@ describe("core BPE of one word, vocabularies ids cannot mirror", () => {
     expect(model.encodeBytes(Uint8Array.from([0, 1, 2]))).toEqual([3]);
     expect(() => model.encode("ab")).toThrow("unknown ab");
   });
+  it("falls back word by word when only a merge's result is missing", () => {
+    // Every merge's two sides are pieces, so the id table is built; "ab" itself is no piece.
+    const vocab = new Map([
+      ["a", 0],
+      ["b", 1],
+      ["c", 2],
+      ["bc", 3],
+    ]);
+    const merges = [
+      ["a", "b"],
+      ["b", "c"],
+    ];
+    const model = createBpeWordModel(vocab, merges, { ignoreMerges: false, onUnknown, symbols });
+    expect(model.encodeBytes(Uint8Array.from([1, 2]))).toEqual([3]);
+    expect(model.encodeBytes(Uint8Array.from([2, 1, 2]))).toEqual([2, 3]);
+    expect(() => model.encodeBytes(Uint8Array.from([0, 1, 2]))).toThrow("unknown ab");
+    expect(() => model.encode("ab")).toThrow("unknown ab");
+  });
   it("keeps the last rank of a pair listed twice, ties going to the leftmost pair", () => {
     const vocab = new Map([
       ["a", 0],

@@ -21,7 +21,10 @@ export interface BpeWordModel {
 const CACHE_LIMIT = 100_000;
 const NO_RANK = 0x7fffffff;
 
-/** Merges as an id-pair table: (left, right) → (rank, merged id). */
+/**
+ * Merges as an id-pair table: (left, right) → (rank, merged id). The merged id is looked up when
+ * a merge first applies (-1 until then): most merges never do in one run.
+ */
 interface PairTable {
   readonly mask: number;
   readonly left: Int32Array;
@@ -57,7 +60,7 @@ function pairTable(
     left: new Int32Array(size).fill(-1),
     right: new Int32Array(size),
     rank: new Int32Array(size),
-    merged: new Int32Array(size),
+    merged: new Int32Array(size).fill(-1),
   };
   for (let i = 0; i < merges.length; i++) {
     const pair = merges[i] as readonly string[];
@@ -76,7 +79,6 @@ function pairTable(
     table.left[s] = a;
     table.right[s] = b;
     table.rank[s] = i;
-    table.merged[s] = m;
   }
   return table;
 }
@@ -108,8 +110,16 @@ function scratchFor(scratch: Scratch, n: number): Scratch {
   return scratch;
 }
 
-/** BPE over the symbol ids `scratch.parts[0, n)`, in place; returns the ids. */
-function mergeIds(t: PairTable, scratch: Scratch, n: number): number[] {
+/**
+ * BPE over the symbol ids `scratch.parts[0, n)`, in place; returns the ids, or undefined when a
+ * merge's result is no piece of the vocabulary (the piece form then encodes the word).
+ */
+function mergeIds(
+  t: PairTable,
+  scratch: Scratch,
+  n: number,
+  resultOf: (rank: number) => number | undefined,
+): number[] | undefined {
   const { parts, ranks, slots } = scratch;
   const { rank, merged } = t;
   for (let i = 0; i < n - 1; i++) {
@@ -129,7 +139,15 @@ function mergeIds(t: PairTable, scratch: Scratch, n: number): number[] {
     }
     if (at < 0) break;
     // The leftmost occurrence of the best pair; the next one is found by the next round.
-    parts[at] = merged[slots[at] as number] as number;
+    const slot = slots[at] as number;
+    let m = merged[slot] as number;
+    if (m < 0) {
+      const found = resultOf(rank[slot] as number);
+      if (found === undefined) return undefined;
+      m = found;
+      merged[slot] = m;
+    }
+    parts[at] = m;
     for (let i = at + 1; i < pairs; i++) {
       parts[i] = parts[i + 1] as number;
       ranks[i - 1] = ranks[i] as number;
@@ -189,6 +207,11 @@ export function createBpeWordModel(
     return ranks;
   };
   const idOf = (piece: string): number => vocab.get(piece) ?? options.onUnknown(piece);
+  /** The id of what merge `rank` makes, when the vocabulary holds it. */
+  const resultOf = (rank: number): number | undefined => {
+    const pair = merges[rank] as readonly string[];
+    return vocab.get(`${pair[0]}${pair[1]}`);
+  };
 
   /** The reference algorithm on piece strings (vocabularies the id table cannot mirror). */
   const byPieces = (word: string): number[] => {
@@ -230,7 +253,7 @@ export function createBpeWordModel(
       if (id < 0) return undefined;
       p[i] = id;
     }
-    return mergeIds(t, scratch, n);
+    return mergeIds(t, scratch, n, resultOf);
   };
 
   const encode = (word: string): number[] => {
@@ -276,7 +299,7 @@ export function createBpeWordModel(
         if (id < 0) return encode(spell(bytes, symbols));
         p[i] = id;
       }
-      return mergeIds(t, scratch, n);
+      return mergeIds(t, scratch, n, resultOf) ?? encode(spell(bytes, symbols));
     },
   };
 }
