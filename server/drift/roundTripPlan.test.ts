@@ -1,6 +1,7 @@
 import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { describe, expect, it } from "vitest";
 import { detectDrift, firstDivergence } from "../../src/core/drift/detectDrift";
+import { createRoundTripAccelerator } from "../../src/core/drift/roundTripFast";
 import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import { flattenSegments } from "../../src/core/trajectory/flatten";
 import { promptSegment, trajectory } from "../../src/test/trajectoryBuilders";
@@ -161,4 +162,44 @@ describe("verdicts of many distinct multi-token pre-tokens", () => {
     }
     expect(multi).toBeGreaterThan(5000);
   }, 60_000);
+});
+
+describe("text with combining marks and variation selectors", () => {
+  it("round-trips on the fast path when NFC leaves it alone, exactly when it does not", async () => {
+    const tokenizer = await loadTokenizer("qwen3");
+    const plain = tokenizer.pipeline;
+    if (!plain) throw new Error("qwen3 has a pipeline");
+    let encodes = 0;
+    const counting = {
+      ...tokenizer,
+      encode: (text: string) => {
+        encodes += 1;
+        return tokenizer.encode(text);
+      },
+    };
+    const accelerator = createRoundTripAccelerator(counting, {
+      digitRun: 1,
+      nfc: true,
+      encodeWord: plain.encodeWord,
+    });
+    const stable = [
+      "## प्रायोजक और स्थापना — कार्यक्षमता",
+      "# ⚡️ Lightning CSS and 🛣️ pathe ⚠️",
+      "naïve café (precomposed)",
+    ];
+    for (const text of stable) {
+      const ids = tokenizer.encode(text);
+      const spelled = [...text].flatMap((ch) => tokenizer.encode(ch));
+      encodes = 0;
+      expect(accelerator.roundTrip(ids)).toBe(ids);
+      expect([...accelerator.roundTrip(spelled)]).toEqual(ids);
+      expect(encodes, text).toBe(0);
+    }
+    // Decomposed é: NFC composes it, so the ids of the decomposed text do not survive.
+    const decomposed = "Cafe\u0301 cre\u0300me";
+    const ids = [...decomposed].flatMap((ch) => tokenizer.encode(ch));
+    const want = tokenizer.encode(tokenizer.decode(ids));
+    expect(want).not.toEqual(ids);
+    expect([...accelerator.roundTrip(ids)]).toEqual(want);
+  });
 });

@@ -2,6 +2,7 @@ import type { Tokenizer } from "../tokenizer/types";
 import { utf8CharLength, utf8CodePoint } from "../tokenizer/utf8";
 import type { RoundTripAccelerator } from "./detectDrift";
 import { PreTokenScanner } from "./preTokenScanner";
+import { utf8Decode } from "./utf8Text";
 
 /**
  * What the round-trip fast path needs to know about a byte-level BPE tokenizer whose encode is:
@@ -467,10 +468,16 @@ function isNfcSafe(cp: number): boolean {
   return safe;
 }
 
-/** True when NFC leaves UTF-8 bytes [from, to) unchanged (checked per character, cached). */
+/**
+ * True when NFC leaves the well-formed UTF-8 bytes [from, to) unchanged: checked per character
+ * (cached) while every character is one NFC never changes, else on the whole run's text (marks,
+ * emoji variation selectors: NFC leaves most such text alone, and the run is the unit the
+ * normalizer sees). False for ill-formed bytes (the scanner declines them anyway).
+ */
 function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
   // One bounded view per run, not one per character (a character must not borrow bytes past `to`).
   let view: Uint8Array | undefined;
+  let allSafe = true;
   for (let p = from; p < to; ) {
     if ((buf[p] ?? 0) < 0x80) {
       p++;
@@ -478,12 +485,13 @@ function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
     }
     view ??= buf.subarray(0, to);
     const length = utf8CharLength(view, p);
-    // Ill-formed bytes: the scanner declines them anyway.
     if (length < 0) return false;
-    if (!isNfcSafe(utf8CodePoint(buf, p, length))) return false;
+    if (allSafe && !isNfcSafe(utf8CodePoint(buf, p, length))) allSafe = false;
     p += length;
   }
-  return true;
+  if (allSafe) return true;
+  const text = utf8Decode(buf, from, to);
+  return text.normalize("NFC") === text;
 }
 
 function matchesAt(buf: Uint8Array, total: number, p: number, content: Uint8Array): boolean {
