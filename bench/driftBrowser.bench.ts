@@ -1,5 +1,6 @@
 // The browser's whole-file drift scan as a user meets it, next to the native HF tokenizer doing the
-// same check as a whole process on the same file, in the same run. The app is the production build
+// same check as a whole process on the same file, in the same run, on the CLI bench's corpus of
+// diverse real text (bench/driftCorpus.ts: prose, code, JSON). The app is the production build
 // served by the real CLI (`vite build`, then `rollout-lens view FILE --no-open`), driven by
 // Playwright on the e2e browser. Per round it prints: native's whole process (read, parse,
 // decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
@@ -12,16 +13,14 @@
 // DRIFT_BENCH_MB sets the corpus's decoded text (default 20), DRIFT_BROWSER_ROUNDS the rounds
 // (default 2), DRIFT_BROWSER_PORT the server's port (default 4431).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "@playwright/test";
 import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { resolveE2eBrowser } from "../e2e/browser/resolveBrowser";
-import { loadTokenizer, resolveTokenizerDir } from "../server/tokenizers/loadTokenizer";
-import { exportLine } from "../src/core/files/exportRows";
-import { flattenSegments } from "../src/core/trajectory/flatten";
-import { generateCorpus } from "../test-support/syntheticCorpus";
+import { resolveTokenizerDir } from "../server/tokenizers/loadTokenizer";
+import { writeRealTextCorpus } from "./driftCorpus";
 
 const TOKENIZER = "qwen3";
 const TARGET_BYTES = Number(process.env.DRIFT_BENCH_MB ?? 20) * 1e6;
@@ -51,36 +50,15 @@ interface Corpus {
 }
 
 /**
- * Writes the benchmark corpus: seeded generated trajectories (rollout-lens/v1, Qwen3 tokens) until
- * their decoded text reaches `targetBytes`. The one place that decides what the corpus holds.
+ * Writes the benchmark corpus: the CLI bench's corpus of diverse real text (prose, code and JSON
+ * from node_modules, bench/driftCorpus.ts), slime lines of Qwen3 tokens, until the text reaches
+ * `targetBytes`. Slime names each trajectory after its line (`L1`, `L2`, ...).
  */
 async function writeCorpus(path: string, targetBytes: number): Promise<Corpus> {
-  const tokenizer = await loadTokenizer(TOKENIZER);
   const native = NativeTokenizer.fromFile(tokenizerJson());
-  const nativeEncode = async (texts: readonly string[]) =>
-    (await native.encodeBatch([...texts], { addSpecialTokens: false })).map((e) => e.getIds());
-  const lines: string[] = [];
-  const ids: string[] = [];
-  let textBytes = 0;
-  for (let seed = 1; textBytes < targetBytes; seed++) {
-    const batch = await generateCorpus(tokenizer, nativeEncode, {
-      seed,
-      count: 500,
-      driftRate: 0.1,
-    });
-    const decoded = await native.decodeBatch(
-      batch.map((g) => flattenSegments(g.trajectory.segments).tokenIds),
-      false,
-    );
-    for (const [i, g] of batch.entries()) {
-      lines.push(exportLine(g.trajectory, "rollout-lens/v1"));
-      ids.push(g.trajectory.id);
-      textBytes += Buffer.byteLength(decoded[i] ?? "");
-    }
-  }
-  const text = `${lines.join("\n")}\n`;
-  writeFileSync(path, text);
-  return { path, ids, textBytes, fileBytes: Buffer.byteLength(text) };
+  const made = await writeRealTextCorpus(path, native, { targetBytes, seed: 15, driftRate: 0.02 });
+  const ids = Array.from({ length: made.trajectories }, (_, k) => `L${k + 1}`);
+  return { path, ids, textBytes: made.textBytes, fileBytes: made.fileBytes };
 }
 
 /** A started child process and how to stop it (SIGTERM, then SIGKILL after 5 s). */
@@ -486,7 +464,7 @@ export default async function driftBrowserBench() {
     const corpus = await writeCorpus(join(work, "corpus.jsonl"), TARGET_BYTES);
     console.log(
       `corpus: ${count(corpus.ids.length)} trajectories, ${(corpus.textBytes / 1e6).toFixed(1)} MB ` +
-        `decoded text, ${(corpus.fileBytes / 1e6).toFixed(1)} MB JSONL`,
+        `of real text (prose, code, JSON from node_modules), ${(corpus.fileBytes / 1e6).toFixed(1)} MB of slime JSONL`,
     );
     buildApp();
     mkdirSync(join(work, "data"));

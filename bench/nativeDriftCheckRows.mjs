@@ -13,15 +13,16 @@ if (file === undefined || tokenizerJson === undefined) {
   process.exit(2);
 }
 
-/** Each trajectory's recorded token ids, one per non-empty line (rollout-lens/v1 `token_ids`). */
+/** Each trajectory's recorded token ids, one per non-empty line (rollout-lens/v1 `token_ids`, slime `tokens`). */
 function readIds(path) {
   const ids = [];
   const lines = readFileSync(path, "utf8").split("\n");
   for (const [n, line] of lines.entries()) {
     if (line === "") continue;
     const row = JSON.parse(line);
-    if (!Array.isArray(row.token_ids)) throw new Error(`${path}:${n + 1}: no token_ids array`);
-    ids.push(row.token_ids);
+    const tokens = row.token_ids ?? row.tokens;
+    if (!Array.isArray(tokens)) throw new Error(`${path}:${n + 1}: no token_ids or tokens array`);
+    ids.push(tokens);
   }
   return ids;
 }

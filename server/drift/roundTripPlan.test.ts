@@ -1,6 +1,7 @@
 import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { describe, expect, it } from "vitest";
 import { detectDrift, firstDivergence } from "../../src/core/drift/detectDrift";
+import { createRoundTripAccelerator } from "../../src/core/drift/roundTripFast";
 import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import { flattenSegments } from "../../src/core/trajectory/flatten";
 import { promptSegment, trajectory } from "../../src/test/trajectoryBuilders";
@@ -147,5 +148,73 @@ describe("a sentencepiece tokenizer", () => {
     expect(plan.path === "exact" ? plan.reason : "").toBe(
       'src/test/fixtures/sentencepiece-tiny: normalizer (type "Sequence") is not what the fast path reproduces',
     );
+  });
+});
+
+describe("verdicts of many distinct multi-token pre-tokens", () => {
+  it("stay right while the verdict table grows (canonical and split spellings, asked twice)", async () => {
+    const tokenizer = await loadTokenizer("qwen3");
+    const { accelerator } = roundTripPlanFor(tokenizer);
+    if (!accelerator) throw new Error("qwen3 has a fast path");
+    // Seeded nonsense words: each a multi-token pre-token the caches have not seen.
+    let seed = 7;
+    const letter = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return "bcdfghjklmnpqrstvwxz"[(seed >>> 16) % 20] ?? "q";
+    };
+    let multi = 0;
+    for (let w = 0; w < 6000; w++) {
+      const word = ` ${Array.from({ length: 9 }, letter).join("")}`;
+      const ids = tokenizer.encode(word);
+      if (ids.length > 1) multi += 1;
+      // The same bytes spelled one byte-piece per character: not canonical when it differs.
+      const spelled = [...word].flatMap((ch) => tokenizer.encode(ch));
+      const want = tokenizer.encode(tokenizer.decode(spelled));
+      for (let again = 0; again < 2; again++) {
+        expect([...accelerator.roundTrip(ids)]).toEqual(ids);
+        expect([...accelerator.roundTrip(spelled)]).toEqual(want);
+      }
+    }
+    expect(multi).toBeGreaterThan(5000);
+  }, 60_000);
+});
+
+describe("text with combining marks and variation selectors", () => {
+  it("round-trips on the fast path when NFC leaves it alone, exactly when it does not", async () => {
+    const tokenizer = await loadTokenizer("qwen3");
+    const plain = tokenizer.pipeline;
+    if (!plain) throw new Error("qwen3 has a pipeline");
+    let encodes = 0;
+    const counting = {
+      ...tokenizer,
+      encode: (text: string) => {
+        encodes += 1;
+        return tokenizer.encode(text);
+      },
+    };
+    const accelerator = createRoundTripAccelerator(counting, {
+      digitRun: 1,
+      nfc: true,
+      encodeWord: plain.encodeWord,
+    });
+    const stable = [
+      "## प्रायोजक और स्थापना — कार्यक्षमता",
+      "# ⚡️ Lightning CSS and 🛣️ pathe ⚠️",
+      "naïve café (precomposed)",
+    ];
+    for (const text of stable) {
+      const ids = tokenizer.encode(text);
+      const spelled = [...text].flatMap((ch) => tokenizer.encode(ch));
+      encodes = 0;
+      expect(accelerator.roundTrip(ids)).toBe(ids);
+      expect([...accelerator.roundTrip(spelled)]).toEqual(ids);
+      expect(encodes, text).toBe(0);
+    }
+    // Decomposed é: NFC composes it, so the ids of the decomposed text do not survive.
+    const decomposed = "Cafe\u0301 cre\u0300me";
+    const ids = [...decomposed].flatMap((ch) => tokenizer.encode(ch));
+    const want = tokenizer.encode(tokenizer.decode(ids));
+    expect(want).not.toEqual(ids);
+    expect([...accelerator.roundTrip(ids)]).toEqual(want);
   });
 });

@@ -56,17 +56,14 @@ function modelPipeline(
   };
   const bpe = createBpeWordModel(data.tokens_to_ids, data.merges, {
     ignoreMerges: data.ignore_merges === true,
+    symbols: chars,
     onUnknown: (piece) => {
       throw new Error(`${id}: BPE produced unknown piece ${piece}`);
     },
   });
   return {
     definition: pipelineDefinition(tokenizerJson),
-    encodeWord(bytes) {
-      let word = "";
-      for (const b of bytes) word += chars[b];
-      return bpe.encode(word);
-    },
+    encodeWord: (bytes) => bpe.encodeBytes(bytes),
   };
 }
 
