@@ -19,7 +19,7 @@ import { seededRandom } from "../src/core/random";
 import { sampledLane, withLane } from "../src/core/trajectory/lanes";
 import { generateLine } from "../src/test/rolloutFileGenerator";
 
-const ROUNDS = 15;
+const ROUNDS = 41;
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 function median(xs: number[]): number {

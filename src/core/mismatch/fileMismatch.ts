@@ -191,9 +191,33 @@ export function addToCharts(
   const { histogram, byProbability, byPosition } = charts;
   // Candidates past the current cut-offs are appended; sorted and cut when there are twice enough.
   const cuts = cutsOf(charts);
+  let scatterCut = cuts.scatter;
+  let worstCut = cuts.worst;
+  // The position bucket being filled, in locals, added to its bucket when the position leaves it.
   let nextPosition = 0;
   let posBucket: MismatchBucket | undefined;
+  let posCount = 0;
+  let posSum = 0;
+  let posMax = 0;
+  let posFar = 0;
+  const flushPosition = () => {
+    if (posBucket && posCount > 0) {
+      posBucket.count += posCount;
+      posBucket.sumAbsDelta += posSum;
+      if (posMax > posBucket.maxAbsDelta) posBucket.maxAbsDelta = posMax;
+      posBucket.beyond2x += posFar;
+    }
+    posCount = 0;
+    posSum = 0;
+    posMax = 0;
+    posFar = 0;
+  };
   const tokenLevel = isTokenLevel(c);
+  // Open interval of δ surely kept by a token rule: [ln lo, ln hi] (or below ln cap), shrunk by
+  // far more than exp's rounding; δ outside it is decided by the rule itself.
+  const isTrunc = c.kind === "token-trunc";
+  const keepBelow = Math.log(isTrunc ? c.cap : c.hi) - 1e-9;
+  const keepAbove = isTrunc ? Number.NEGATIVE_INFINITY : Math.log(c.lo) + 1e-9;
   // Counters in locals, written back once: the loop stays free of stores to `charts`.
   let compared = 0;
   let sum = 0;
@@ -221,7 +245,10 @@ export function addToCharts(
       sum += d;
       sumAbs += abs;
       if (abs > maxAbs) maxAbs = abs;
-      if (tokenLevel && isCorrected(c, safeExp(d))) corrected++;
+      // The rule decides by r = e^δ; δ well inside the log bounds is kept without an exp.
+      if (tokenLevel && !(d > keepAbove && d < keepBelow) && isCorrected(c, safeExp(d))) {
+        corrected++;
+      }
       const far2 = abs > LN2;
       if (far2) {
         beyond2x++;
@@ -236,7 +263,8 @@ export function addToCharts(
       let pi = PROB_BUCKETS - 1;
       while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
       addTo(byProbability[pi] as MismatchBucket, abs, far2);
-      if (k >= nextPosition || !posBucket) {
+      if (k >= nextPosition) {
+        flushPosition();
         const p = positionBucket(k);
         while (byPosition.length <= p) {
           const j = byPosition.length;
@@ -245,9 +273,12 @@ export function addToCharts(
         posBucket = byPosition[p] as MismatchBucket;
         nextPosition = posBucket.end;
       }
-      addTo(posBucket, abs, far2);
+      posCount++;
+      posSum += abs;
+      if (abs > posMax) posMax = abs;
+      if (far2) posFar++;
       const priority = samplePriority(row, k);
-      if (priority < cuts.scatter || abs > cuts.worst) {
+      if (priority < scatterCut || abs > worstCut) {
         const token: MismatchToken = {
           row,
           line,
@@ -257,17 +288,24 @@ export function addToCharts(
           b: y,
           delta: d,
         };
-        if (priority < cuts.scatter) {
+        if (priority < scatterCut) {
           charts.scatter.push(token);
-          if (charts.scatter.length >= 2 * SCATTER_POINTS) cuts.scatter = scatterLimit(charts);
+          if (charts.scatter.length >= 2 * SCATTER_POINTS) {
+            scatterCut = scatterLimit(charts);
+            cuts.scatter = scatterCut;
+          }
         }
-        if (abs > cuts.worst) {
+        if (abs > worstCut) {
           charts.worst.push(token);
-          if (charts.worst.length >= 2 * WORST_TOKENS) cuts.worst = worstLimit(charts);
+          if (charts.worst.length >= 2 * WORST_TOKENS) {
+            worstCut = worstLimit(charts);
+            cuts.worst = worstCut;
+          }
         }
       }
     }
   }
+  flushPosition();
   charts.compared += compared;
   charts.beyond2x += beyond2x;
   charts.beyond5x += beyond5x;
