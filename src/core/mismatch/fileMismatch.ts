@@ -161,12 +161,16 @@ function topKBySample(list: MismatchToken[], k: number): MismatchToken[] {
   return keyed.slice(0, k).map((e) => e.t);
 }
 
+/** Bin position of δ: log10 r in bin widths from −HIST_SPAN, as one multiply-add. */
+const BIN_SCALE = LOG10E / HIST_WIDTH;
+const BIN_OFFSET = HIST_SPAN / HIST_WIDTH;
+
 /** The histogram bin of δ: 0..HIST_BINS-1, −1 under, HIST_BINS over. */
 export function histogramBin(delta: number): number {
-  const x = delta * LOG10E;
-  if (x < -HIST_SPAN) return -1;
-  if (x >= HIST_SPAN) return HIST_BINS;
-  return Math.min(HIST_BINS - 1, Math.floor((x + HIST_SPAN) / HIST_WIDTH));
+  const x = delta * BIN_SCALE + BIN_OFFSET;
+  if (x < 0) return -1;
+  if (x >= HIST_BINS) return HIST_BINS;
+  return Math.floor(x);
 }
 
 const LN2 = Math.LN2;
