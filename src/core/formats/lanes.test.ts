@@ -138,6 +138,19 @@ describe("lanes the other formats carry", () => {
     expect(rows[0]?.metadata.ref_logprobs).toEqual([refs[0]]);
   });
 
+  it("offers an atropos group's unknown per-row numeric lists as lanes, each row its own", () => {
+    const entropy = rowTokens.map((row, i) => row.map((_, k) => i + k / 10));
+    const rows = read(stringifyJsonLine({ ...group, token_entropy: entropy }));
+    rows.forEach((t, i) => {
+      expect(laneNames(t)).toContain("token_entropy");
+      expect(laneValues(t, "token_entropy")).toEqual(entropy[i]);
+    });
+    // One list for a group of two is no row's lane but the first's.
+    const short = read(stringifyJsonLine({ ...group, token_entropy: [entropy[0]] }));
+    expect(laneValues(short[0] as Trajectory, "token_entropy")).toEqual(entropy[0]);
+    expect(laneNames(short[1] as Trajectory)).not.toContain("token_entropy");
+  });
+
   it("atropos keeps a rescored lane per row under logprob_lanes", () => {
     const rows = read(atroposLine).map((t) => withLane(t, "rescored", sampledLane(t)));
     const written = writeAtroposGroup(rows);

@@ -18,12 +18,15 @@ import {
   mismatchIntoCharts,
   positionBucket,
   positionBucketStart,
+  rowIntoCharts,
+  rowMismatchOf,
   SCATTER_POINTS,
   samplePriority,
   scanMismatchLine,
   WORST_TOKENS,
 } from "./fileMismatch";
-import { correction } from "./mismatch";
+import { CORRECTION_KINDS, correction } from "./mismatch";
+import { trajectoryMismatch } from "./trajectoryMismatch";
 
 /** `count` trajectories of a prompt and one model turn of random length, with a noisy trainer lane. */
 function corpus(count: number, seed: number): Trajectory[] {
@@ -153,6 +156,22 @@ describe("file-wide mismatch charts", () => {
     expect(merged.byProbability.map((b) => b.count)).toEqual(
       whole.byProbability.map((b) => b.count),
     );
+  });
+
+  it("gives each row the numbers computeMismatch gives, under every correction", () => {
+    for (const kind of CORRECTION_KINDS) {
+      const c = correction(kind, { cap: 1.05 });
+      ts.forEach((t, i) => {
+        const into = rowIntoCharts(emptyCharts(), t, i, i + 1, { correction: c });
+        const full = trajectoryMismatch(t, ["trainer", "sampled"], c);
+        if (!into.ok || !full.ok) throw new Error("no lanes");
+        const want = rowMismatchOf(full.result.stats);
+        expect(into.row.compared).toBe(want.compared);
+        expect(into.row.maxAbsDelta).toBe(want.maxAbsDelta);
+        expect(into.row.meanAbsDelta).toBeCloseTo(want.meanAbsDelta, 12);
+        expect(into.row.fractionCorrected).toBeCloseTo(want.fractionCorrected, 12);
+      });
+    }
   });
 
   it("position buckets cover every index once, in half octaves", () => {

@@ -1,7 +1,16 @@
 import { readRolloutLine } from "../formats/readRolloutLine";
 import type { FormatId } from "../formats/types";
-import type { Trajectory } from "../trajectory/types";
-import { type Correction, correction, type MismatchStats } from "./mismatch";
+import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
+import type { LaneValues, Trajectory } from "../trajectory/types";
+import {
+  type Correction,
+  correction,
+  isCorrected,
+  isTokenLevel,
+  type MismatchStats,
+  safeExp,
+  sequenceWeight,
+} from "./mismatch";
 import { defaultLanes, trajectoryMismatch } from "./trajectoryMismatch";
 
 /*
@@ -26,6 +35,8 @@ export const WORST_TOKENS = 50;
 export const PROB_BUCKETS = 10;
 
 const LOG10E = Math.LOG10E;
+/** log of each probability bucket's start: log 0.1 … log 0.9 (bucket 0 takes everything below). */
+const LOG_PROB_STARTS = Array.from({ length: PROB_BUCKETS }, (_, i) => Math.log(i / PROB_BUCKETS));
 
 /** One trajectory's mismatch in a file scan: what the table's column shows and filters on. */
 export interface RowMismatch {
@@ -83,9 +94,14 @@ function bucket(start: number, end: number): MismatchBucket {
   return { start, end, count: 0, sumAbsDelta: 0, maxAbsDelta: 0, beyond2x: 0 };
 }
 
+/** Bucket starts up to past any token index (2^40), computed once. */
+const POSITION_STARTS = Array.from({ length: 82 }, (_, b) =>
+  b < 4 ? b : Math.floor(2 ** (b / 2)),
+);
+
 /** Start of position bucket `b`: 0, 1, 2, 3, then half octaves 4, 5, 8, 11, 16, 22, 32, … */
 export function positionBucketStart(b: number): number {
-  return b < 4 ? b : Math.floor(2 ** (b / 2));
+  return POSITION_STARTS[b] ?? Math.floor(2 ** (b / 2));
 }
 
 /** The position bucket of token index `k`. */
@@ -126,10 +142,6 @@ export function samplePriority(row: number, token: number): number {
   return h >>> 0;
 }
 
-const bySample = (x: MismatchToken, y: MismatchToken) =>
-  samplePriority(x.row, x.token) - samplePriority(y.row, y.token) ||
-  x.row - y.row ||
-  x.token - y.token;
 const byWorst = (x: MismatchToken, y: MismatchToken) =>
   Math.abs(y.delta) - Math.abs(x.delta) || x.row - y.row || x.token - y.token;
 
@@ -142,93 +154,176 @@ function topK(
   return list.sort(order).slice(0, k);
 }
 
+/** topK by the sample's order, each token's hash computed once rather than per comparison. */
+function topKBySample(list: MismatchToken[], k: number): MismatchToken[] {
+  const keyed = list.map((t) => ({ t, p: samplePriority(t.row, t.token) }));
+  keyed.sort((x, y) => x.p - y.p || x.t.row - y.t.row || x.t.token - y.t.token);
+  return keyed.slice(0, k).map((e) => e.t);
+}
+
+/** Bin position of δ: log10 r in bin widths from −HIST_SPAN, as one multiply-add. */
+const BIN_SCALE = LOG10E / HIST_WIDTH;
+const BIN_OFFSET = HIST_SPAN / HIST_WIDTH;
+
 /** The histogram bin of δ: 0..HIST_BINS-1, −1 under, HIST_BINS over. */
 export function histogramBin(delta: number): number {
-  const x = delta * LOG10E;
-  if (x < -HIST_SPAN) return -1;
-  if (x >= HIST_SPAN) return HIST_BINS;
-  return Math.min(HIST_BINS - 1, Math.floor((x + HIST_SPAN) / HIST_WIDTH));
+  const x = delta * BIN_SCALE + BIN_OFFSET;
+  if (x < 0) return -1;
+  if (x >= HIST_BINS) return HIST_BINS;
+  return Math.floor(x);
 }
 
 const LN2 = Math.LN2;
 const LN5 = Math.log(5);
 
 /**
- * Adds one trajectory's compared tokens to `charts`. `delta` is computeMismatch's (NaN where not
- * compared); `a`, `b` the lanes; `row`, `line` where the trajectory is in the file.
+ * One pass over a trajectory's trained tokens comparing lane `a` (π_train) with lane `b`
+ * (π_rollout): every compared token goes into `charts`, and the row's summary comes back (the
+ * same numbers computeMismatch gives, without its per-token arrays: a file scan keeps only
+ * these). `a`/`b` undefined means the segments' own sampled logprobs. `row`, `line`: where the
+ * trajectory is in the file.
  */
 export function addToCharts(
   charts: MismatchCharts,
   t: Trajectory,
   row: number,
   line: number,
-  delta: Float64Array,
-  a: ArrayLike<number | null>,
-  b: ArrayLike<number | null>,
-): void {
+  a: LaneValues | undefined,
+  b: LaneValues | undefined,
+  c: Correction,
+): RowMismatch {
   const { histogram, byProbability, byPosition } = charts;
   // Candidates past the current cut-offs are appended; sorted and cut when there are twice enough.
   const cuts = cutsOf(charts);
+  let scatterCut = cuts.scatter;
+  let worstCut = cuts.worst;
+  // The position bucket being filled, in locals, added to its bucket when the position leaves it.
   let nextPosition = 0;
   let posBucket: MismatchBucket | undefined;
-  for (let k = 0; k < delta.length; k++) {
-    const d = delta[k] as number;
-    if (Number.isNaN(d)) continue;
-    const abs = d < 0 ? -d : d;
-    charts.compared++;
-    const far2 = abs > LN2;
-    if (far2) {
-      charts.beyond2x++;
-      if (abs > LN5) charts.beyond5x++;
+  let posCount = 0;
+  let posSum = 0;
+  let posMax = 0;
+  let posFar = 0;
+  const flushPosition = () => {
+    if (posBucket && posCount > 0) {
+      posBucket.count += posCount;
+      posBucket.sumAbsDelta += posSum;
+      if (posMax > posBucket.maxAbsDelta) posBucket.maxAbsDelta = posMax;
+      posBucket.beyond2x += posFar;
     }
-    const bin = histogramBin(d);
-    if (bin < 0) charts.under++;
-    else if (bin >= HIST_BINS) charts.over++;
-    else histogram[bin] = (histogram[bin] as number) + 1;
-    const pb = Math.exp(b[k] as number);
-    const pbucket = byProbability[Math.min(PROB_BUCKETS - 1, Math.max(0, Math.floor(pb * 10)))];
-    if (pbucket) addTo(pbucket, abs, far2);
-    if (k >= nextPosition || !posBucket) {
-      const p = positionBucket(k);
-      while (byPosition.length <= p) {
-        const i = byPosition.length;
-        byPosition.push(bucket(positionBucketStart(i), positionBucketStart(i + 1)));
+    posCount = 0;
+    posSum = 0;
+    posMax = 0;
+    posFar = 0;
+  };
+  const tokenLevel = isTokenLevel(c);
+  // Open interval of δ surely kept by a token rule: [ln lo, ln hi] (or below ln cap), shrunk by
+  // far more than exp's rounding; δ outside it is decided by the rule itself.
+  const isTrunc = c.kind === "token-trunc";
+  const keepBelow = Math.log(isTrunc ? c.cap : c.hi) - 1e-9;
+  const keepAbove = isTrunc ? Number.NEGATIVE_INFINITY : Math.log(c.lo) + 1e-9;
+  // Counters in locals, written back once: the loop stays free of stores to `charts`.
+  let compared = 0;
+  let sum = 0;
+  let sumAbs = 0;
+  let maxAbs = 0;
+  let corrected = 0;
+  let beyond2x = 0;
+  let beyond5x = 0;
+  let under = 0;
+  let over = 0;
+  let k = 0;
+  for (const seg of t.segments) {
+    const mask = seg.lossMask;
+    const lps = seg.logprobs;
+    const ids = seg.tokenIds;
+    for (let i = 0; i < mask.length; i++, k++) {
+      if (mask[i] !== 1) continue;
+      const x = a ? a[k] : lps[i];
+      const y = b ? b[k] : lps[i];
+      if (x === null || y === null || x === undefined || y === undefined) continue;
+      const d = x - y;
+      if (!Number.isFinite(d)) continue;
+      const abs = d < 0 ? -d : d;
+      compared++;
+      sum += d;
+      sumAbs += abs;
+      if (abs > maxAbs) maxAbs = abs;
+      // The rule decides by r = e^δ; δ well inside the log bounds is kept without an exp.
+      if (tokenLevel && !(d > keepAbove && d < keepBelow) && isCorrected(c, safeExp(d))) {
+        corrected++;
       }
-      posBucket = byPosition[p] as MismatchBucket;
-      nextPosition = posBucket.end;
-    }
-    addTo(posBucket, abs, far2);
-    const priority = samplePriority(row, k);
-    if (priority < cuts.scatter || abs > cuts.worst) {
-      const token: MismatchToken = {
-        row,
-        line,
-        token: k,
-        tokenId: tokenIdAt(t, k),
-        a: a[k] as number,
-        b: b[k] as number,
-        delta: d,
-      };
-      if (priority < cuts.scatter) {
-        charts.scatter.push(token);
-        if (charts.scatter.length >= 2 * SCATTER_POINTS) cuts.scatter = scatterLimit(charts);
+      const far2 = abs > LN2;
+      if (far2) {
+        beyond2x++;
+        if (abs > LN5) beyond5x++;
       }
-      if (abs > cuts.worst) {
-        charts.worst.push(token);
-        if (charts.worst.length >= 2 * WORST_TOKENS) cuts.worst = worstLimit(charts);
+      const bin = histogramBin(d);
+      if (bin < 0) under++;
+      else if (bin >= HIST_BINS) over++;
+      else histogram[bin] = (histogram[bin] as number) + 1;
+      // The bucket of p = e^y without an exp: the last log threshold y reaches (most tokens are
+      // confident, so the search starts at the top).
+      let pi = PROB_BUCKETS - 1;
+      while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
+      addTo(byProbability[pi] as MismatchBucket, abs, far2);
+      if (k >= nextPosition) {
+        flushPosition();
+        const p = positionBucket(k);
+        while (byPosition.length <= p) {
+          const j = byPosition.length;
+          byPosition.push(bucket(positionBucketStart(j), positionBucketStart(j + 1)));
+        }
+        posBucket = byPosition[p] as MismatchBucket;
+        nextPosition = posBucket.end;
+      }
+      posCount++;
+      posSum += abs;
+      if (abs > posMax) posMax = abs;
+      if (far2) posFar++;
+      const priority = samplePriority(row, k);
+      if (priority < scatterCut || abs > worstCut) {
+        const token: MismatchToken = {
+          row,
+          line,
+          token: k,
+          tokenId: ids[i] ?? -1,
+          a: x,
+          b: y,
+          delta: d,
+        };
+        if (priority < scatterCut) {
+          charts.scatter.push(token);
+          if (charts.scatter.length >= 2 * SCATTER_POINTS) {
+            scatterCut = scatterLimit(charts);
+            cuts.scatter = scatterCut;
+          }
+        }
+        if (abs > worstCut) {
+          charts.worst.push(token);
+          if (charts.worst.length >= 2 * WORST_TOKENS) {
+            worstCut = worstLimit(charts);
+            cuts.worst = worstCut;
+          }
+        }
       }
     }
   }
-}
-
-/** The id of token `k` of `t` (−1 past the end). */
-function tokenIdAt(t: Trajectory, k: number): number {
-  let at = k;
-  for (const s of t.segments) {
-    if (at < s.tokenIds.length) return s.tokenIds[at] ?? -1;
-    at -= s.tokenIds.length;
+  flushPosition();
+  charts.compared += compared;
+  charts.beyond2x += beyond2x;
+  charts.beyond5x += beyond5x;
+  charts.under += under;
+  charts.over += over;
+  if (!tokenLevel && compared > 0 && isCorrected(c, sequenceWeight(c, sum, compared))) {
+    corrected = compared;
   }
-  return -1;
+  return {
+    compared,
+    maxAbsDelta: maxAbs,
+    meanAbsDelta: compared === 0 ? 0 : sumAbs / compared,
+    fractionCorrected: compared === 0 ? 0 : corrected / compared,
+  };
 }
 
 /**
@@ -249,7 +344,7 @@ function cutsOf(charts: MismatchCharts): { scatter: number; worst: number } {
 }
 
 function scatterLimit(charts: MismatchCharts): number {
-  charts.scatter = topK(charts.scatter, SCATTER_POINTS, bySample);
+  charts.scatter = topKBySample(charts.scatter, SCATTER_POINTS);
   const last = charts.scatter[SCATTER_POINTS - 1];
   return last ? samplePriority(last.row, last.token) : Infinity;
 }
@@ -290,7 +385,7 @@ export function mergeCharts(into: MismatchCharts, from: MismatchCharts): Mismatc
   into.over += from.over;
   mergeBuckets(into.byProbability, from.byProbability);
   mergeBuckets(into.byPosition, from.byPosition);
-  into.scatter = topK(into.scatter.concat(from.scatter), SCATTER_POINTS, bySample);
+  into.scatter = topKBySample(into.scatter.concat(from.scatter), SCATTER_POINTS);
   into.worst = topK(into.worst.concat(from.worst), WORST_TOKENS, byWorst);
   cutOffs.delete(into);
   return into;
@@ -298,7 +393,7 @@ export function mergeCharts(into: MismatchCharts, from: MismatchCharts): Mismatc
 
 /** The charts as they are final: the sample and worst tokens sorted and cut. */
 export function finishCharts(charts: MismatchCharts): MismatchCharts {
-  charts.scatter = topK(charts.scatter, SCATTER_POINTS, bySample);
+  charts.scatter = topKBySample(charts.scatter, SCATTER_POINTS);
   charts.worst = topK(charts.worst, WORST_TOKENS, byWorst);
   cutOffs.delete(charts);
   return charts;
@@ -333,9 +428,41 @@ export function rowMismatchOf(s: MismatchStats): RowMismatch {
   };
 }
 
+/** Lane `name` of `t` for addToCharts: undefined for the sampled logprobs, null when absent. */
+function laneFor(t: Trajectory, name: string): LaneValues | undefined | null {
+  return name === SAMPLED_LANE ? undefined : (laneValues(t, name) ?? null);
+}
+
 /**
- * The mismatch of one trajectory (file row `row`, line `line`) added to `charts`: its statistics,
- * or why it has none (no lane besides sampled, or not the lanes asked for).
+ * One trajectory (file row `row`, line `line`) added to `charts`: its row summary, or why it has
+ * none (no lane besides sampled, or not the lanes asked for).
+ */
+export function rowIntoCharts(
+  charts: MismatchCharts,
+  t: Trajectory,
+  row: number,
+  line: number,
+  options: MismatchScanOptions,
+):
+  | { ok: true; lanes: readonly [string, string]; row: RowMismatch }
+  | { ok: false; reason: string } {
+  const lanes = options.lanes ?? defaultLanes(t);
+  if (!lanes) return { ok: false, reason: "no lane besides sampled" };
+  const a = laneFor(t, lanes[0]);
+  const b = laneFor(t, lanes[1]);
+  if (a === null || b === null) {
+    const out = trajectoryMismatch(t, lanes, options.correction ?? DEFAULT_CORRECTION);
+    return { ok: false, reason: out.ok ? "no such lane" : out.message };
+  }
+  const c = options.correction ?? DEFAULT_CORRECTION;
+  return { ok: true, lanes, row: addToCharts(charts, t, row, line, a, b, c) };
+}
+
+const DEFAULT_CORRECTION = correction("token-trunc");
+
+/**
+ * rowIntoCharts with the trajectory's full statistics (computeMismatch's), as
+ * `rollout-lens mismatch --json` prints them.
  */
 export function mismatchIntoCharts(
   charts: MismatchCharts,
@@ -346,12 +473,11 @@ export function mismatchIntoCharts(
 ):
   | { ok: true; lanes: readonly [string, string]; stats: MismatchStats }
   | { ok: false; reason: string } {
-  const lanes = options.lanes ?? defaultLanes(t);
-  if (!lanes) return { ok: false, reason: "no lane besides sampled" };
-  const out = trajectoryMismatch(t, lanes, options.correction ?? correction("token-trunc"));
+  const into = rowIntoCharts(charts, t, row, line, options);
+  if (!into.ok) return into;
+  const out = trajectoryMismatch(t, into.lanes, options.correction ?? DEFAULT_CORRECTION);
   if (!out.ok) return { ok: false, reason: out.message };
-  addToCharts(charts, t, row, line, out.result.delta, out.a, out.b);
-  return { ok: true, lanes, stats: out.result.stats };
+  return { ok: true, lanes: into.lanes, stats: out.result.stats };
 }
 
 /**
@@ -377,7 +503,7 @@ export function scanMismatchLine(
   scan.format ??= result.format;
   for (const t of result.trajectories) {
     const row = firstRow + scan.rows.length;
-    const out = mismatchIntoCharts(scan.charts, t, row, lineNo, options);
-    scan.rows.push(out.ok ? rowMismatchOf(out.stats) : undefined);
+    const out = rowIntoCharts(scan.charts, t, row, lineNo, options);
+    scan.rows.push(out.ok ? out.row : undefined);
   }
 }

@@ -133,7 +133,8 @@ export function tokenMismatch(
   return { delta, r, absDp: Math.abs(Math.exp(a) - Math.exp(b)), k3: r - 1 - delta };
 }
 
-function safeExp(logRatio: number): number {
+/** exp of a log ratio clamped to ±SAFETY_BOUND: every r and ρ is this. */
+export function safeExp(logRatio: number): number {
   return Math.exp(Math.min(SAFETY_BOUND, Math.max(-SAFETY_BOUND, logRatio)));
 }
 
@@ -149,6 +150,26 @@ function sequenceLogWeight(c: Correction, sum: number, compared: number): number
   if (c.kind === "seq-trunc" || c.kind === "seq-mask") return sum;
   if (c.kind === "geo-mask") return compared > 0 ? sum / compared : 0;
   return 0;
+}
+
+/** True for the kinds that decide per token (by r), false for those that decide per sequence (ρ). */
+export function isTokenLevel(c: Correction): boolean {
+  return c.kind === "token-trunc" || c.kind === "token-mask";
+}
+
+/**
+ * The verdict rule of every kind, on the weight it decides by (r for the token kinds, ρ for the
+ * sequence kinds): a `-trunc` kind clips above the cap, a `-mask` kind masks outside [lo, hi].
+ */
+export function isCorrected(c: Correction, weight: number): boolean {
+  return c.kind === "token-trunc" || c.kind === "seq-trunc"
+    ? weight > c.cap
+    : !(weight >= c.lo && weight <= c.hi);
+}
+
+/** ρ of a sequence kind from Σδ and the count compared (unused, 1, for the token kinds). */
+export function sequenceWeight(c: Correction, sum: number, compared: number): number {
+  return safeExp(sequenceLogWeight(c, sum, compared));
 }
 
 /** The mismatch of lanes a and b with `c` replayed. One pass to compare, one to correct. */
@@ -214,7 +235,7 @@ export function computeMismatch(input: MismatchInput, c: Correction): MismatchRe
     rSum += r;
     rSumSq += r * r;
   }
-  const rho = safeExp(sequenceLogWeight(c, sum, compared));
+  const rho = sequenceWeight(c, sum, compared);
   const ends = input.segmentEnds ?? [n];
   const segments: { compared: number; clipped: number; masked: number }[] = ends.map(() => ({
     compared: 0,
@@ -225,49 +246,52 @@ export function computeMismatch(input: MismatchInput, c: Correction): MismatchRe
   let masked = 0;
   let wSum = 0;
   let wSumSq = 0;
-  let s = 0;
-  for (let k = 0; k < n; k++) {
-    while (s < ends.length - 1 && k >= (ends[s] ?? n)) s++;
-    const d = delta[k] as number;
-    if (Number.isNaN(d)) continue;
-    const r = weight[k] as number;
-    let w: number;
-    let v: Verdict = VERDICT.kept;
-    switch (c.kind) {
-      case "token-trunc": {
-        w = Math.min(r, c.cap);
-        if (r > c.cap) v = VERDICT.clipped;
-        break;
-      }
-      case "token-mask": {
-        const keep = r >= c.lo && r <= c.hi;
-        w = keep ? r : 0;
-        if (!keep) v = VERDICT.masked;
-        break;
-      }
-      case "seq-trunc":
-        w = Math.min(rho, c.cap);
-        if (rho > c.cap) v = VERDICT.clipped;
-        break;
-      default: {
-        const keep = rho >= c.lo && rho <= c.hi;
-        w = keep ? rho : 0;
-        if (!keep) v = VERDICT.masked;
-      }
-    }
-    weight[k] = w;
-    verdict[k] = v;
-    wSum += w;
-    wSumSq += w * w;
+  // The verdict rule as numbers, decided once: truncation or bounds, of r or of ρ.
+  const isTrunc = c.kind === "token-trunc" || c.kind === "seq-trunc";
+  const isToken = isTokenLevel(c);
+  const { cap } = c;
+  let from = 0;
+  // Tokens past the last end count in the last segment; with no segments at all, only in total.
+  const spans = Math.max(1, segments.length);
+  for (let s = 0; s < spans; s++) {
     const seg = segments[s];
-    if (seg) seg.compared += 1;
-    if (v === VERDICT.clipped) {
-      clipped += 1;
-      if (seg) seg.clipped += 1;
-    } else if (v === VERDICT.masked) {
-      masked += 1;
-      if (seg) seg.masked += 1;
+    const to = s === spans - 1 ? n : Math.min(n, ends[s] ?? n);
+    let segCompared = 0;
+    let segClipped = 0;
+    let segMasked = 0;
+    for (let k = from; k < to; k++) {
+      if (Number.isNaN(delta[k] as number)) continue;
+      const r = isToken ? (weight[k] as number) : rho;
+      let w: number;
+      let v: Verdict = VERDICT.kept;
+      const corrected = isCorrected(c, r);
+      if (isTrunc) {
+        w = r < cap ? r : cap;
+        if (corrected) {
+          v = VERDICT.clipped;
+          segClipped++;
+        }
+      } else if (!corrected) {
+        w = r;
+      } else {
+        w = 0;
+        v = VERDICT.masked;
+        segMasked++;
+      }
+      weight[k] = w;
+      verdict[k] = v;
+      wSum += w;
+      wSumSq += w * w;
+      segCompared++;
     }
+    if (seg) {
+      seg.compared += segCompared;
+      seg.clipped += segClipped;
+      seg.masked += segMasked;
+    }
+    clipped += segClipped;
+    masked += segMasked;
+    from = Math.max(from, to);
   }
   const mean = (x: number) => (compared === 0 ? 0 : x / compared);
   return {

@@ -1,5 +1,5 @@
 import { laneNames, laneValues, SAMPLED_LANE } from "../trajectory/lanes";
-import type { LaneValues, Trajectory } from "../trajectory/types";
+import type { Trajectory } from "../trajectory/types";
 import {
   type Correction,
   computeMismatch,
@@ -7,12 +7,30 @@ import {
   type MismatchStats,
 } from "./mismatch";
 
+const PREFERRED_LANES = ["trainer", "rescored", "reference", "teacher"];
+
 /** The two lanes compared by default: a rescored or trainer lane against the sampled logprobs. */
 export function defaultLanes(t: Trajectory): [string, string] | undefined {
+  // A stored preferred lane wins without looking through metadata (a file scan calls this per row).
+  const stored = t.logprobLanes;
+  if (stored) for (const n of PREFERRED_LANES) if (stored[n]) return [n, SAMPLED_LANE];
   const names = laneNames(t).filter((n) => n !== SAMPLED_LANE);
-  const preferred = ["trainer", "rescored", "reference", "teacher"].find((n) => names.includes(n));
+  const preferred = PREFERRED_LANES.find((n) => names.includes(n));
   const a = preferred ?? names[0];
   return a === undefined ? undefined : [a, SAMPLED_LANE];
+}
+
+/** The sampled logprobs as a typed array, NaN where none (no boxed numbers for a long lane). */
+function sampledValues(t: Trajectory): Float64Array {
+  let n = 0;
+  for (const s of t.segments) n += s.tokenIds.length;
+  const out = new Float64Array(n);
+  let k = 0;
+  for (const s of t.segments) {
+    const lps = s.logprobs;
+    for (let i = 0; i < lps.length; i++) out[k++] = lps[i] ?? Number.NaN;
+  }
+  return out;
 }
 
 /** Mismatch of lane `a` against lane `b` over the trained tokens of `t`, or why not. */
@@ -20,12 +38,10 @@ export function trajectoryMismatch(
   t: Trajectory,
   lanes: readonly [string, string],
   c: Correction,
-):
-  | { ok: true; result: MismatchResult; a: LaneValues; b: LaneValues }
-  | { ok: false; message: string } {
+): { ok: true; result: MismatchResult } | { ok: false; message: string } {
   const [nameA, nameB] = lanes;
-  const a = laneValues(t, nameA);
-  const b = laneValues(t, nameB);
+  const a = nameA === SAMPLED_LANE ? sampledValues(t) : laneValues(t, nameA);
+  const b = nameB === SAMPLED_LANE ? sampledValues(t) : laneValues(t, nameB);
   const missing = [a ? undefined : nameA, b ? undefined : nameB].filter(Boolean);
   if (!a || !b) {
     return {
@@ -41,7 +57,7 @@ export function trajectoryMismatch(
     for (let i = 0; i < m.length; i++) mask[k++] = m[i] ?? 0;
     segmentEnds.push(k);
   }
-  return { ok: true, result: computeMismatch({ a, b, mask, segmentEnds }, c), a, b };
+  return { ok: true, result: computeMismatch({ a, b, mask, segmentEnds }, c) };
 }
 
 /** Whole-file statistics: token-weighted means, max over trajectories, summed counts. */

@@ -85,21 +85,34 @@ export function sampledLane(t: Trajectory): (number | null)[] {
 }
 
 /**
+ * A metadata value as this trajectory's own per-token array: the value itself, or, for a record
+ * that keeps one list per trajectory (an atropos group's extra fields, a batch of one), the list
+ * at its row.
+ */
+function ownMetadataLane(t: Trajectory, value: unknown, n: number): LaneValues | null {
+  const flat = asLane(value, n, 0, n);
+  if (flat || !Array.isArray(value) || value.length === 0) return flat;
+  if (!value.every(Array.isArray)) return null;
+  return asLane(value[t.source.row ?? 0], n, 0, n);
+}
+
+/**
  * The values of lane `name`: `sampled` (the segments' logprobs), a stored lane, or a per-token
  * numeric array of the right length kept in metadata (an unknown field of the source, offered as
- * a lane rather than dropped). Undefined when there is no such lane.
+ * a lane rather than dropped; for a group record, its row's list). Undefined when there is none.
  */
 export function laneValues(t: Trajectory, name: string): LaneValues | undefined {
   if (name === SAMPLED_LANE) return sampledLane(t);
   const stored = t.logprobLanes?.[name];
   if (stored) return stored;
   const n = tokenCount(t.segments);
-  return asLane(t.metadata[name], n, 0, n) ?? undefined;
+  return ownMetadataLane(t, t.metadata[name], n) ?? undefined;
 }
 
 /**
  * Every lane name `laneValues` resolves: `sampled`, the stored lanes, then metadata keys holding
- * a per-token numeric array as long as the trajectory (with at least one number).
+ * a per-token numeric array as long as the trajectory, or one such list per row of a group record
+ * (with at least one number).
  */
 export function laneNames(t: Trajectory): string[] {
   const names = [SAMPLED_LANE, ...Object.keys(t.logprobLanes ?? {})];
@@ -107,7 +120,7 @@ export function laneNames(t: Trajectory): string[] {
   if (n === 0) return names;
   for (const [key, value] of Object.entries(t.metadata)) {
     if (names.includes(key)) continue;
-    const lane = asLane(value, n, 0, n);
+    const lane = ownMetadataLane(t, value, n);
     if (lane?.some((v) => v !== null)) names.push(key);
   }
   return names;

@@ -1,0 +1,90 @@
+/**
+ * File-wide mismatch scan benchmark (issue 18): the lines of a file read and scanned into the
+ * per-row mismatch and the file-wide charts (`scanMismatchLine`, what each scan worker runs), next
+ * to reading the same lines into trajectories (`readRolloutLine`, the parse every scan pays), in
+ * the same run. Target: the scan at >= 80% of the speed of the parse.
+ * Run: `npx tsx bench/run.ts mismatch`.
+ */
+import { atroposMismatchFile, nemoRlMismatchFile } from "../e2e/fixtures/mismatchFiles";
+import { stringifyJsonLine } from "../src/core/formats/jsonLine";
+import { readRolloutLine } from "../src/core/formats/readRolloutLine";
+import { writeRolloutLens } from "../src/core/formats/rolloutLens";
+import {
+  createFileMismatchScan,
+  finishCharts,
+  scanMismatchLine,
+} from "../src/core/mismatch/fileMismatch";
+import { correction } from "../src/core/mismatch/mismatch";
+import { seededRandom } from "../src/core/random";
+import { sampledLane, withLane } from "../src/core/trajectory/lanes";
+import { generateLine } from "../src/test/rolloutFileGenerator";
+
+const ROUNDS = 41;
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((p, q) => p - q);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? 0)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** Median ms of `a` and of `b` over ROUNDS rounds, alternating so both see the same load. */
+function medianMsPair(a: () => void, b: () => void): [number, number] {
+  const as: number[] = [];
+  const bs: number[] = [];
+  const time = (run: () => void) => {
+    const started = performance.now();
+    run();
+    return performance.now() - started;
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    as.push(time(a));
+    bs.push(time(b));
+  }
+  return [median(as), median(bs)];
+}
+
+/** rollout-lens/v1 lines of 8k tokens with a `trainer` lane off the sampled logprobs by noise. */
+function rolloutLensLines(count: number): string[] {
+  const rand = seededRandom(5);
+  return Array.from({ length: count }, (_, k) => {
+    const read = readRolloutLine(generateLine(k, { tokens: 8192 }), k + 1);
+    const t = read.kind === "trajectories" ? read.trajectories[0] : undefined;
+    if (!t) throw new Error("the generated line does not read");
+    const trainer = sampledLane(t).map((v) => (v === null ? null : v + (rand() - 0.5) * 0.1));
+    return stringifyJsonLine(writeRolloutLens(withLane(t, "trainer", trainer)));
+  });
+}
+
+export default async function main(): Promise<void> {
+  const files = [
+    { name: "nemo-rl", lines: nemoRlMismatchFile(2_000).text.trimEnd().split("\n") },
+    { name: "atropos", lines: atroposMismatchFile(500).text.trimEnd().split("\n") },
+    { name: "rollout-lens/v1", lines: rolloutLensLines(48) },
+  ];
+  const options = { correction: correction("token-trunc") };
+  for (const { name, lines } of files) {
+    const bytes = lines.reduce((s, l) => s + l.length + 1, 0);
+    let tokens = 0;
+    const parse = () => {
+      lines.forEach((line, i) => {
+        readRolloutLine(line, i + 1);
+      });
+    };
+    const scan = () => {
+      const state = createFileMismatchScan();
+      lines.forEach((line, i) => {
+        scanMismatchLine(state, line, i + 1, 0, options);
+      });
+      tokens = finishCharts(state.charts).compared;
+    };
+    medianMsPair(parse, scan); // warm-up: let both reach optimized code
+    const [parseMs, scanMs] = medianMsPair(parse, scan);
+    const mibps = (ms: number) => bytes / 1024 ** 2 / (ms / 1000);
+    console.log(
+      `${name.padEnd(16)} ${lines.length} lines, ${fmt(bytes / 1024 ** 2)} MiB, ${tokens} compared tokens: parse ${fmt(parseMs)} ms (${fmt(mibps(parseMs))} MiB/s), mismatch scan ${fmt(scanMs)} ms (${fmt(mibps(scanMs))} MiB/s), ratio ${fmt((parseMs / scanMs) * 100, 0)}% (target >= 80%; medians of ${ROUNDS})`,
+    );
+  }
+}
