@@ -1,7 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadTokenizer, readTokenizerFiles } from "../../../test-support/tokenizers";
 import type { Tokenizer } from "../tokenizer/types";
-import { FAMILIES, FAMILY_RULE_IDS, familyById, familyOfTemplate, familyRule } from "./families";
+import {
+  FAMILIES,
+  FAMILY_RULE_IDS,
+  familyById,
+  familyOfTemplate,
+  familyRule,
+  familyToolsText,
+} from "./families";
 
 const tokenizers = new Map<string, Tokenizer>();
 beforeAll(async () => {
@@ -45,6 +52,13 @@ describe("the family descriptions", () => {
     const toolLess = FAMILIES.filter((f) => f.toolCalls === null).map((f) => f.id);
     expect(toolLess).toEqual(["llama3", "gemma3"]);
     expect(familyById("gptoss")?.rendering?.specification).toMatch(/Harmony/);
+    const llama = familyById("llama3");
+    const oss = familyById("gptoss");
+    if (!llama || !oss) throw new Error("missing family");
+    expect(familyToolsText(llama)).toMatch(
+      /^Llama 3: its chat template renders no tools, so episodes run tool-less/,
+    );
+    expect(familyToolsText(oss)).toMatch(/^gpt-oss \(Harmony\): tool calls parsed as harmony/);
     expect(familyById("llama3_1")?.rendering?.specification).toMatch(/Llama 3\.1/);
   });
 });

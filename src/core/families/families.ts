@@ -286,3 +286,14 @@ export function familyOfTemplate(source: string): TemplateFamily {
     reason: `the chat template matches no known family: ${failures.join("; ")}`,
   };
 }
+
+/**
+ * One line on what a live episode of this family does with tools, for the UI: the call syntax, or
+ * that the template renders none and episodes run tool-less (multi-turn chat).
+ */
+export function familyToolsText(family: Family): string {
+  if (family.toolCalls === null) {
+    return `${family.label}: its chat template renders no tools, so episodes run tool-less (the model answers; a user reply starts the next turn)`;
+  }
+  return `${family.label}: tool calls parsed as ${family.toolCalls.parser}, results as ${family.toolCalls.resultRole}`;
+}
