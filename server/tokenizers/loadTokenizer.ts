@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { FAMILIES, familyById } from "../../src/core/families/families";
+import { FAMILIES, familyById, familyOfTemplate } from "../../src/core/families/families";
 import { loadOnce } from "../../src/core/loadOnce";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { createHfTokenizer, type TokenizerFiles } from "../../src/tokenizer/hfTokenizer";
@@ -111,3 +111,20 @@ export async function readTokenizerFiles(
 export const loadTokenizer: (nameOrPath: string) => Promise<Tokenizer> = loadOnce((nameOrPath) =>
   readTokenizerFiles(nameOrPath).then((files) => createHfTokenizer(nameOrPath, files)),
 );
+
+/**
+ * Which family a tokenizer belongs to, in words: named by its short name, recognised from a
+ * folder's chat template, or why its template matches none (then no family-specific behaviour).
+ */
+export async function describeTokenizerFamily(nameOrPath: string): Promise<string> {
+  const named = familyById(nameOrPath);
+  if (named) return `tokenizer ${nameOrPath}: family ${named.label}`;
+  const files = await readTokenizerFiles(nameOrPath);
+  const config = files.tokenizerConfig as { chat_template?: unknown } | undefined;
+  const raw = files.chatTemplate ?? config?.chat_template;
+  const source = typeof raw === "string" ? raw : JSON.stringify(raw ?? "");
+  const found = familyOfTemplate(source);
+  return found.family
+    ? `tokenizer ${nameOrPath}: family ${found.family.label}, recognised from its chat template (${found.family.recognition.rule})`
+    : `tokenizer ${nameOrPath}: no known family, so episodes use the generic incremental suffix: ${found.reason}`;
+}
