@@ -202,8 +202,19 @@ export function snapshot(
       ...run.metadata,
       tool_iterations: run.counts.toolIterations,
       tool_calls: run.counts.toolCalls,
+      ...familyMetadata(run.deps.tokenizer),
     },
   });
+}
+
+/**
+ * The tokenizer's family and the rules by which its template renders history differently from
+ * generated ids (docs/templates.md): the ids above are kept as generated, never re-encoded.
+ */
+function familyMetadata(tokenizer: Tokenizer): Record<string, unknown> {
+  const family = tokenizer.family === undefined ? undefined : familyById(tokenizer.family);
+  if (!family) return {};
+  return { family: family.id, family_rules: family.rules.map((r) => r.id) };
 }
 
 /** Publishes the ledger's last segment; returns its index (-1 when there is none). */

@@ -87,6 +87,10 @@ describe.each(["qwen3", "llama3_1", "deepseek_v3", "gptoss"] as const)(
           await (await app.request(`/api/episodes/${episode}`)).json(),
         );
         expect(line.status, JSON.stringify(line.metadata)).toBe("completed");
+        expect(line.metadata).toMatchObject({
+          family: id,
+          family_rules: family.rules.map((r) => r.id),
+        });
         const calls = line.segments.flatMap((s) => s.tool_calls ?? []);
         expect(calls.map((c) => [c.name, c.arguments, c.result])).toEqual([
           ["calculator", { expression: "23*19" }, "437"],

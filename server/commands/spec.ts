@@ -180,7 +180,7 @@ export function driftSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "qwen3, llama3 (optional when installed: llama3_1, deepseek_v3, gptoss, gemma3) or a local HF model folder (default: chosen per file from the record's tokenizer/model name, else its first ids' family, else qwen3)",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder (default: chosen per file from the record's tokenizer/model name, else its first ids' family, else qwen3)",
       ),
     )
     .addOption(option("--format <F>", `${DRIFT_FORMATS.join("|")}`, "auto"))
@@ -229,7 +229,7 @@ export function branchSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "qwen3, llama3 (optional when installed: llama3_1, deepseek_v3, gptoss, gemma3) or a local HF model folder; must be the row's tokenizer",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder; must be the row's tokenizer",
         SERVER_DEFAULTS.tokenizer,
       ),
     )
@@ -298,7 +298,7 @@ function addServeOptions(command: Command): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "qwen3, llama3 (optional when installed: llama3_1, deepseek_v3, gptoss, gemma3) or a local HF model folder",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder",
         d.tokenizer,
       ),
     )
@@ -354,7 +354,7 @@ export function simSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "qwen3, llama3 (optional when installed: llama3_1, deepseek_v3, gptoss, gemma3) or a local HF model folder",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder",
         d.tokenizer,
       ),
     )

@@ -22,7 +22,8 @@ export interface DriftTokenizers {
 }
 
 /**
- * The server's catalog with its default configuration (the bundled `qwen3` and `llama3`, default
+ * The server's catalog with its default configuration (the bundled `qwen3` and `llama3`, the
+ * optional families whose package is installed, default
  * `qwen3`), so the CLI chooses as the browser does. Each tokenizer loads (about a second) only
  * when a file needs it; with `jobs > 1` each gets its own worker pool.
  */
