@@ -1,3 +1,4 @@
+import { familyById } from "../src/core/families/families";
 import { writeRolloutLens } from "../src/core/formats/rolloutLens";
 import type { Tokenizer } from "../src/core/tokenizer/types";
 import { EpisodeManager } from "./agent/episodeManager";
@@ -9,7 +10,7 @@ import { SglangClient, type SglangClientOptions } from "./sglang/sglangClient";
 import { type RunningSim, startSim } from "./sim/start";
 import { EpisodeIndex } from "./store/episodeIndex";
 import { EpisodeStore } from "./store/episodeStore";
-import { loadTokenizer } from "./tokenizers/loadTokenizer";
+import { describeTokenizerFamily, loadTokenizer } from "./tokenizers/loadTokenizer";
 import { createToolRegistry, loadToolModule, type ToolRegistry } from "./tools/registry";
 
 /** Everything the routes use, built once at startup from the config. */
@@ -39,6 +40,10 @@ export async function createServices(
   } = {},
 ): Promise<Services> {
   const tokenizer = await loadTokenizer(config.tokenizer);
+  // A local folder's family decides the live episodes' suffix and tool calls: say which it is.
+  if (familyById(config.tokenizer) === undefined) {
+    console.warn(await describeTokenizerFamily(config.tokenizer));
+  }
   const extraTools = (await Promise.all(config.tools.map((path) => loadToolModule(path)))).flat();
   const registry = createToolRegistry(extraTools);
 

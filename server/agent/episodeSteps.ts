@@ -1,3 +1,4 @@
+import { familyById } from "../../src/core/families/families";
 import { TitoLedger } from "../../src/core/tito/ledger";
 import {
   decideTurn,
@@ -127,6 +128,12 @@ const thinking = (request: StartEpisodeRequest) =>
   request.enable_thinking === undefined ? {} : { enableThinking: request.enable_thinking };
 
 /** Settles the episode's settings, registers its snapshot and announces it (`started`). */
+/** The tool-call format of the tokenizer's family (hermes when the family is unknown or has none). */
+function familyToolCallFormat(tokenizer: Tokenizer): string {
+  const family = tokenizer.family === undefined ? undefined : familyById(tokenizer.family);
+  return family?.toolCalls?.parser ?? DEFAULT_TOOL_CALL_FORMAT;
+}
+
 export function openRun(
   deps: RunnerDeps,
   request: StartEpisodeRequest,
@@ -140,7 +147,7 @@ export function openRun(
     deps,
     request,
     sink,
-    parser: getToolCallParser(deps.toolCallFormat ?? DEFAULT_TOOL_CALL_FORMAT),
+    parser: getToolCallParser(deps.toolCallFormat ?? familyToolCallFormat(deps.tokenizer)),
     toolNames,
     tools: toolNames.map((name) => deps.registry.get(name)),
     maxIterations,
@@ -195,8 +202,19 @@ export function snapshot(
       ...run.metadata,
       tool_iterations: run.counts.toolIterations,
       tool_calls: run.counts.toolCalls,
+      ...familyMetadata(run.deps.tokenizer),
     },
   });
+}
+
+/**
+ * The tokenizer's family and the rules by which its template renders history differently from
+ * generated ids (docs/templates.md): the ids above are kept as generated, never re-encoded.
+ */
+function familyMetadata(tokenizer: Tokenizer): Record<string, unknown> {
+  const family = tokenizer.family === undefined ? undefined : familyById(tokenizer.family);
+  if (!family) return {};
+  return { family: family.id, family_rules: family.rules.map((r) => r.id) };
 }
 
 /** Publishes the ledger's last segment; returns its index (-1 when there is none). */
@@ -402,10 +420,12 @@ export function decideCutoff(
 
 /** Appends the tool results, rendered by the chat template up to the next generation prompt. */
 export function appendToolResults(run: EpisodeRun, results: readonly ToolResult[]): void {
+  // `name` too: Harmony writes a result as `functions.NAME`; other templates ignore it.
   const toolMessages: ChatTemplateMessage[] = results.map((r) => ({
     role: "tool",
     content: r.content,
     tool_call_id: r.call.id,
+    name: r.call.name,
   }));
   run.messages.push(...toolMessages.map((m) => ({ ...m })));
   run.ledger.appendTool(toolResultSuffix(run.deps.tokenizer, toolMessages, thinking(run.request)));

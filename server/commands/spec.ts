@@ -180,7 +180,7 @@ export function driftSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "qwen3, llama3 or a local HF model folder (default: chosen per file from the record's tokenizer/model name, else its first ids' family, else qwen3)",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder (default: chosen per file from the record's tokenizer/model name, else its first ids' family, else qwen3)",
       ),
     )
     .addOption(option("--format <F>", `${DRIFT_FORMATS.join("|")}`, "auto"))
@@ -229,7 +229,7 @@ export function branchSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "qwen3, llama3 or a local HF model folder; must be the row's tokenizer",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder; must be the row's tokenizer",
         SERVER_DEFAULTS.tokenizer,
       ),
     )
@@ -296,7 +296,11 @@ function addServeOptions(command: Command): Command {
       option("--sglang <URL[,URL]>", "SGLang servers or an sgl-router (default: simulator)"),
     )
     .addOption(
-      option("--tokenizer <NAME|PATH>", "qwen3, llama3 or a local HF model folder", d.tokenizer),
+      option(
+        "--tokenizer <NAME|PATH>",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder",
+        d.tokenizer,
+      ),
     )
     .addOption(option("--data <DIR>", "where episodes are stored", d.data))
     .addOption(option("--tools <MODULE>", "a tool module (repeatable)").argParser(repeatable))
@@ -348,7 +352,11 @@ export function simSpec(): Command {
     .addOption(option("--port <N>", "port to listen on", "30000"))
     .addOption(option("--policy <P>", POLICY_NAMES.join("|"), d.policy))
     .addOption(
-      option("--tokenizer <NAME|PATH>", "qwen3, llama3 or a local HF model folder", d.tokenizer),
+      option(
+        "--tokenizer <NAME|PATH>",
+        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder",
+        d.tokenizer,
+      ),
     )
     .addOption(option("--context-length <N>", "context window in tokens", String(d.contextLength)))
     .addOption(option("--seed <N>", "logprob seed when a request sends none", String(d.seed)))

@@ -6,7 +6,15 @@ import { createDriftTokenizers, type DriftTokenizers } from "./driftTokenizers";
 describe("createDriftTokenizers", () => {
   it("offers the server's catalog (bundled qwen3 and llama3, default qwen3) and loads each once", async () => {
     const tokenizers = createDriftTokenizers({ jobs: 1 });
-    expect(tokenizers.names).toEqual(["qwen3", "llama3"]);
+    // Then the optional families whose packages are installed (dev dependencies here).
+    expect(tokenizers.names).toEqual([
+      "qwen3",
+      "llama3",
+      "llama3_1",
+      "deepseek_v3",
+      "gptoss",
+      "gemma3",
+    ]);
     expect(tokenizers.fallback).toBe("qwen3");
     const first = tokenizers.load("llama3");
     expect(tokenizers.load("llama3")).toBe(first);

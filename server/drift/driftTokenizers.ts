@@ -22,9 +22,10 @@ export interface DriftTokenizers {
 }
 
 /**
- * The server's catalog with its default configuration (the bundled `qwen3` and `llama3`, default
- * `qwen3`), so the CLI chooses as the browser does. Each tokenizer loads (its compact form, tens
- * of ms) only when a file needs it; with `jobs > 1` each gets its own worker pool.
+ * The server's catalog with its default configuration (the bundled `qwen3` and `llama3`, the
+ * optional families whose package is installed, default `qwen3`), so the CLI chooses as the
+ * browser does. Each tokenizer loads (its compact form, tens of ms) only when a file needs it;
+ * with `jobs > 1` each gets its own worker pool.
  */
 export function createDriftTokenizers(options: { readonly jobs: number }): DriftTokenizers {
   const catalog = buildTokenizerCatalog("qwen3");

@@ -3,6 +3,8 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { tokenizerListSchema } from "../../src/core/tokenizer/wire";
 import { parseServerConfig } from "../config";
+import { buildTokenizerCatalog } from "../tokenizers/catalog";
+import { installedOptionalTokenizers } from "../tokenizers/loadTokenizer";
 import { tokenizerRoutes } from "./tokenizers";
 
 const FIXTURE = "src/test/fixtures/sentencepiece-tiny";
@@ -34,9 +36,24 @@ describe("GET /api/tokenizers", () => {
       tokenizers: [
         { name: "qwen3", source: "bundled" },
         { name: "llama3", source: "bundled" },
+        // The optional families are dev dependencies, so installed here.
+        ...["llama3_1", "deepseek_v3", "gptoss", "gemma3"].map((name) => ({
+          name,
+          source: "bundled",
+        })),
         ...extra,
       ],
     });
+  });
+});
+
+describe("the tokenizer catalog", () => {
+  it("lists an optional family only when its package is installed", () => {
+    expect(installedOptionalTokenizers()).toEqual(["llama3_1", "deepseek_v3", "gptoss", "gemma3"]);
+    const lean = buildTokenizerCatalog("qwen3", []);
+    expect(lean.list.tokenizers.map((t) => t.name)).toEqual(["qwen3", "llama3"]);
+    expect(lean.resolve("gptoss")).toBeUndefined();
+    expect(buildTokenizerCatalog("qwen3", ["gptoss"]).resolve("gptoss")).toBe("gptoss");
   });
 });
 

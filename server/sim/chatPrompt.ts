@@ -1,65 +1,46 @@
+import type { FamilyId } from "../../src/core/families/types";
+import { type ChatTurn, dialectOf } from "./dialects";
+
 /** What a scripted policy needs to know about the conversation so far. */
 export interface PromptView {
   /** The last user message that is not a tool result; the whole text when the prompt is not chat. */
   readonly question: string;
-  /** Contents of the `<tool_response>` blocks that came after `question`, oldest first. */
+  /** Tool results that came after `question`, oldest first. */
   readonly toolResults: readonly string[];
-  /** Tool names declared in the system prompt's `<tools>` block, in order. */
+  /** Tool names the prompt declares, in order. */
   readonly toolNames: readonly string[];
   /** True when the generation prompt already closed an empty think block (thinking disabled). */
   readonly isThinkingDisabled: boolean;
-}
-
-interface ChatTurn {
-  readonly role: string;
-  readonly content: string;
+  /** The tokenizer's family: which syntax the policy writes (Qwen's when unknown). */
+  readonly family?: FamilyId | undefined;
 }
 
 const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g;
+const TOOL_ROLES = new Set(["tool", "ipython"]);
 
-function splitTurns(prompt: string): ChatTurn[] {
-  const turns: ChatTurn[] = [];
-  for (const part of prompt.split("<|im_start|>").slice(1)) {
-    const newline = part.indexOf("\n");
-    const role = newline < 0 ? part.trim() : part.slice(0, newline).trim();
-    const body = newline < 0 ? "" : part.slice(newline + 1);
-    const end = body.indexOf("<|im_end|>");
-    turns.push({ role, content: end < 0 ? body : body.slice(0, end) });
-  }
-  return turns;
+function resultsOf(turn: ChatTurn): string[] {
+  const results = [...turn.content.matchAll(TOOL_RESPONSE)].map((m) => (m[1] ?? "").trim());
+  if (TOOL_ROLES.has(turn.role)) return results.length > 0 ? results : [turn.content.trim()];
+  return turn.role === "user" ? results : [];
 }
 
-function declaredToolNames(turns: readonly ChatTurn[]): string[] {
-  const names: string[] = [];
-  for (const turn of turns) {
-    if (turn.role !== "system") continue;
-    // Every <tools> block: Qwen's template also mentions an empty "<tools></tools>" in its prose.
-    for (const block of turn.content.matchAll(/<tools>([\s\S]*?)<\/tools>/g)) {
-      for (const match of (block[1] ?? "").matchAll(/"name":\s*"([^"]+)"/g)) {
-        if (match[1] && !names.includes(match[1])) names.push(match[1]);
-      }
-    }
-  }
-  return names;
-}
-
-/** Reads a decoded ChatML (Qwen) prompt back into the few facts the policies act on. */
-export function viewPrompt(prompt: string): PromptView {
-  const turns = splitTurns(prompt);
+/** Reads a decoded prompt of `family` (ChatML when unknown) back into the few facts the policies act on. */
+export function viewPrompt(prompt: string, family?: FamilyId): PromptView {
+  const dialect = dialectOf(family);
+  const turns = dialect.turns(prompt);
   const isThinkingDisabled = /<think>\s*<\/think>\s*$/.test(prompt);
   if (turns.length === 0) {
-    return { question: prompt, toolResults: [], toolNames: [], isThinkingDisabled };
+    return { question: prompt, toolResults: [], toolNames: [], isThinkingDisabled, family };
   }
   let question = "";
   let toolResults: string[] = [];
   for (const turn of turns) {
-    const results = [...turn.content.matchAll(TOOL_RESPONSE)].map((m) => (m[1] ?? "").trim());
-    if (turn.role === "tool" || (turn.role === "user" && results.length > 0)) {
-      toolResults.push(...(results.length > 0 ? results : [turn.content.trim()]));
-    } else if (turn.role === "user") {
+    const results = resultsOf(turn);
+    if (results.length > 0) toolResults.push(...results);
+    else if (turn.role === "user" && !dialect.isToolList(turn)) {
       question = turn.content.trim();
       toolResults = [];
     }
   }
-  return { question, toolResults, toolNames: declaredToolNames(turns), isThinkingDisabled };
+  return { question, toolResults, toolNames: dialect.toolNames(turns), isThinkingDisabled, family };
 }

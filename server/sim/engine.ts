@@ -34,6 +34,17 @@ function* candidateIds(tokenizer: Tokenizer, plan: ReplyPlan, eosId: number): Ge
   for (;;) yield* [...ids, eosId];
 }
 
+/** The id of the plan's own stop token (one added token of the family), if it names one. */
+function stopIdOf(tokenizer: Tokenizer, plan: ReplyPlan): number | undefined {
+  if (plan.kind !== "turn" || plan.stop === undefined) return undefined;
+  const ids = tokenizer.encode(plan.stop);
+  const [id] = ids;
+  if (ids.length !== 1 || id === undefined) {
+    throw new Error(`simulator: the stop token ${plan.stop} is not one token of ${tokenizer.id}`);
+  }
+  return id;
+}
+
 /**
  * Runs the decode loop with SGLang's stop rules in SGLang's order: `max_new_tokens` first, then
  * EOS / `stop_token_ids`, then stop strings matched on the decoded tail. Output ids keep the
@@ -41,8 +52,11 @@ function* candidateIds(tokenizer: Tokenizer, plan: ReplyPlan, eosId: number): Ge
  */
 export function completeItem(tokenizer: Tokenizer, item: GenerateItem): Completion {
   const { sampling } = item;
-  const plan = planReply(item.policy, viewPrompt(tokenizer.decode(item.promptIds)));
-  const eosId = tokenizer.eosTokenIds[0] ?? 0;
+  const plan = planReply(
+    item.policy,
+    viewPrompt(tokenizer.decode(item.promptIds), tokenizer.family),
+  );
+  const eosId = stopIdOf(tokenizer, plan) ?? tokenizer.eosTokenIds[0] ?? 0;
   const stopIds = new Set([
     ...sampling.stopTokenIds,
     ...(sampling.isIgnoringEos ? [] : tokenizer.eosTokenIds),

@@ -53,6 +53,20 @@ describe("createLogprobModel", () => {
   });
 });
 
+describe("createLogprobModel on a vocabulary whose EOS comes first (DeepSeek-V3: id 1)", () => {
+  it("draws top-k alternatives from the regular vocabulary, never added tokens", async () => {
+    const deepseek = await loadTokenizer("deepseek_v3");
+    expect(deepseek.eosTokenIds).toEqual([1]);
+    const model = createLogprobModel(deepseek, 3, 0.7);
+    const [id] = deepseek.encode("calculator");
+    const top = model.topK(10, id ?? 0, model.score(10, id ?? 0), 6);
+    expect(top).toHaveLength(6);
+    expect(top.filter(([, alt]) => alt !== id).every(([, alt]) => !deepseek.isAdded(alt))).toBe(
+      true,
+    );
+  });
+});
+
 describe("createPrefixCache", () => {
   it.each([
     [[[1, 2, 3, 4]], [1, 2, 3, 9], 3],

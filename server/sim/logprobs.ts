@@ -108,14 +108,18 @@ export function createLogprobModel(
   const keyOf = (position: number) => (keys ? (keys[position] ?? position) : position);
   const isGreedy = temperature < GREEDY_TEMPERATURE;
   const scale = isGreedy ? 0.15 : Math.min(3, Math.max(0.1, temperature));
-  const regularVocab = Math.max(2, Math.min(...tokenizer.eosTokenIds, tokenizer.vocabSize));
+  // Alternatives come from the regular vocabulary: below the first EOS where the added tokens sit
+  // at the end (Qwen, Llama, gpt-oss), else the whole vocabulary minus added tokens (DeepSeek's
+  // EOS is id 1, Gemma's 106: bounding by them left too few ids and the draw never ended).
+  const firstEos = Math.min(...tokenizer.eosTokenIds, tokenizer.vocabSize);
+  const regularVocab = firstEos > tokenizer.vocabSize / 2 ? firstEos : tokenizer.vocabSize;
 
   function alternatives(position: number, id: number, count: number): number[] {
     const random = seededRandom(hashInts([seed, keyOf(position), id, 0xa17]));
     const picked = new Set<number>();
     while (picked.size < count) {
       const alt = Math.floor(random() * regularVocab);
-      if (alt !== id) picked.add(alt);
+      if (alt !== id && !tokenizer.isAdded(alt)) picked.add(alt);
     }
     return [...picked];
   }

@@ -207,3 +207,32 @@ describe("tool choice", () => {
     });
   });
 });
+
+describe("calculator policy in each family's syntax", () => {
+  it("calls once per expression of the question, with the family's call syntax and stop token", async () => {
+    const llama = await createSimApp({ policy: "calculator", tokenizer: "llama3_1" });
+    const prompt = llama.tokenizer.applyChatTemplate(
+      [{ role: "user", content: "What is 23*19 and then 437+1?" }],
+      { addGenerationPrompt: true, tools: TOOLS },
+    );
+    const first = generateResponseSchema.parse(
+      (
+        await callSim(llama, "POST", "/generate", {
+          text: prompt,
+          sampling_params: { no_stop_trim: true, skip_special_tokens: false },
+        })
+      ).json,
+    );
+    expect(first.text).toBe(
+      '<|python_tag|>{"name": "calculator", "parameters": {"expression": "23*19"}}<|eom_id|>',
+    );
+    const second = generateResponseSchema.parse(
+      (
+        await callSim(llama, "POST", "/generate", {
+          text: `${prompt}${first.text}<|start_header_id|>ipython<|end_header_id|>\n\n437<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n`,
+        })
+      ).json,
+    );
+    expect(second.text).toContain('"expression": "437+1"');
+  });
+});

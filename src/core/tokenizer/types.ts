@@ -1,3 +1,5 @@
+import type { FamilyId } from "../families/types";
+
 /**
  * The narrow tokenizer interface core code depends on. Implemented on @huggingface/tokenizers + @huggingface/jinja (what @huggingface/transformers uses inside) in
  * `src/tokenizer/`; core tests use a tiny fake.
@@ -61,6 +63,11 @@ export interface Tokenizer {
   readonly eosTokenIds: readonly number[];
   /** The BOS id when the tokenizer has one; `encode` never adds it, templates write it out. */
   readonly bosTokenId?: number | undefined;
+  /**
+   * The model family whose chat template this is (`core/families`), when known: named by a
+   * family's short name or recognised from the template. Absent: no family-specific behaviour.
+   */
+  readonly family?: FamilyId | undefined;
   /** The pipeline, for the round-trip fast path; absent means the exact path only. */
   readonly pipeline?: TokenizerPipeline;
   /** Render messages with the model's chat template (text; encode it to get ids). */

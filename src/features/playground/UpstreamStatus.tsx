@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { healthQueries, upstreamText } from "../../api/health";
 import { tokenizerQueries } from "../../api/tokenizers";
+import { familyById, familyToolsText } from "../../core/families/families";
 import styles from "./UpstreamStatus.module.css";
 
 /** Which upstream answers (SGLang URL or the simulator), with its model, tokenizer and context. */
@@ -19,6 +20,7 @@ export function UpstreamStatus() {
     );
   }
   if (!health) return <div className={styles.status}>checking upstream…</div>;
+  const family = familyById(health.tokenizer);
   return (
     <dl className={styles.status} data-testid="upstream-status">
       <dt>upstream</dt>
@@ -44,6 +46,14 @@ export function UpstreamStatus() {
               : "(loading in the browser…)"}
         </span>
       </dd>
+      {family && (
+        <>
+          <dt>family</dt>
+          <dd className={styles.muted} data-testid="tokenizer-family">
+            {familyToolsText(family)}
+          </dd>
+        </>
+      )}
       <dt>context</dt>
       <dd>
         {health.contextLength === null

