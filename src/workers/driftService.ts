@@ -19,6 +19,7 @@ import type {
   ScanProgress,
   TrajectoryDrift,
 } from "./driftProtocol";
+import { withRecordRanges } from "./recordDriftScan";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
 // Small enough that progress moves and a cancel is seen between chunks, big enough for throughput.
@@ -52,6 +53,7 @@ async function sizeOf(source: RolloutFileSource): Promise<number> {
 export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
   const tokenizerOf = loadOnce(load);
   const cancelled = new Set<number>();
+  const scanAnyRange = withRecordRanges(scanBytes, tokenizerOf, cancelled);
 
   async function check(
     name: string,
@@ -144,7 +146,7 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
       onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
       posted = state.rows.length;
     };
-    const state = await scanBytes(id, tokenizer, source, mode, range, format, postNew);
+    const state = await scanAnyRange(id, tokenizer, source, mode, range, format, postNew);
     if (state.rows.length > posted) postNew(state, range.end - range.start);
     const { lines, badLines, roundTrip } = state;
     return roundTrip ? { lines, badLines, roundTrip } : { lines, badLines };
