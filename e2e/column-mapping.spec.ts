@@ -101,3 +101,15 @@ test("an unknown JSON table opens the dialog with its suggestion, applied as off
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/files\/local-1\/0/);
 });
+
+test("Check drift runs over a whole Parquet table, read through its mapping", async ({ page }) => {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(parquetFile);
+  const dialog = page.getByRole("dialog", { name: "column mapping" });
+  // Each test has a fresh browser context: nothing is remembered, the suggestion is applied.
+  await dialog.getByRole("button", { name: "Apply mapping" }).click();
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await page.getByRole("button", { name: "Check drift" }).click();
+  const summary = page.getByTestId("file-drift-summary");
+  await expect(summary).toContainText("of 3 trajectories drifted");
+});

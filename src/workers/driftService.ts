@@ -26,6 +26,7 @@ import type {
   ScanProgress,
   TrajectoryDrift,
 } from "./driftProtocol";
+import { withRecordRanges } from "./recordDriftScan";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
 // Small enough that progress moves and a cancel is seen between chunks, big enough for throughput.
@@ -137,6 +138,7 @@ async function mismatchRange(
 export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
   const tokenizerOf = loadOnce(load);
   const cancelled = new Set<number>();
+  const scanAnyRange = withRecordRanges(scanBytes, tokenizerOf, cancelled);
 
   async function check(
     name: string,
@@ -216,7 +218,7 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
       onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
       posted = state.rows.length;
     };
-    const state = await scanBytes(id, tokenizer, source, mode, range, format, postNew);
+    const state = await scanAnyRange(id, tokenizer, source, mode, range, format, postNew);
     if (state.rows.length > posted) postNew(state, range.end - range.start);
     const { lines, badLines, roundTrip } = state;
     return roundTrip ? { lines, badLines, roundTrip } : { lines, badLines };

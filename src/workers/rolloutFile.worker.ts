@@ -2,27 +2,13 @@
 import { type ExportFormat, exportLine } from "../core/files/exportRows";
 import type { IndexDelta } from "../core/files/fileIndexer";
 import { createFileIndex, finishFileIndex, indexChunk } from "../core/files/fileIndexer";
-import { MAX_RANGE_BYTES } from "../core/files/filesWire";
 import { lineRange } from "../core/files/lineIndex";
-import {
-  indexRecords,
-  isJsonDocumentName,
-  jsonDocumentRecords,
-  MAX_JSON_DOCUMENT_BYTES,
-  memoryRecordSource,
-  needsColumnMapping,
-  parquetRecordSource,
-  type RecordSource,
-} from "../core/files/recordIndexer";
-import { splitScanRanges } from "../core/files/scanRanges";
-import {
-  type ColumnMapping,
-  mappingProblem,
-  suggestColumnMapping,
-} from "../core/formats/columnMapping";
-import { isParquetHead, openParquet } from "../core/formats/parquet";
+import { indexRecords, needsColumnMapping, type RecordSource } from "../core/files/recordIndexer";
+import { splitRecordRanges, splitScanRanges } from "../core/files/scanRanges";
+import { mappingProblem, suggestColumnMapping } from "../core/formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../core/formats/readRolloutLine";
 import type { Trajectory } from "../core/trajectory/types";
+import { type ByteSource, byteSource, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource, WorkerReply, WorkerRequest } from "./rolloutFileProtocol";
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -31,36 +17,6 @@ declare const self: DedicatedWorkerGlobalScope;
 const FIRST_CHUNK = 256 * 1024;
 const CHUNK = 8 * 1024 * 1024;
 const TAIL_POLL_MS = 1000;
-
-interface ByteSource {
-  size(): Promise<number>;
-  read(start: number, end: number): Promise<Uint8Array>;
-}
-
-function byteSource(source: RolloutFileSource): ByteSource {
-  if (source.kind === "blob") {
-    return {
-      size: async () => source.blob.size,
-      read: async (start, end) => new Uint8Array(await source.blob.slice(start, end).arrayBuffer()),
-    };
-  }
-  return {
-    size: async () => {
-      const res = await fetch(source.infoUrl, { cache: "no-store" });
-      if (!res.ok) throw new Error(`${source.name}: ${res.status} ${await res.text()}`);
-      const body: unknown = await res.json();
-      const size = typeof body === "object" && body !== null && "size" in body ? body.size : 0;
-      return typeof size === "number" ? size : 0;
-    },
-    read: async (start, end) => {
-      const res = await fetch(`${source.rangeUrl}?start=${start}&end=${end}`, {
-        cache: "no-store",
-      });
-      if (!res.ok) throw new Error(`${source.name} bytes ${start}-${end}: ${res.status}`);
-      return new Uint8Array(await res.arrayBuffer());
-    },
-  };
-}
 
 const decoder = new TextDecoder();
 const decode = (bytes: Uint8Array) => decoder.decode(bytes);
@@ -78,49 +34,6 @@ let wake: (() => void) | undefined;
 
 function post(reply: WorkerReply): void {
   self.postMessage(reply);
-}
-
-/**
- * Bytes [start, end) in reads of at most MAX_RANGE_BYTES (the server's range limit): a Parquet
- * column chunk or a JSON document can be larger than one range.
- */
-async function readSpan(bytes: ByteSource, start: number, end: number): Promise<Uint8Array> {
-  if (end - start <= MAX_RANGE_BYTES) return bytes.read(start, end);
-  const out = new Uint8Array(end - start);
-  for (let at = start; at < end; at += MAX_RANGE_BYTES) {
-    out.set(await bytes.read(at, Math.min(end, at + MAX_RANGE_BYTES)), at - start);
-  }
-  return out;
-}
-
-/** The file's records when it is Parquet or one JSON document; undefined for JSON lines. */
-async function recordSourceOf(
-  bytes: ByteSource,
-  name: string,
-  size: number,
-  mapping: ColumnMapping | undefined,
-): Promise<RecordSource | undefined> {
-  if (size >= 8 && isParquetHead(await bytes.read(0, 4))) {
-    const parquet = await openParquet(
-      {
-        byteLength: size,
-        slice: async (start, end) => {
-          const chunk = await readSpan(bytes, start, end ?? size);
-          return chunk.buffer.slice(
-            chunk.byteOffset,
-            chunk.byteOffset + chunk.byteLength,
-          ) as ArrayBuffer;
-        },
-      },
-      { mapping },
-    );
-    return parquetRecordSource(parquet);
-  }
-  if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
-    const records = jsonDocumentRecords(decode(await readSpan(bytes, 0, size)));
-    return records ? memoryRecordSource(records, size, mapping) : undefined;
-  }
-  return undefined;
 }
 
 /** Indexes a record file chunk by chunk (never tailed: Parquet and JSON documents are written whole). */
@@ -153,11 +66,8 @@ async function indexRecordFile(
   if (records.rows === 0) report({ rows: [], errors: [], lines: 0 }, size);
 }
 
-async function indexFile(
-  source: RolloutFileSource,
-  tail: boolean,
-  mapping: ColumnMapping | undefined,
-): Promise<void> {
+async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void> {
+  const { mapping } = source;
   const bytes = byteSource(source);
   const firstSize = await bytes.size();
   const records = await recordSourceOf(bytes, source.name, firstSize, mapping);
@@ -250,7 +160,7 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   switch (request.type) {
     case "open":
-      indexFile(request.source, request.tail, request.mapping).catch((e: unknown) =>
+      indexFile(request.source, request.tail).catch((e: unknown) =>
         post({ type: "error", message: message(e) }),
       );
       return;
@@ -271,15 +181,13 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
         post({ type: "error", id: request.id, message: "no file is open" });
         return;
       }
-      const { index, records, name } = opened;
+      const { index, records } = opened;
       if (records) {
-        // The drift workers read JSON lines by byte range; a Parquet file or a JSON document is
-        // read record by record, so its ranges would be nonsense.
-        post({
-          type: "error",
-          id: request.id,
-          message: `${name}: the file-wide drift scan reads JSON lines; open a trajectory of this file to check its drift`,
-        });
+        // Whole record groups (Parquet row groups, a JSON document's records): a drift worker
+        // opens the same records (workers/recordFiles.ts) and checks its range of them.
+        const ranges = splitRecordRanges(records.groups, index.rows, request.targetBytes);
+        const totalBytes = records.groups.reduce((sum, g) => sum + g.bytes, 0);
+        post({ type: "ranges", id: request.id, ranges, format: index.format, totalBytes });
         return;
       }
       const totalBytes = index.lines.scanned;

@@ -61,8 +61,8 @@ export interface TableMapping {
  */
 export class RolloutFileClient {
   private readonly rpc: WorkerRpc<WorkerRequest, WorkerReply>;
-  /** Where the file is read from (the drift worker reads it again from there). */
-  readonly source: RolloutFileSource;
+  /** Where the file is read from, and through which column mapping (drift workers read it too). */
+  private fileSource: RolloutFileSource;
   private readonly listeners = new Set<() => void>();
   // Grown in place: copying every row on every progress message would be quadratic.
   private readonly rows: RowSummary[] = [];
@@ -74,7 +74,7 @@ export class RolloutFileClient {
     isTailing: boolean,
     port: WorkerPort<WorkerRequest, WorkerReply> = startRolloutFileWorker(source.name),
   ) {
-    this.source = source;
+    this.fileSource = source;
     this.state = {
       name: source.name,
       rows: this.rows,
@@ -98,6 +98,10 @@ export class RolloutFileClient {
       onCrash: (reason) => this.update({ failure: reason }),
     });
     this.rpc.send({ type: "open", source, tail: isTailing });
+  }
+
+  get source(): RolloutFileSource {
+    return this.fileSource;
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -175,7 +179,8 @@ export class RolloutFileClient {
       caughtUp: false,
       failure: undefined,
     });
-    this.rpc.send({ type: "open", source: this.source, tail: this.state.isTailing, mapping });
+    this.fileSource = { ...this.fileSource, mapping };
+    this.rpc.send({ type: "open", source: this.fileSource, tail: this.state.isTailing });
   }
 
   /** Stops or resumes polling a tailed file for new lines. */

@@ -6,7 +6,7 @@ import type { FormatId, LineError } from "../core/formats/types";
 import type { Trajectory } from "../core/trajectory/types";
 
 /** Where the worker reads a file from: a local File, or the server's byte-range endpoint. */
-export type RolloutFileSource =
+export type RolloutFileSource = (
   | { readonly kind: "blob"; readonly name: string; readonly blob: Blob }
   | {
       readonly kind: "http";
@@ -14,17 +14,18 @@ export type RolloutFileSource =
       /** `GET {infoUrl}` answers `{size}`; `GET {rangeUrl}?start=&end=` answers the bytes. */
       readonly infoUrl: string;
       readonly rangeUrl: string;
-    };
+    }
+) & {
+  /**
+   * How a table's columns map to a trajectory (a Parquet or JSON table no known producer wrote):
+   * every worker that reads the file reads its records through it.
+   */
+  readonly mapping?: ColumnMapping;
+};
 
 /** Main thread → worker. `id` pairs a reply with its request (see workerRpc). */
 export type WorkerRequest =
-  | {
-      readonly type: "open";
-      readonly source: RolloutFileSource;
-      readonly tail: boolean;
-      /** How a table's columns map to a trajectory (a Parquet or JSON table no known producer wrote). */
-      readonly mapping?: ColumnMapping;
-    }
+  | { readonly type: "open"; readonly source: RolloutFileSource; readonly tail: boolean }
   | { readonly type: "read"; readonly id: number; readonly index: number }
   | {
       readonly type: "export";

@@ -12,6 +12,12 @@ export interface ScanRange {
   readonly firstLine: number;
   /** 0-based row index (over every trajectory of the file) of the range's first row. */
   readonly firstRow: number;
+  /**
+   * Set for a file of records (a Parquet table, one JSON document; core/files/recordIndexer.ts):
+   * the range is this many records from record `firstLine - 1`, and start/end are the bytes they
+   * stand for (progress only).
+   */
+  readonly records?: number;
 }
 
 /**
@@ -39,6 +45,46 @@ export function splitScanRanges(
     const end = next < lines.count ? Math.min(totalBytes, lines.starts[next] ?? 0) : totalBytes;
     ranges.push({ start, end: Math.max(start, end), firstLine: line + 1, firstRow: row });
     line = next;
+  }
+  return ranges;
+}
+
+/**
+ * Cuts a file of records into ranges of whole record groups (Parquet row groups, read together)
+ * of about `targetBytes`. `groups` are the record source's; `rowLines` as in splitScanRanges.
+ */
+export function splitRecordRanges(
+  groups: readonly { readonly start: number; readonly rows: number; readonly bytes: number }[],
+  rowLines: readonly { readonly line: number }[],
+  targetBytes: number,
+): ScanRange[] {
+  const ranges: ScanRange[] = [];
+  let row = 0;
+  let bytes = 0;
+  let k = 0;
+  while (k < groups.length) {
+    const first = groups[k];
+    if (!first) break;
+    let records = 0;
+    let size = 0;
+    // At least one group; more while the range stays under the target.
+    do {
+      const group = groups[k];
+      if (!group) break;
+      records += group.rows;
+      size += group.bytes;
+      k++;
+    } while (k < groups.length && size + (groups[k]?.bytes ?? 0) <= targetBytes);
+    // Rows of records before this range's first record come before its first row.
+    while (row < rowLines.length && (rowLines[row]?.line ?? 0) <= first.start) row++;
+    ranges.push({
+      start: bytes,
+      end: bytes + size,
+      firstLine: first.start + 1,
+      firstRow: row,
+      records,
+    });
+    bytes += size;
   }
   return ranges;
 }

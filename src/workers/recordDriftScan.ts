@@ -1,0 +1,123 @@
+import { detectDrift } from "../core/drift/detectDrift";
+import {
+  createFileDriftScan,
+  type FileDriftScan,
+  scanDriftRecord,
+} from "../core/drift/fileDriftScan";
+import { roundTripPlanFor } from "../core/drift/roundTripPlan";
+import type { DriftMode } from "../core/drift/types";
+import type { RecordSource } from "../core/files/recordIndexer";
+import type { ScanRange } from "../core/files/scanRanges";
+import type { FormatId } from "../core/formats/types";
+import type { Tokenizer } from "../core/tokenizer/types";
+import type { Trajectory } from "../core/trajectory/types";
+import { byteSource, recordSourceOf } from "./recordFiles";
+import type { RolloutFileSource } from "./rolloutFileProtocol";
+
+/** Records checked between progress messages (and looks for a cancel). */
+const RECORD_CHUNK = 256;
+
+/** The drift service's scan of one range of a file (its bytes or its records). */
+type RangeScan = (
+  id: number,
+  name: string,
+  source: RolloutFileSource,
+  mode: DriftMode,
+  range: ScanRange,
+  format: FormatId | undefined,
+  onChunk: (state: FileDriftScan, bytesRead: number) => void,
+) => Promise<FileDriftScan>;
+
+/**
+ * The drift service's range scan, `scanLines` for ranges of JSON lines, and for a range of records
+ * (a Parquet table, a JSON document; `range.records`) a scan with the service's tokenizers and
+ * cancelled requests. The file is opened here as the file worker opens it (workers/recordFiles.ts),
+ * through the source's column mapping, once for all its ranges.
+ */
+export function withRecordRanges(
+  scanLines: RangeScan,
+  tokenizerOf: (name: string) => Promise<Tokenizer>,
+  cancelled: Set<number>,
+): RangeScan {
+  /**
+   * Checks the records of a range of a Parquet table or JSON document (`range.records` of them from
+   * record `firstLine - 1`), opened here as the file worker opens it, a record group at a time.
+   */
+  async function scanRecords(
+    id: number,
+    name: string,
+    source: RolloutFileSource,
+    mode: DriftMode,
+    range: ScanRange,
+    format: FormatId | undefined,
+    onChunk: (state: FileDriftScan, bytesRead: number) => void,
+  ): Promise<FileDriftScan> {
+    const { state, checkOne } = await startScan(name, mode, format);
+    const records = await openRecords(source);
+    const first = range.firstLine - 1;
+    const count = range.records ?? 0;
+    const end = first + count;
+    const progress = (at: number) =>
+      onChunk(state, Math.round(((range.end - range.start) * (at - first)) / count));
+    for (let at = first; at < end; ) {
+      // The record group holding `at`, read whole (as indexing reads it), cut at the range's end.
+      const group = records.groups.find((g) => g.start <= at && at < g.start + g.rows);
+      const next = Math.min(end, group ? group.start + group.rows : end);
+      const values = await records.read(at, next);
+      for (const [k, value] of values.entries()) {
+        if (k % RECORD_CHUNK === 0) {
+          if (cancelled.delete(id)) throw new Error("drift scan cancelled");
+          if (k > 0) progress(at + k);
+        }
+        scanDriftRecord(state, value, at + k + 1, checkOne, source.name);
+      }
+      at = next;
+      progress(at);
+    }
+    cancelled.delete(id);
+    return state;
+  }
+
+  /** A scan's state and its one-trajectory check, with the tokenizer loaded. */
+  async function startScan(name: string, mode: DriftMode, format: FormatId | undefined) {
+    const tok = await tokenizerOf(name);
+    const state = createFileDriftScan();
+    state.format = format;
+    const plan = roundTripPlanFor(tok);
+    if (mode === "roundtrip") {
+      state.roundTrip =
+        plan.path === "fast" ? { path: "fast" } : { path: "exact", reason: plan.reason };
+    }
+    const { accelerator } = plan;
+    const checkOne = (t: Trajectory) => detectDrift(t, tok, { modes: [mode], accelerator })[0];
+    return { state, checkOne };
+  }
+
+  // The record file last opened (a scan's ranges come one after another from the same file).
+  let openedRecords: { key: string; records: Promise<RecordSource> } | undefined;
+  function openRecords(source: RolloutFileSource): Promise<RecordSource> {
+    const where = source.kind === "http" ? source.infoUrl : `${source.blob.size}`;
+    const key = JSON.stringify([source.kind, source.name, where, source.mapping]);
+    if (openedRecords?.key !== key) {
+      const bytes = byteSource(source);
+      const records = bytes.size().then(async (size) => {
+        const opened = await recordSourceOf(bytes, source.name, size, source.mapping);
+        if (!opened) throw new Error(`${source.name} is not a Parquet table or a JSON document`);
+        return opened;
+      });
+      openedRecords = { key, records };
+    }
+    return openedRecords.records;
+  }
+
+  return (id, name, source, mode, range, format, onChunk) =>
+    (range.records === undefined ? scanLines : scanRecords)(
+      id,
+      name,
+      source,
+      mode,
+      range,
+      format,
+      onChunk,
+    );
+}
