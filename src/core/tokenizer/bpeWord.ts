@@ -66,9 +66,7 @@ function pairTable(
     const pair = merges[i] as readonly string[];
     const a = vocab.get(pair[0] ?? "");
     const b = vocab.get(pair[1] ?? "");
-    const m = vocab.get(`${pair[0]}${pair[1]}`);
-    if (a === undefined || b === undefined || m === undefined || pair.length !== 2)
-      return undefined;
+    if (a === undefined || b === undefined || pair.length !== 2) return undefined;
     let s = slotOf(mask, a, b);
     for (;;) {
       const l = table.left[s] as number;
