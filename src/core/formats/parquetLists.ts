@@ -191,6 +191,7 @@ export function readNumberListChunk(
     const data = readPage(body, header, context);
     if (!data) return undefined;
     const { rep, def, values } = data;
+    const isBig = values instanceof BigInt64Array;
     let v = 0;
     let k = 0;
     while (k < def.length) {
@@ -210,8 +211,13 @@ export function readNumberListChunk(
       else if (d < repeatedDef) current = [];
       else {
         current = new Array(end - k);
-        for (let j = k; j < end; j++)
-          current[j - k] = def[j] === maxDef ? numberAt(values, v++) : null;
+        if (isBig) {
+          for (let j = k; j < end; j++)
+            current[j - k] = def[j] === maxDef ? numberAt(values, v++) : null;
+        } else {
+          // Numbers as they are (the hot loop of every token and logprob column).
+          for (let j = k; j < end; j++) current[j - k] = def[j] === maxDef ? values[v++] : null;
+        }
       }
       rows.push(current);
       k = end;
