@@ -63,6 +63,46 @@ describe("the family descriptions", () => {
   });
 });
 
+describe("the rules hold for the real templates", () => {
+  it("qwen3.strip-think and qwen3.think-whitespace", () => {
+    const qwen = tokenizerOf("qwen3");
+    const answer = "<think>\n\nI add.\n\n</think>\n\n4";
+    const first = [
+      { role: "user", content: "2+2?" },
+      { role: "assistant", content: answer },
+    ];
+    // think-whitespace: the newlines around the reasoning are rewritten.
+    expect(qwen.applyChatTemplate(first)).toContain(
+      "<|im_start|>assistant\n<think>\nI add.\n</think>\n\n4<|im_end|>",
+    );
+    // strip-think: once a later user message follows, the reasoning is gone.
+    expect(qwen.applyChatTemplate([...first, { role: "user", content: "3+3?" }])).toContain(
+      "<|im_start|>assistant\n4<|im_end|>\n<|im_start|>user\n3+3?",
+    );
+  });
+
+  it("llama3.trim and gemma3.trim", () => {
+    const messages = [
+      { role: "user", content: "  hi  " },
+      { role: "assistant", content: "\nhello \n" },
+    ];
+    expect(tokenizerOf("llama3").applyChatTemplate(messages)).toContain(
+      "<|end_header_id|>\n\nhello<|eot_id|>",
+    );
+    expect(tokenizerOf("gemma3").applyChatTemplate(messages)).toContain(
+      "<start_of_turn>model\nhello<end_of_turn>",
+    );
+  });
+
+  it("llama3.always-generation-prompt", () => {
+    expect(
+      tokenizerOf("llama3").applyChatTemplate([{ role: "user", content: "hi" }], {
+        addGenerationPrompt: false,
+      }),
+    ).toMatch(/<\|start_header_id\|>assistant<\|end_header_id\|>\n\n$/);
+  });
+});
+
 describe("familyOfTemplate", () => {
   it("recognises each package's own template", async () => {
     const expected: Record<string, string> = {
