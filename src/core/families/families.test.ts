@@ -94,6 +94,40 @@ describe("the rules hold for the real templates", () => {
     );
   });
 
+  it("deepseek_v3.tool-calls-once, tool-outputs-once and no-assistant-after-tool", () => {
+    const deepseek = tokenizerOf("deepseek_v3");
+    const call = (expression: string) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { type: "function", function: { name: "calc", arguments: JSON.stringify({ expression }) } },
+      ],
+    });
+    const text = deepseek.applyChatTemplate(
+      [
+        { role: "user", content: "Q" },
+        call("1+1") as never,
+        { role: "tool", content: "2" },
+        call("2+2") as never,
+        { role: "tool", content: "4" },
+      ],
+      { addGenerationPrompt: true },
+    );
+    const first =
+      "<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>calc";
+    // The first call opens the list and is never closed; the second has no opening at all.
+    expect(text).toContain(
+      `${first}\n\`\`\`json\n{"expression":"1+1"}\n\`\`\`<｜tool▁call▁end｜><｜tool▁outputs▁begin｜>`,
+    );
+    expect(text).toContain(
+      '<｜tool▁output▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>calc\n```json\n{"expression":"2+2"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>',
+    );
+    // The second result continues the first's list; the generation prompt closes it, no <｜Assistant｜>.
+    expect(
+      text.endsWith("\n<｜tool▁output▁begin｜>4<｜tool▁output▁end｜><｜tool▁outputs▁end｜>"),
+    ).toBe(true);
+  });
+
   it("llama3.always-generation-prompt", () => {
     expect(
       tokenizerOf("llama3").applyChatTemplate([{ role: "user", content: "hi" }], {
