@@ -9,6 +9,10 @@ async function runEpisode(
 ) {
   await page.goto("/playground");
   await expect(page.getByTestId("upstream-status")).toContainText("simulator");
+  // The tokenizer's family, and how its episodes call tools (docs/templates.md).
+  await expect(page.getByTestId("tokenizer-family")).toContainText(
+    "Qwen3: tool calls parsed as hermes",
+  );
   if (options.tools !== undefined) {
     for (const name of ["calculator", "mock", "ask_human"]) {
       await page.getByRole("checkbox", { name }).setChecked(options.tools.includes(name));

@@ -63,6 +63,80 @@ describe("the family descriptions", () => {
   });
 });
 
+describe("the rules hold for the real templates", () => {
+  it("qwen3.strip-think and qwen3.think-whitespace", () => {
+    const qwen = tokenizerOf("qwen3");
+    const answer = "<think>\n\nI add.\n\n</think>\n\n4";
+    const first = [
+      { role: "user", content: "2+2?" },
+      { role: "assistant", content: answer },
+    ];
+    // think-whitespace: the newlines around the reasoning are rewritten.
+    expect(qwen.applyChatTemplate(first)).toContain(
+      "<|im_start|>assistant\n<think>\nI add.\n</think>\n\n4<|im_end|>",
+    );
+    // strip-think: once a later user message follows, the reasoning is gone.
+    expect(qwen.applyChatTemplate([...first, { role: "user", content: "3+3?" }])).toContain(
+      "<|im_start|>assistant\n4<|im_end|>\n<|im_start|>user\n3+3?",
+    );
+  });
+
+  it("llama3.trim and gemma3.trim", () => {
+    const messages = [
+      { role: "user", content: "  hi  " },
+      { role: "assistant", content: "\nhello \n" },
+    ];
+    expect(tokenizerOf("llama3").applyChatTemplate(messages)).toContain(
+      "<|end_header_id|>\n\nhello<|eot_id|>",
+    );
+    expect(tokenizerOf("gemma3").applyChatTemplate(messages)).toContain(
+      "<start_of_turn>model\nhello<end_of_turn>",
+    );
+  });
+
+  it("deepseek_v3.tool-calls-once, tool-outputs-once and no-assistant-after-tool", () => {
+    const deepseek = tokenizerOf("deepseek_v3");
+    const call = (expression: string) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        { type: "function", function: { name: "calc", arguments: JSON.stringify({ expression }) } },
+      ],
+    });
+    const text = deepseek.applyChatTemplate(
+      [
+        { role: "user", content: "Q" },
+        call("1+1") as never,
+        { role: "tool", content: "2" },
+        call("2+2") as never,
+        { role: "tool", content: "4" },
+      ],
+      { addGenerationPrompt: true },
+    );
+    const first =
+      "<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>calc";
+    // The first call opens the list and is never closed; the second has no opening at all.
+    expect(text).toContain(
+      `${first}\n\`\`\`json\n{"expression":"1+1"}\n\`\`\`<｜tool▁call▁end｜><｜tool▁outputs▁begin｜>`,
+    );
+    expect(text).toContain(
+      '<｜tool▁output▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>calc\n```json\n{"expression":"2+2"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>',
+    );
+    // The second result continues the first's list; the generation prompt closes it, no <｜Assistant｜>.
+    expect(
+      text.endsWith("\n<｜tool▁output▁begin｜>4<｜tool▁output▁end｜><｜tool▁outputs▁end｜>"),
+    ).toBe(true);
+  });
+
+  it("llama3.always-generation-prompt", () => {
+    expect(
+      tokenizerOf("llama3").applyChatTemplate([{ role: "user", content: "hi" }], {
+        addGenerationPrompt: false,
+      }),
+    ).toMatch(/<\|start_header_id\|>assistant<\|end_header_id\|>\n\n$/);
+  });
+});
+
 describe("familyOfTemplate", () => {
   it("recognises each package's own template", async () => {
     const expected: Record<string, string> = {
