@@ -1,9 +1,5 @@
 import { detectDrift } from "../core/drift/detectDrift";
-import {
-  createFileDriftScan,
-  type FileDriftScan,
-  scanDriftLine,
-} from "../core/drift/fileDriftScan";
+import { type FileDriftScan, scanDriftLine, startFileDriftScan } from "../core/drift/fileDriftScan";
 import { roundTripPlanFor } from "../core/drift/roundTripPlan";
 import type { DriftMode } from "../core/drift/types";
 import type { FormatId } from "../core/formats/types";
@@ -167,16 +163,7 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     format: FormatId | undefined,
     onChunk: (state: FileDriftScan, bytesRead: number) => void,
   ): Promise<FileDriftScan> {
-    const tok = await tokenizerOf(name);
-    const state = createFileDriftScan();
-    state.format = format;
-    const plan = roundTripPlanFor(tok);
-    if (mode === "roundtrip") {
-      state.roundTrip =
-        plan.path === "fast" ? { path: "fast" } : { path: "exact", reason: plan.reason };
-    }
-    const { accelerator } = plan;
-    const checkOne = (t: Trajectory) => detectDrift(t, tok, { modes: [mode], accelerator })[0];
+    const { state, checkOne } = startFileDriftScan(await tokenizerOf(name), mode, format);
     try {
       await forEachLine(
         source,

@@ -1,16 +1,13 @@
-import { detectDrift } from "../core/drift/detectDrift";
 import {
-  createFileDriftScan,
   type FileDriftScan,
   scanDriftRecord,
+  startFileDriftScan,
 } from "../core/drift/fileDriftScan";
-import { roundTripPlanFor } from "../core/drift/roundTripPlan";
 import type { DriftMode } from "../core/drift/types";
 import type { RecordSource } from "../core/files/recordIndexer";
 import type { ScanRange } from "../core/files/scanRanges";
 import type { FormatId } from "../core/formats/types";
 import type { Tokenizer } from "../core/tokenizer/types";
-import type { Trajectory } from "../core/trajectory/types";
 import { byteSource, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
@@ -80,17 +77,7 @@ export function withRecordRanges(
 
   /** A scan's state and its one-trajectory check, with the tokenizer loaded. */
   async function startScan(name: string, mode: DriftMode, format: FormatId | undefined) {
-    const tok = await tokenizerOf(name);
-    const state = createFileDriftScan();
-    state.format = format;
-    const plan = roundTripPlanFor(tok);
-    if (mode === "roundtrip") {
-      state.roundTrip =
-        plan.path === "fast" ? { path: "fast" } : { path: "exact", reason: plan.reason };
-    }
-    const { accelerator } = plan;
-    const checkOne = (t: Trajectory) => detectDrift(t, tok, { modes: [mode], accelerator })[0];
-    return { state, checkOne };
+    return startFileDriftScan(await tokenizerOf(name), mode, format);
   }
 
   // The record file last opened (a scan's ranges come one after another from the same file).

@@ -1,9 +1,11 @@
 import { readRolloutLine, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId } from "../formats/types";
+import type { Tokenizer } from "../tokenizer/types";
 import type { Trajectory } from "../trajectory/types";
-import type { RoundTripPath } from "./roundTripPlan";
+import { detectDrift } from "./detectDrift";
+import { type RoundTripPath, roundTripPlanFor } from "./roundTripPlan";
 import { type RowDrift, rowDriftOf } from "./rowDrift";
-import type { DriftResult } from "./types";
+import type { DriftMode, DriftResult } from "./types";
 
 /** A file's drift check so far. `rows` is by row index: 0-based over every trajectory in order. */
 export interface FileDriftScan {
@@ -20,6 +22,28 @@ export interface FileDriftScan {
 /** A fresh scan. */
 export function createFileDriftScan(): FileDriftScan {
   return { format: undefined, rows: [], lines: 0, badLines: 0 };
+}
+
+/**
+ * A scan of one mode with `tok`, ready for lines or records: its empty state (with the round-trip
+ * path it will take) and its check of one trajectory. Every file scan starts here (browser drift
+ * workers, byte ranges and record ranges alike).
+ */
+export function startFileDriftScan(
+  tok: Tokenizer,
+  mode: DriftMode,
+  format: FormatId | undefined,
+): { state: FileDriftScan; checkOne: (t: Trajectory) => DriftResult | undefined } {
+  const state = createFileDriftScan();
+  state.format = format;
+  const plan = roundTripPlanFor(tok);
+  if (mode === "roundtrip") {
+    state.roundTrip =
+      plan.path === "fast" ? { path: "fast" } : { path: "exact", reason: plan.reason };
+  }
+  const { accelerator } = plan;
+  const checkOne = (t: Trajectory) => detectDrift(t, tok, { modes: [mode], accelerator })[0];
+  return { state, checkOne };
 }
 
 /**
