@@ -3,16 +3,18 @@ import { join } from "node:path";
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createBpeWordModel } from "../../src/core/tokenizer/bpeWord";
+import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
+import { createBpeWordModel, idMergesOf } from "../../src/core/tokenizer/bpeWord";
+import { createCompactBpe } from "../../src/core/tokenizer/compactBpe";
+import {
+  buildCompactTokenizer,
+  readCompactTokenizer,
+} from "../../src/core/tokenizer/compactFormat";
 import { byteLevelChars } from "../../src/core/tokenizer/vocabBytes";
+import { createHfTokenizer } from "../../src/tokenizer/hfTokenizer";
 import { readTokenizerFiles } from "./loadTokenizer";
 
 const chars = byteLevelChars();
-const toWord = (text: string) => {
-  let word = "";
-  for (const b of Buffer.from(text, "utf8")) word += chars[b];
-  return word;
-};
 
 /** Pre-token-like pieces of real text: words with a leading space, digit runs, punctuation runs. */
 function realWords(): string[] {
@@ -22,118 +24,116 @@ function realWords(): string[] {
   return [...new Set(text.match(/ ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+/gu) ?? [])];
 }
 
-describe.each(["qwen3", "llama3"])("core BPE of one word (%s)", (name) => {
-  it("gives the library's pieces on real words and on random bytes", async () => {
+describe.each(["qwen3", "llama3"])("the one word BPE (%s)", (name) => {
+  it("gives the library's pieces, over the library's data and over the compact blob", async () => {
     const files = await readTokenizerFiles(name);
     const hf = new HfTokenizer(files.tokenizerJson as object, files.tokenizerConfig as object);
     const model = hf.model as unknown as ((words: string[]) => string[]) & {
-      merges: string[][];
       tokens_to_ids: Map<string, number>;
-      ignore_merges?: boolean;
     };
-    const ours = createBpeWordModel(model.tokens_to_ids, model.merges, {
-      ignoreMerges: model.ignore_merges === true,
-      symbols: chars,
-      onUnknown: (piece) => {
-        throw new Error(piece);
-      },
-    });
+    const pipeline = createHfTokenizer(name, files).pipeline;
+    if (!pipeline) throw new Error("no pipeline");
+    const compact = createCompactBpe(
+      readCompactTokenizer(buildCompactTokenizer(files.tokenizerJson, { test: name })),
+    );
     const reference = (word: string) => model([word]).map((p) => model.tokens_to_ids.get(p));
+    const check = (bytes: Uint8Array) => {
+      let word = "";
+      for (const b of bytes) word += chars[b];
+      const want = reference(word);
+      expect([word, pipeline.encodeWord(bytes)]).toEqual([word, want]);
+      // Inside a larger buffer, as the compact encoder passes pre-tokens.
+      const padded = new Uint8Array(bytes.length + 4);
+      padded.set(bytes, 2);
+      expect([word, compact.encode(padded, 2, 2 + bytes.length)]).toEqual([word, want]);
+    };
     const words = realWords();
     expect(words.length).toBeGreaterThan(500);
-    for (const text of words) {
-      const want = reference(toWord(text));
-      expect([text, ours.encode(toWord(text))]).toEqual([text, want]);
-      expect([text, ours.encodeBytes(Buffer.from(text, "utf8"))]).toEqual([text, want]);
-    }
-    // Again from the cache.
-    for (const text of words.slice(0, 50))
-      expect(ours.encode(toWord(text))).toEqual(reference(toWord(text)));
+    for (const text of words) check(Buffer.from(text, "utf8"));
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 24 }), (bytes) => {
-        let word = "";
-        for (const b of bytes) word += chars[b];
-        expect(ours.encode(word)).toEqual(reference(word));
-        expect(ours.encodeBytes(bytes)).toEqual(reference(word));
-      }),
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 24 }), (bytes) => check(bytes)),
       { numRuns: 400 },
     );
     // Repeated pairs and long runs (merge order matters there).
     for (const text of ["aaaaaaa", " ababab", "0000000", "))))))", "\n\n\n\n", "       x"]) {
-      expect(ours.encode(toWord(text))).toEqual(reference(toWord(text)));
-      expect(ours.encodeBytes(Buffer.from(text, "utf8"))).toEqual(reference(toWord(text)));
+      check(Buffer.from(text, "utf8"));
     }
+    check(Buffer.from("x".repeat(600), "utf8"));
   }, 60_000);
 });
 
-describe("core BPE of one word, vocabularies ids cannot mirror", () => {
-  const onUnknown = (piece: string): never => {
-    throw new Error(`unknown ${piece}`);
-  };
-  const symbols = ["a", "b", "c", ...Array.from({ length: 253 }, (_, k) => `x${k}`)];
-  it("merges by pieces when two pieces share an id (same pieces as the id form would not give)", () => {
-    // "a" and "c" share id 0: by ids the pair (c, b) would take (a, b)'s merge.
-    const vocab = new Map([
-      ["a", 0],
-      ["c", 0],
-      ["b", 1],
-      ["ab", 2],
-    ]);
-    const model = createBpeWordModel(vocab, [["a", "b"]], { ignoreMerges: false, onUnknown });
-    expect(model.encode("ab")).toEqual([2]);
-    expect(model.encode("cb")).toEqual([0, 1]);
-  });
-  it("merges by pieces when a merge's result is not in the vocabulary", () => {
-    const vocab = new Map([
+describe("the word BPE's merges by id", () => {
+  const byteIds = Int32Array.from({ length: 256 }, (_, b) => b);
+  it("keeps the later rank of a pair listed twice, ties going to the leftmost pair", () => {
+    // ids: a=0, b=1, ab=256, ba=257.
+    const idOf = new Map([
       ["a", 0],
       ["b", 1],
-      ["c", 2],
-      ["abc", 3],
+      ["ab", 256],
+      ["ba", 257],
     ]);
-    // "ab" is no piece: only the piece form can pass through it to "abc".
-    const merges = [
-      ["a", "b"],
-      ["ab", "c"],
-    ];
-    const model = createBpeWordModel(vocab, merges, { ignoreMerges: false, onUnknown, symbols });
-    expect(model.encode("abc")).toEqual([3]);
-    expect(model.encodeBytes(Uint8Array.from([0, 1, 2]))).toEqual([3]);
-    expect(() => model.encode("ab")).toThrow("unknown ab");
+    const merges = idMergesOf(
+      [
+        ["a", "b"],
+        ["b", "a"],
+        ["a", "b"],
+      ],
+      idOf,
+    );
+    if (typeof merges === "string") throw new Error(merges);
+    const model = createBpeWordModel({ byteIds, merges: () => merges });
+    // (b, a) now ranks first: "aba" -> a + ba; "baba" -> ba + ba.
+    expect(model.encode(Uint8Array.from([0, 1, 0]), 0, 3)).toEqual([0, 257]);
+    expect(model.encode(Uint8Array.from([1, 0, 1, 0]), 0, 4)).toEqual([257, 257]);
+    // With one rank each, the leftmost of equal pairs merges first: "aaa" -> aa + a.
+    const aa = idMergesOf(
+      [["a", "a"]],
+      new Map([
+        ["a", 0],
+        ["aa", 300],
+      ]),
+    );
+    if (typeof aa === "string") throw new Error(aa);
+    const runs = createBpeWordModel({ byteIds, merges: () => aa });
+    expect(runs.encode(Uint8Array.from([0, 0, 0]), 0, 3)).toEqual([300, 0]);
   });
-  it("falls back word by word when only a merge's result is missing", () => {
-    // Every merge's two sides are pieces, so the id table is built; "ab" itself is no piece.
-    const vocab = new Map([
-      ["a", 0],
-      ["b", 1],
-      ["c", 2],
-      ["bc", 3],
-    ]);
-    const merges = [
-      ["a", "b"],
-      ["b", "c"],
-    ];
-    const model = createBpeWordModel(vocab, merges, { ignoreMerges: false, onUnknown, symbols });
-    expect(model.encodeBytes(Uint8Array.from([1, 2]))).toEqual([3]);
-    expect(model.encodeBytes(Uint8Array.from([2, 1, 2]))).toEqual([2, 3]);
-    expect(() => model.encodeBytes(Uint8Array.from([0, 1, 2]))).toThrow("unknown ab");
-    expect(() => model.encode("ab")).toThrow("unknown ab");
-  });
-  it("keeps the last rank of a pair listed twice, ties going to the leftmost pair", () => {
-    const vocab = new Map([
+  it("leaves out merges whose sides are no pieces, and refuses one making a missing piece", () => {
+    const idOf = new Map([
       ["a", 0],
       ["b", 1],
       ["ab", 2],
-      ["ba", 3],
     ]);
-    const merges = [
-      ["a", "b"],
-      ["b", "a"],
-      ["a", "b"],
-    ];
-    const model = createBpeWordModel(vocab, merges, { ignoreMerges: false, onUnknown, symbols });
-    // (b, a) now ranks first: "aba" -> a + ba.
-    expect(model.encode("aba")).toEqual([0, 3]);
-    expect(model.encodeBytes(Uint8Array.from([0, 1, 0]))).toEqual([0, 3]);
-    expect(model.encode("baba")).toEqual([3, 3]);
+    const kept = idMergesOf(["a b", "x y"], idOf);
+    expect(kept).toEqual({ left: [0], right: [1], rank: [0], merged: [2] });
+    expect(idMergesOf([["b", "a"]], idOf)).toMatch(
+      /merge 0 \(b a\) makes a piece not in the vocabulary/,
+    );
   });
+  it("uses the whole-word piece first when ignore_merges is set", () => {
+    const model = createBpeWordModel({
+      byteIds,
+      merges: () => ({ left: [], right: [], rank: [], merged: [] }),
+      whole: (bytes, from, to) => (to - from === 2 && bytes[from] === 7 ? 999 : -1),
+    });
+    expect(model.encode(Uint8Array.from([9, 7, 8]), 1, 3)).toEqual([999]);
+    expect(model.encode(Uint8Array.from([9, 8, 8]), 1, 3)).toEqual([8, 8]);
+  });
+});
+
+describe("a library tokenizer whose ids cannot mirror its pieces", () => {
+  it("takes the exact round trip, saying why, when a merge makes a missing piece", async () => {
+    const files = await readTokenizerFiles("qwen3");
+    const json = structuredClone(files.tokenizerJson) as {
+      model: { merges: unknown[]; vocab: Record<string, number> };
+    };
+    expect(roundTripPlanFor(createHfTokenizer("q", files)).path).toBe("fast");
+    // The first merge's result removed from the vocabulary.
+    const first = json.model.merges[0] as string[] | string;
+    const [a, b] = typeof first === "string" ? first.split(" ") : first;
+    delete json.model.vocab[`${a}${b}`];
+    const plan = roundTripPlanFor(createHfTokenizer("q", { ...files, tokenizerJson: json }));
+    expect(plan.path === "exact" ? plan.reason : plan.path).toBe(
+      `q: merge 0 (${a} ${b}) makes a piece not in the vocabulary`,
+    );
+  }, 60_000);
 });

@@ -5,7 +5,7 @@
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import { familyById, familyOfTemplate } from "../core/families/families";
 import type { Family } from "../core/families/types";
-import { createBpeWordModel } from "../core/tokenizer/bpeWord";
+import { createBpeWordModel, type IdMerges, idMergesOf } from "../core/tokenizer/bpeWord";
 import { pipelineDefinition } from "../core/tokenizer/compactFormat";
 import { turnEndIds } from "../core/tokenizer/turnEnds";
 import type { Tokenizer, TokenizerPipeline } from "../core/tokenizer/types";
@@ -38,35 +38,76 @@ function byteScheme(tokenizerJson: Record<string, unknown>): VocabByteScheme {
 }
 
 /**
- * The pipeline settings and the model alone on one pre-token (spelled byte-level: the fast path's
- * proof only accepts byte-level pipelines, and says why it refuses any other).
+ * Why the BPE model's ids cannot mirror its pieces (so merging ids is not merging pieces), or its
+ * data by id: the byte pieces' ids and the merges.
+ */
+function modelById(
+  vocab: ReadonlyMap<string, number>,
+  rawMerges: readonly (readonly string[])[],
+): { byteIds: Int32Array; merges: IdMerges } | string {
+  if (new Set(vocab.values()).size !== vocab.size)
+    return "two pieces of the vocabulary share an id";
+  const symbols = byteLevelChars();
+  const byteIds = new Int32Array(256);
+  for (let b = 0; b < 256; b++) {
+    const id = vocab.get(symbols[b] ?? "");
+    if (id === undefined)
+      return `the byte piece ${JSON.stringify(symbols[b])} is not in the vocabulary`;
+    byteIds[b] = id;
+  }
+  const merges = idMergesOf(rawMerges, vocab);
+  return typeof merges === "string" ? merges : { byteIds, merges };
+}
+
+/**
+ * The pipeline settings and the model alone on one pre-token, encoded by the core's word BPE over
+ * the BPE model's own data (its merges and vocabulary as ids): the same pieces, without the
+ * library's per-pair JSON.stringify keys. When ids cannot mirror the pieces it says why
+ * (`unusable`: the exact round trip then runs). The fast path's proof only accepts byte-level
+ * pipelines, and says why it refuses any other.
  */
 function modelPipeline(
-  id: string,
   hf: HfTokenizer,
   tokenizerJson: Record<string, unknown>,
 ): TokenizerPipeline | undefined {
-  const model = hf.model;
-  if (!model) return undefined;
-  const chars = byteLevelChars();
-  // The BPE model's own data (merges split into pairs, the vocabulary as a Map), encoded by the
-  // core's BPE: the same pieces, without the library's per-pair JSON.stringify keys.
-  const data = model as unknown as {
-    readonly merges: readonly (readonly string[])[];
-    readonly tokens_to_ids: ReadonlyMap<string, number>;
-    readonly ignore_merges?: boolean;
+  const data = hf.model as unknown as
+    | {
+        readonly merges?: readonly (readonly string[])[];
+        readonly tokens_to_ids?: ReadonlyMap<string, number>;
+        readonly ignore_merges?: boolean;
+      }
+    | undefined;
+  if (!data) return undefined;
+  const definition = pipelineDefinition(tokenizerJson);
+  const vocab = data.tokens_to_ids;
+  const byId =
+    data.merges && vocab instanceof Map ? modelById(vocab, data.merges) : "the model is not BPE";
+  if (typeof byId === "string") {
+    return {
+      definition,
+      unusable: byId,
+      encodeWord: () => {
+        throw new Error(byId);
+      },
+    };
+  }
+  const symbols = byteLevelChars();
+  const spell = (bytes: Uint8Array, from: number, to: number) => {
+    let word = "";
+    for (let i = from; i < to; i++) word += symbols[bytes[i] as number];
+    return word;
   };
-  const bpe = createBpeWordModel(data.tokens_to_ids, data.merges, {
-    ignoreMerges: data.ignore_merges === true,
-    symbols: chars,
-    onUnknown: (piece) => {
-      throw new Error(`${id}: BPE produced unknown piece ${piece}`);
-    },
+  const bpe = createBpeWordModel({
+    byteIds: byId.byteIds,
+    merges: () => byId.merges,
+    ...(data.ignore_merges === true
+      ? {
+          whole: (bytes: Uint8Array, from: number, to: number) =>
+            vocab?.get(spell(bytes, from, to)) ?? -1,
+        }
+      : {}),
   });
-  return {
-    definition: pipelineDefinition(tokenizerJson),
-    encodeWord: (bytes) => bpe.encodeBytes(bytes),
-  };
+  return { definition, encodeWord: (bytes) => bpe.encode(bytes, 0, bytes.length) };
 }
 
 /** The template source a folder ships (config string, its `tool_use`/`default` entries, or the file). */
@@ -173,7 +214,7 @@ export function createHfTokenizer(id: string, files: TokenizerFiles): Tokenizer 
   const renderChat =
     familyRenderer(family, tokenizerConfig, files.chatTemplate) ??
     createChatTemplateRenderer(id, tokenizerConfig, files.chatTemplate);
-  const pipeline = modelPipeline(id, hf, tokenizerJson);
+  const pipeline = modelPipeline(hf, tokenizerJson);
 
   return {
     id,

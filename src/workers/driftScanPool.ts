@@ -15,9 +15,15 @@ import type { DriftClient } from "./driftClient";
 import type { MismatchRangeScanned, RangeRows, RangeScanned, ScanProgress } from "./driftProtocol";
 import type { FileRanges, RolloutFileSource } from "./rolloutFileProtocol";
 
-/** At most this many drift workers scan one file (each holds its own tokenizer, ~100 MB). */
+/**
+ * At most this many drift workers scan one file. Each holds its own compact tokenizer: the 5-6 MB
+ * blob, the word BPE's merge table once it encodes (8 MB for Qwen3, 16 MB for Llama-3) and its caches.
+ */
 export const MAX_SCAN_WORKERS = 8;
-/** Another worker costs a tokenizer load (about a second): only worth it for this much file. */
+/**
+ * Another worker costs a worker start and a compact tokenizer load (its blob fetched, then 5-15 ms
+ * to read and about 20 ms to build the merge table, in Node): only worth it for this much file.
+ */
 const BYTES_PER_EXTRA_WORKER = 4 * 1024 * 1024;
 const MIN_RANGE = 256 * 1024;
 const MAX_RANGE = 4 * 1024 * 1024;

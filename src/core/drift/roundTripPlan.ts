@@ -118,6 +118,9 @@ function buildPlan(tokenizer: Tokenizer): RoundTripPlan {
   }
   const proof = proveFastRoundTrip(pipeline.definition);
   if (!proof.applies) return { path: "exact", reason: `${tokenizer.id}: ${proof.reason}` };
+  if (pipeline.unusable !== undefined) {
+    return { path: "exact", reason: `${tokenizer.id}: ${pipeline.unusable}` };
+  }
   try {
     const accelerator = createRoundTripAccelerator(tokenizer, {
       digitRun: proof.digitRun,

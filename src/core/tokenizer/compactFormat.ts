@@ -18,6 +18,7 @@
  *   rank (lower merges first) and the merged piece's id.
  */
 import { utf8Decode } from "../drift/utf8Text";
+import { idMergesOf } from "./bpeWord";
 import { utf8Encode } from "./utf8";
 import { byteLevelChars, vocabPieceBytes } from "./vocabBytes";
 
@@ -239,19 +240,19 @@ function digestMerges(
   vocabSize: number,
 ): MergeTables | string {
   if (!Array.isArray(raw)) return "model.merges is not a list";
-  const newFormat = Array.isArray(raw[0]);
-  const byPair = new Map<string, [number, number, number, number]>();
-  for (const [rank, m] of raw.entries()) {
-    const pair = newFormat ? (m as unknown[]) : String(m).split(" ", 2);
-    const a = String(pair[0]);
-    const b = String(pair[1]);
-    const left = idOf.get(a);
-    const right = idOf.get(b);
-    if (left === undefined || right === undefined) continue;
-    const merged = idOf.get(a + b);
-    if (merged === undefined)
-      return `merge ${rank} (${a} ${b}) makes a piece not in the vocabulary`;
-    byPair.set(`${left} ${right}`, [left, right, rank, merged]);
+  const byId = idMergesOf(raw as (string | string[])[], idOf);
+  if (typeof byId === "string") return byId;
+  // One entry per pair, the later rank winning (the library's rank map).
+  const byPair = new Map<number, [number, number, number, number]>();
+  for (let k = 0; k < byId.left.length; k++) {
+    const left = byId.left[k] as number;
+    const right = byId.right[k] as number;
+    byPair.set(left * vocabSize + right, [
+      left,
+      right,
+      byId.rank[k] as number,
+      byId.merged[k] as number,
+    ]);
   }
   const list = [...byPair.values()].sort((x, y) => x[0] - y[0] || x[1] - y[1]);
   const tables: MergeTables = {

@@ -39,6 +39,8 @@ export interface TokenizerPipeline {
   readonly definition: unknown;
   /** Ids the model alone gives ONE pre-token, as its UTF-8 bytes (no normalizer, split or added tokens). */
   encodeWord(bytes: Uint8Array): readonly number[];
+  /** Why `encodeWord` cannot serve this model (its ids cannot mirror its pieces), when it cannot. */
+  readonly unusable?: string;
 }
 
 export interface Tokenizer {
