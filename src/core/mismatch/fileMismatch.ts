@@ -36,7 +36,19 @@ export const PROB_BUCKETS = 10;
 
 const LOG10E = Math.LOG10E;
 /** log of each probability bucket's start: log 0.1 … log 0.9 (bucket 0 takes everything below). */
-const LOG_PROB_STARTS = Array.from({ length: PROB_BUCKETS }, (_, i) => Math.log(i / PROB_BUCKETS));
+const LOG_PROB_STARTS = Float64Array.from({ length: PROB_BUCKETS }, (_, i) =>
+  Math.log(i / PROB_BUCKETS),
+);
+/** log 0.9: most tokens are confident and land in the top bucket with this one comparison. */
+const LOG_TOP_START = LOG_PROB_STARTS[PROB_BUCKETS - 1] as number;
+/**
+ * The probability buckets' fields while a row is scanned, loaded from and stored back to the
+ * charts' buckets once per row (the same additions in the same order: the sums are unchanged).
+ */
+const probCount = new Float64Array(PROB_BUCKETS);
+const probSum = new Float64Array(PROB_BUCKETS);
+const probMax = new Float64Array(PROB_BUCKETS);
+const probFar = new Float64Array(PROB_BUCKETS);
 
 /** One trajectory's mismatch in a file scan: what the table's column shows and filters on. */
 export interface RowMismatch {
@@ -154,8 +166,46 @@ function topK(
   return list.sort(order).slice(0, k);
 }
 
-/** topK by the sample's order, each token's hash computed once rather than per comparison. */
+/** Index bits of a packed sample key: priority · 2^INDEX_BITS + index, exact in a double. */
+const INDEX_BITS = 2 ** 20;
+
+/**
+ * topK by the sample's order (priority, then row, then token). Each token's priority is computed
+ * once and packed with its index into one double, so the sort is a typed array's numeric sort
+ * with no comparator; the rare runs of equal priority are put in (row, token) order after.
+ */
 function topKBySample(list: MismatchToken[], k: number): MismatchToken[] {
+  if (list.length >= INDEX_BITS) return topKBySampleSlow(list, k);
+  const keys = new Float64Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i] as MismatchToken;
+    keys[i] = samplePriority(t.row, t.token) * INDEX_BITS + i;
+  }
+  keys.sort();
+  const order: MismatchToken[] = new Array(Math.min(k, keys.length));
+  for (let i = 0; i < keys.length; i++) {
+    const p = Math.floor((keys[i] as number) / INDEX_BITS);
+    let end = i + 1;
+    while (end < keys.length && Math.floor((keys[end] as number) / INDEX_BITS) === p) end++;
+    if (i >= order.length) break;
+    const at = (j: number) => list[(keys[j] as number) - p * INDEX_BITS] as MismatchToken;
+    if (end === i + 1) {
+      order[i] = at(i);
+      continue;
+    }
+    const run: MismatchToken[] = [];
+    for (let j = i; j < end; j++) run.push(at(j));
+    run.sort((x, y) => x.row - y.row || x.token - y.token);
+    for (let j = 0; j < run.length && i + j < order.length; j++) {
+      order[i + j] = run[j] as MismatchToken;
+    }
+    i = end - 1;
+  }
+  return order;
+}
+
+/** topKBySample with a comparator, for lists too long to pack an index beside the priority. */
+function topKBySampleSlow(list: MismatchToken[], k: number): MismatchToken[] {
   const keyed = list.map((t) => ({ t, p: samplePriority(t.row, t.token) }));
   keyed.sort((x, y) => x.p - y.p || x.t.row - y.t.row || x.t.token - y.t.token);
   return keyed.slice(0, k).map((e) => e.t);
@@ -199,6 +249,7 @@ export function addToCharts(
   let worstCut = cuts.worst;
   // The position bucket being filled, in locals, added to its bucket when the position leaves it.
   let nextPosition = 0;
+  let posIndex = 0;
   let posBucket: MismatchBucket | undefined;
   let posCount = 0;
   let posSum = 0;
@@ -233,6 +284,13 @@ export function addToCharts(
   let under = 0;
   let over = 0;
   let k = 0;
+  for (let p = 0; p < PROB_BUCKETS; p++) {
+    const pb = byProbability[p] as MismatchBucket;
+    probCount[p] = pb.count;
+    probSum[p] = pb.sumAbsDelta;
+    probMax[p] = pb.maxAbsDelta;
+    probFar[p] = pb.beyond2x;
+  }
   for (const seg of t.segments) {
     const mask = seg.lossMask;
     const lps = seg.logprobs;
@@ -265,11 +323,21 @@ export function addToCharts(
       // The bucket of p = e^y without an exp: the last log threshold y reaches (most tokens are
       // confident, so the search starts at the top).
       let pi = PROB_BUCKETS - 1;
-      while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
-      addTo(byProbability[pi] as MismatchBucket, abs, far2);
+      if (y < LOG_TOP_START) {
+        pi--;
+        while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
+      }
+      probCount[pi]++;
+      probSum[pi] += abs;
+      if (abs > (probMax[pi] as number)) probMax[pi] = abs;
+      if (far2) probFar[pi]++;
       if (k >= nextPosition) {
         flushPosition();
-        const p = positionBucket(k);
+        // Token indices only grow along a row: step up from the bucket just left (the starts
+        // increase strictly; the same bucket positionBucket(k) finds, without its log2).
+        let p = posIndex;
+        while (positionBucketStart(p + 1) <= k) p++;
+        posIndex = p;
         while (byPosition.length <= p) {
           const j = byPosition.length;
           byPosition.push(bucket(positionBucketStart(j), positionBucketStart(j + 1)));
@@ -310,6 +378,13 @@ export function addToCharts(
     }
   }
   flushPosition();
+  for (let p = 0; p < PROB_BUCKETS; p++) {
+    const pb = byProbability[p] as MismatchBucket;
+    pb.count = probCount[p] as number;
+    pb.sumAbsDelta = probSum[p] as number;
+    pb.maxAbsDelta = probMax[p] as number;
+    pb.beyond2x = probFar[p] as number;
+  }
   charts.compared += compared;
   charts.beyond2x += beyond2x;
   charts.beyond5x += beyond5x;
@@ -353,13 +428,6 @@ function worstLimit(charts: MismatchCharts): number {
   charts.worst = topK(charts.worst, WORST_TOKENS, byWorst);
   const last = charts.worst[WORST_TOKENS - 1];
   return last ? Math.abs(last.delta) : -1;
-}
-
-function addTo(b: MismatchBucket, abs: number, far2: boolean): void {
-  b.count++;
-  b.sumAbsDelta += abs;
-  if (abs > b.maxAbsDelta) b.maxAbsDelta = abs;
-  if (far2) b.beyond2x++;
 }
 
 function mergeBuckets(into: MismatchBucket[], from: readonly MismatchBucket[]): void {
