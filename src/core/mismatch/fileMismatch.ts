@@ -268,6 +268,7 @@ export function addToCharts(
     posFar = 0;
   };
   const tokenLevel = isTokenLevel(c);
+  const rowHash = Math.imul(row ^ 0x9e3779b9, 0x85ebca6b);
   // Open interval of δ surely kept by a token rule: [ln lo, ln hi] (or below ln cap), shrunk by
   // far more than exp's rounding; δ outside it is decided by the rule itself.
   const isTrunc = c.kind === "token-trunc";
@@ -327,10 +328,10 @@ export function addToCharts(
         pi--;
         while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
       }
-      probCount[pi]++;
-      probSum[pi] += abs;
+      probCount[pi] = (probCount[pi] as number) + 1;
+      probSum[pi] = (probSum[pi] as number) + abs;
       if (abs > (probMax[pi] as number)) probMax[pi] = abs;
-      if (far2) probFar[pi]++;
+      if (far2) probFar[pi] = (probFar[pi] as number) + 1;
       if (k >= nextPosition) {
         flushPosition();
         // Token indices only grow along a row: step up from the bucket just left (the starts
@@ -349,31 +350,18 @@ export function addToCharts(
       posSum += abs;
       if (abs > posMax) posMax = abs;
       if (far2) posFar++;
-      const priority = samplePriority(row, k);
+      // samplePriority(row, k), written out: a call returning a uint32 boxes it once past 2^30.
+      let h = rowHash ^ Math.imul(k + 0x632be5ab, 0xc2b2ae35);
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x7feb352d);
+      h ^= h >>> 15;
+      h = Math.imul(h, 0x846ca68b);
+      h ^= h >>> 16;
+      const priority = h >>> 0;
       if (priority < scatterCut || abs > worstCut) {
-        const token: MismatchToken = {
-          row,
-          line,
-          token: k,
-          tokenId: ids[i] ?? -1,
-          a: x,
-          b: y,
-          delta: d,
-        };
-        if (priority < scatterCut) {
-          charts.scatter.push(token);
-          if (charts.scatter.length >= 2 * SCATTER_POINTS) {
-            scatterCut = scatterLimit(charts);
-            cuts.scatter = scatterCut;
-          }
-        }
-        if (abs > worstCut) {
-          charts.worst.push(token);
-          if (charts.worst.length >= 2 * WORST_TOKENS) {
-            worstCut = worstLimit(charts);
-            cuts.worst = worstCut;
-          }
-        }
+        offer(charts, cuts, { row, line, token: k, tokenId: ids[i] ?? -1, a: x, b: y, delta: d });
+        scatterCut = cuts.scatter;
+        worstCut = cuts.worst;
       }
     }
   }
@@ -399,6 +387,22 @@ export function addToCharts(
     meanAbsDelta: compared === 0 ? 0 : sumAbs / compared,
     fractionCorrected: compared === 0 ? 0 : corrected / compared,
   };
+}
+
+/** A token past a cut-off into the sample and/or the worst tokens (off the hot loop). */
+function offer(
+  charts: MismatchCharts,
+  cuts: { scatter: number; worst: number },
+  token: MismatchToken,
+): void {
+  if (samplePriority(token.row, token.token) < cuts.scatter) {
+    charts.scatter.push(token);
+    if (charts.scatter.length >= 2 * SCATTER_POINTS) cuts.scatter = scatterLimit(charts);
+  }
+  if (Math.abs(token.delta) > cuts.worst) {
+    charts.worst.push(token);
+    if (charts.worst.length >= 2 * WORST_TOKENS) cuts.worst = worstLimit(charts);
+  }
 }
 
 /**
