@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
 import { Link } from "react-router";
+import { revealInvisible } from "../../core/layout/displayPiece";
 import type { MismatchToken } from "../../core/mismatch/fileMismatch";
 import { tokenMismatch } from "../../core/mismatch/mismatch";
 import { useTokenPieces } from "../../hooks/useTokenPieces";
@@ -81,12 +82,15 @@ function WorstTokens({
                 <td>{t.tokenId}</td>
                 {tokenizer && (
                   <td className={styles.piece} data-testid="mismatch-worst-text">
-                    {pieces?.[i] ?? "…"}
+                    {pieces?.[i] === undefined ? "…" : revealInvisible(JSON.stringify(pieces[i]))}
                   </td>
                 )}
                 <td>{t.a.toFixed(4)}</td>
                 <td>{t.b.toFixed(4)}</td>
-                <td className={Math.abs(t.delta) > Math.LN2 ? styles.bad : undefined}>
+                <td
+                  className={Math.abs(t.delta) > Math.LN2 ? styles.bad : undefined}
+                  data-testid="mismatch-worst-delta"
+                >
                   {t.delta.toFixed(4)}
                 </td>
                 <td>{m ? m.r.toPrecision(3) : "—"}</td>
