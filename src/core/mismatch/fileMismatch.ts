@@ -255,18 +255,6 @@ export function addToCharts(
   let posSum = 0;
   let posMax = 0;
   let posFar = 0;
-  const flushPosition = () => {
-    if (posBucket && posCount > 0) {
-      posBucket.count += posCount;
-      posBucket.sumAbsDelta += posSum;
-      if (posMax > posBucket.maxAbsDelta) posBucket.maxAbsDelta = posMax;
-      posBucket.beyond2x += posFar;
-    }
-    posCount = 0;
-    posSum = 0;
-    posMax = 0;
-    posFar = 0;
-  };
   const tokenLevel = isTokenLevel(c);
   const rowHash = Math.imul(row ^ 0x9e3779b9, 0x85ebca6b);
   // Open interval of δ surely kept by a token rule: [ln lo, ln hi] (or below ln cap), shrunk by
@@ -333,7 +321,11 @@ export function addToCharts(
       if (abs > (probMax[pi] as number)) probMax[pi] = abs;
       if (far2) probFar[pi] = (probFar[pi] as number) + 1;
       if (k >= nextPosition) {
-        flushPosition();
+        addPosition(posBucket, posCount, posSum, posMax, posFar);
+        posCount = 0;
+        posSum = 0;
+        posMax = 0;
+        posFar = 0;
         // Token indices only grow along a row: step up from the bucket just left (the starts
         // increase strictly; the same bucket positionBucket(k) finds, without its log2).
         let p = posIndex;
@@ -365,7 +357,7 @@ export function addToCharts(
       }
     }
   }
-  flushPosition();
+  addPosition(posBucket, posCount, posSum, posMax, posFar);
   for (let p = 0; p < PROB_BUCKETS; p++) {
     const pb = byProbability[p] as MismatchBucket;
     pb.count = probCount[p] as number;
@@ -387,6 +379,24 @@ export function addToCharts(
     meanAbsDelta: compared === 0 ? 0 : sumAbs / compared,
     fractionCorrected: compared === 0 ? 0 : corrected / compared,
   };
+}
+
+/**
+ * The counts of a run of tokens in one position bucket added to it. A function of plain values,
+ * not a closure: the loop's counters stay in registers rather than in a captured context.
+ */
+function addPosition(
+  b: MismatchBucket | undefined,
+  count: number,
+  sum: number,
+  max: number,
+  far: number,
+): void {
+  if (!b || count === 0) return;
+  b.count += count;
+  b.sumAbsDelta += sum;
+  if (max > b.maxAbsDelta) b.maxAbsDelta = max;
+  b.beyond2x += far;
 }
 
 /** A token past a cut-off into the sample and/or the worst tokens (off the hot loop). */
