@@ -182,24 +182,22 @@ function topKBySample(list: MismatchToken[], k: number): MismatchToken[] {
     keys[i] = samplePriority(t.row, t.token) * INDEX_BITS + i;
   }
   keys.sort();
-  const order: MismatchToken[] = new Array(Math.min(k, keys.length));
-  for (let i = 0; i < keys.length; i++) {
-    const p = Math.floor((keys[i] as number) / INDEX_BITS);
+  const n = Math.min(k, keys.length);
+  const order: MismatchToken[] = new Array(n);
+  for (let i = 0; i < n; ) {
+    const key = keys[i] as number;
+    const p = Math.floor(key / INDEX_BITS);
     let end = i + 1;
     while (end < keys.length && Math.floor((keys[end] as number) / INDEX_BITS) === p) end++;
-    if (i >= order.length) break;
-    const at = (j: number) => list[(keys[j] as number) - p * INDEX_BITS] as MismatchToken;
     if (end === i + 1) {
-      order[i] = at(i);
+      order[i++] = list[key - p * INDEX_BITS] as MismatchToken;
       continue;
     }
     const run: MismatchToken[] = [];
-    for (let j = i; j < end; j++) run.push(at(j));
+    for (let j = i; j < end; j++)
+      run.push(list[(keys[j] as number) - p * INDEX_BITS] as MismatchToken);
     run.sort((x, y) => x.row - y.row || x.token - y.token);
-    for (let j = 0; j < run.length && i + j < order.length; j++) {
-      order[i + j] = run[j] as MismatchToken;
-    }
-    i = end - 1;
+    for (let j = 0; j < run.length && i < n; j++) order[i++] = run[j] as MismatchToken;
   }
   return order;
 }
