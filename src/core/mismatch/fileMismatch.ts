@@ -278,6 +278,11 @@ export function addToCharts(
     probMax[p] = pb.maxAbsDelta;
     probFar[p] = pb.beyond2x;
   }
+  const top = byProbability[PROB_BUCKETS - 1] as MismatchBucket;
+  let topCount = top.count;
+  let topSum = top.sumAbsDelta;
+  let topMax = top.maxAbsDelta;
+  let topFar = top.beyond2x;
   for (const seg of t.segments) {
     const mask = seg.lossMask;
     const lps = seg.logprobs;
@@ -309,15 +314,20 @@ export function addToCharts(
       else histogram[bin] = (histogram[bin] as number) + 1;
       // The bucket of p = e^y without an exp: the last log threshold y reaches (most tokens are
       // confident, so the search starts at the top).
-      let pi = PROB_BUCKETS - 1;
-      if (y < LOG_TOP_START) {
-        pi--;
+      // The top bucket (p >= 0.9, most tokens) is kept in locals.
+      if (y >= LOG_TOP_START) {
+        topCount++;
+        topSum += abs;
+        if (abs > topMax) topMax = abs;
+        if (far2) topFar++;
+      } else {
+        let pi = PROB_BUCKETS - 2;
         while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
+        probCount[pi] = (probCount[pi] as number) + 1;
+        probSum[pi] = (probSum[pi] as number) + abs;
+        if (abs > (probMax[pi] as number)) probMax[pi] = abs;
+        if (far2) probFar[pi] = (probFar[pi] as number) + 1;
       }
-      probCount[pi] = (probCount[pi] as number) + 1;
-      probSum[pi] = (probSum[pi] as number) + abs;
-      if (abs > (probMax[pi] as number)) probMax[pi] = abs;
-      if (far2) probFar[pi] = (probFar[pi] as number) + 1;
       if (k >= nextPosition) {
         addPosition(posBucket, posCount, posSum, posMax, posFar);
         posCount = 0;
@@ -356,6 +366,10 @@ export function addToCharts(
     }
   }
   addPosition(posBucket, posCount, posSum, posMax, posFar);
+  probCount[PROB_BUCKETS - 1] = topCount;
+  probSum[PROB_BUCKETS - 1] = topSum;
+  probMax[PROB_BUCKETS - 1] = topMax;
+  probFar[PROB_BUCKETS - 1] = topFar;
   for (let p = 0; p < PROB_BUCKETS; p++) {
     const pb = byProbability[p] as MismatchBucket;
     pb.count = probCount[p] as number;
