@@ -55,7 +55,7 @@ for (const { name, file, format } of [
     // The worst token first; its link opens the trajectory on that token.
     const first = page.getByTestId("mismatch-worst").locator("tbody tr").first();
     await expect(first.locator("td").first()).toHaveText(String(planted.line));
-    await expect(first.locator("td").nth(5)).toHaveText(planted.delta.toFixed(4));
+    await expect(first.getByTestId("mismatch-worst-delta")).toHaveText(planted.delta.toFixed(4));
     await first.getByRole("link", { name: `#${planted.token}` }).click();
     await expect(page).toHaveURL(
       new RegExp(`/files/local-1/${planted.row}\\?token=${planted.token}$`),
@@ -76,4 +76,63 @@ test("the scan can be cancelled and started again", async ({ page }) => {
   await expect(page.getByTestId("file-mismatch-summary")).toContainText(
     "trained tokens of 6,000 trajectories compared",
   );
+});
+
+test("the picker chooses the two lanes and the correction the scan replays", async ({ page }) => {
+  const file = atroposMismatchFile();
+  const { planted } = file;
+  await open(page, "atropos-groups.jsonl", file.text, 24);
+  const summary = page.getByTestId("file-mismatch-summary");
+  const check = page.getByRole("button", { name: "Check mismatch" });
+  // The default: reference vs sampled, token truncation at C = 2.
+  await check.click();
+  await expect(summary).toContainText("clipped (token-trunc, C = 2)");
+  const first = page.getByTestId("mismatch-worst").locator("tbody tr").first();
+  await expect(first.getByTestId("mismatch-worst-delta")).toHaveText(planted.delta.toFixed(4));
+
+  // One lane alone is refused; both lanes swapped flip δ; masking with bounds [1/1.5, 1.5].
+  await page.getByLabel("mismatch lane a").fill("sampled");
+  await expect(page.getByTestId("mismatch-picker")).toContainText("name both lanes");
+  await expect(check).toBeDisabled();
+  await page.getByLabel("mismatch lane b").fill("reference");
+  await page.getByLabel("mismatch correction").selectOption("token-mask");
+  await page.getByLabel("mismatch threshold").fill("1.5");
+  await check.click();
+  await expect(summary).toContainText(
+    "trained tokens of 24 trajectories compared (sampled vs reference)",
+  );
+  await expect(summary).toContainText("masked (token-mask, outside [0.667, 1.5])");
+  await expect(first.getByTestId("mismatch-worst-delta")).toHaveText((-planted.delta).toFixed(4));
+  const masked = Number(
+    (await summary.textContent())?.match(/1\.5\]\): ([\d,]+)/)?.[1]?.replace(/,/g, ""),
+  );
+  expect(masked).toBeGreaterThan(0);
+
+  // The worst token's text, decoded by the file's tokenizer: the piece its trajectory view shows.
+  const text = first.getByTestId("mismatch-worst-text");
+  await expect(text).not.toHaveText("…");
+  const piece = await text.textContent();
+  expect(piece).toMatch(/^".+"$/);
+
+  // A lane no trajectory has: nothing compared, said so.
+  await page.getByLabel("mismatch lane b").fill("trainer");
+  await check.click();
+  await expect(summary).toContainText("no trajectory has both lanes sampled and trainer");
+});
+
+test("the worst tokens show each id's decoded text, as the token view shows it", async ({
+  page,
+}) => {
+  const file = atroposMismatchFile();
+  await open(page, "atropos-groups.jsonl", file.text, 24);
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  const worst = page.getByTestId("mismatch-worst");
+  await expect(worst.locator("th", { hasText: /^text$/ })).toBeVisible();
+  const first = worst.locator("tbody tr").first();
+  const text = first.getByTestId("mismatch-worst-text");
+  await expect(text).toHaveText(/^".+"$/);
+  const piece = await text.textContent();
+  await first.getByRole("link", { name: `#${file.planted.token}` }).click();
+  await expect(page.getByTestId("detail-position")).toHaveText(`#${file.planted.token}`);
+  await expect(page.getByTestId("token-details").locator("code").first()).toHaveText(piece ?? "");
 });

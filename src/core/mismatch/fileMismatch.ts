@@ -36,7 +36,19 @@ export const PROB_BUCKETS = 10;
 
 const LOG10E = Math.LOG10E;
 /** log of each probability bucket's start: log 0.1 … log 0.9 (bucket 0 takes everything below). */
-const LOG_PROB_STARTS = Array.from({ length: PROB_BUCKETS }, (_, i) => Math.log(i / PROB_BUCKETS));
+const LOG_PROB_STARTS = Float64Array.from({ length: PROB_BUCKETS }, (_, i) =>
+  Math.log(i / PROB_BUCKETS),
+);
+/** log 0.9: most tokens are confident and land in the top bucket with this one comparison. */
+const LOG_TOP_START = LOG_PROB_STARTS[PROB_BUCKETS - 1] as number;
+/**
+ * The probability buckets' fields while a row is scanned, loaded from and stored back to the
+ * charts' buckets once per row (the same additions in the same order: the sums are unchanged).
+ */
+const probCount = new Float64Array(PROB_BUCKETS);
+const probSum = new Float64Array(PROB_BUCKETS);
+const probMax = new Float64Array(PROB_BUCKETS);
+const probFar = new Float64Array(PROB_BUCKETS);
 
 /** One trajectory's mismatch in a file scan: what the table's column shows and filters on. */
 export interface RowMismatch {
@@ -154,8 +166,44 @@ function topK(
   return list.sort(order).slice(0, k);
 }
 
-/** topK by the sample's order, each token's hash computed once rather than per comparison. */
+/** Index bits of a packed sample key: priority · 2^INDEX_BITS + index, exact in a double. */
+const INDEX_BITS = 2 ** 20;
+
+/**
+ * topK by the sample's order (priority, then row, then token). Each token's priority is computed
+ * once and packed with its index into one double, so the sort is a typed array's numeric sort
+ * with no comparator; the rare runs of equal priority are put in (row, token) order after.
+ */
 function topKBySample(list: MismatchToken[], k: number): MismatchToken[] {
+  if (list.length >= INDEX_BITS) return topKBySampleSlow(list, k);
+  const keys = new Float64Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i] as MismatchToken;
+    keys[i] = samplePriority(t.row, t.token) * INDEX_BITS + i;
+  }
+  keys.sort();
+  const n = Math.min(k, keys.length);
+  const order: MismatchToken[] = new Array(n);
+  for (let i = 0; i < n; ) {
+    const key = keys[i] as number;
+    const p = Math.floor(key / INDEX_BITS);
+    let end = i + 1;
+    while (end < keys.length && Math.floor((keys[end] as number) / INDEX_BITS) === p) end++;
+    if (end === i + 1) {
+      order[i++] = list[key - p * INDEX_BITS] as MismatchToken;
+      continue;
+    }
+    const run: MismatchToken[] = [];
+    for (let j = i; j < end; j++)
+      run.push(list[(keys[j] as number) - p * INDEX_BITS] as MismatchToken);
+    run.sort((x, y) => x.row - y.row || x.token - y.token);
+    for (let j = 0; j < run.length && i < n; j++) order[i++] = run[j] as MismatchToken;
+  }
+  return order;
+}
+
+/** topKBySample with a comparator, for lists too long to pack an index beside the priority. */
+function topKBySampleSlow(list: MismatchToken[], k: number): MismatchToken[] {
   const keyed = list.map((t) => ({ t, p: samplePriority(t.row, t.token) }));
   keyed.sort((x, y) => x.p - y.p || x.t.row - y.t.row || x.t.token - y.t.token);
   return keyed.slice(0, k).map((e) => e.t);
@@ -199,24 +247,14 @@ export function addToCharts(
   let worstCut = cuts.worst;
   // The position bucket being filled, in locals, added to its bucket when the position leaves it.
   let nextPosition = 0;
+  let posIndex = 0;
   let posBucket: MismatchBucket | undefined;
   let posCount = 0;
   let posSum = 0;
   let posMax = 0;
   let posFar = 0;
-  const flushPosition = () => {
-    if (posBucket && posCount > 0) {
-      posBucket.count += posCount;
-      posBucket.sumAbsDelta += posSum;
-      if (posMax > posBucket.maxAbsDelta) posBucket.maxAbsDelta = posMax;
-      posBucket.beyond2x += posFar;
-    }
-    posCount = 0;
-    posSum = 0;
-    posMax = 0;
-    posFar = 0;
-  };
   const tokenLevel = isTokenLevel(c);
+  const rowHash = Math.imul(row ^ 0x9e3779b9, 0x85ebca6b);
   // Open interval of δ surely kept by a token rule: [ln lo, ln hi] (or below ln cap), shrunk by
   // far more than exp's rounding; δ outside it is decided by the rule itself.
   const isTrunc = c.kind === "token-trunc";
@@ -233,6 +271,18 @@ export function addToCharts(
   let under = 0;
   let over = 0;
   let k = 0;
+  for (let p = 0; p < PROB_BUCKETS; p++) {
+    const pb = byProbability[p] as MismatchBucket;
+    probCount[p] = pb.count;
+    probSum[p] = pb.sumAbsDelta;
+    probMax[p] = pb.maxAbsDelta;
+    probFar[p] = pb.beyond2x;
+  }
+  const top = byProbability[PROB_BUCKETS - 1] as MismatchBucket;
+  let topCount = top.count;
+  let topSum = top.sumAbsDelta;
+  let topMax = top.maxAbsDelta;
+  let topFar = top.beyond2x;
   for (const seg of t.segments) {
     const mask = seg.lossMask;
     const lps = seg.logprobs;
@@ -264,12 +314,31 @@ export function addToCharts(
       else histogram[bin] = (histogram[bin] as number) + 1;
       // The bucket of p = e^y without an exp: the last log threshold y reaches (most tokens are
       // confident, so the search starts at the top).
-      let pi = PROB_BUCKETS - 1;
-      while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
-      addTo(byProbability[pi] as MismatchBucket, abs, far2);
+      // The top bucket (p >= 0.9, most tokens) is kept in locals.
+      if (y >= LOG_TOP_START) {
+        topCount++;
+        topSum += abs;
+        if (abs > topMax) topMax = abs;
+        if (far2) topFar++;
+      } else {
+        let pi = PROB_BUCKETS - 2;
+        while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
+        probCount[pi] = (probCount[pi] as number) + 1;
+        probSum[pi] = (probSum[pi] as number) + abs;
+        if (abs > (probMax[pi] as number)) probMax[pi] = abs;
+        if (far2) probFar[pi] = (probFar[pi] as number) + 1;
+      }
       if (k >= nextPosition) {
-        flushPosition();
-        const p = positionBucket(k);
+        addPosition(posBucket, posCount, posSum, posMax, posFar);
+        posCount = 0;
+        posSum = 0;
+        posMax = 0;
+        posFar = 0;
+        // Token indices only grow along a row: step up from the bucket just left (the starts
+        // increase strictly; the same bucket positionBucket(k) finds, without its log2).
+        let p = posIndex;
+        while (positionBucketStart(p + 1) <= k) p++;
+        posIndex = p;
         while (byPosition.length <= p) {
           const j = byPosition.length;
           byPosition.push(bucket(positionBucketStart(j), positionBucketStart(j + 1)));
@@ -281,35 +350,33 @@ export function addToCharts(
       posSum += abs;
       if (abs > posMax) posMax = abs;
       if (far2) posFar++;
-      const priority = samplePriority(row, k);
+      // samplePriority(row, k), written out: a call returning a uint32 boxes it once past 2^30.
+      let h = rowHash ^ Math.imul(k + 0x632be5ab, 0xc2b2ae35);
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x7feb352d);
+      h ^= h >>> 15;
+      h = Math.imul(h, 0x846ca68b);
+      h ^= h >>> 16;
+      const priority = h >>> 0;
       if (priority < scatterCut || abs > worstCut) {
-        const token: MismatchToken = {
-          row,
-          line,
-          token: k,
-          tokenId: ids[i] ?? -1,
-          a: x,
-          b: y,
-          delta: d,
-        };
-        if (priority < scatterCut) {
-          charts.scatter.push(token);
-          if (charts.scatter.length >= 2 * SCATTER_POINTS) {
-            scatterCut = scatterLimit(charts);
-            cuts.scatter = scatterCut;
-          }
-        }
-        if (abs > worstCut) {
-          charts.worst.push(token);
-          if (charts.worst.length >= 2 * WORST_TOKENS) {
-            worstCut = worstLimit(charts);
-            cuts.worst = worstCut;
-          }
-        }
+        offer(charts, cuts, { row, line, token: k, tokenId: ids[i] ?? -1, a: x, b: y, delta: d });
+        scatterCut = cuts.scatter;
+        worstCut = cuts.worst;
       }
     }
   }
-  flushPosition();
+  addPosition(posBucket, posCount, posSum, posMax, posFar);
+  probCount[PROB_BUCKETS - 1] = topCount;
+  probSum[PROB_BUCKETS - 1] = topSum;
+  probMax[PROB_BUCKETS - 1] = topMax;
+  probFar[PROB_BUCKETS - 1] = topFar;
+  for (let p = 0; p < PROB_BUCKETS; p++) {
+    const pb = byProbability[p] as MismatchBucket;
+    pb.count = probCount[p] as number;
+    pb.sumAbsDelta = probSum[p] as number;
+    pb.maxAbsDelta = probMax[p] as number;
+    pb.beyond2x = probFar[p] as number;
+  }
   charts.compared += compared;
   charts.beyond2x += beyond2x;
   charts.beyond5x += beyond5x;
@@ -324,6 +391,40 @@ export function addToCharts(
     meanAbsDelta: compared === 0 ? 0 : sumAbs / compared,
     fractionCorrected: compared === 0 ? 0 : corrected / compared,
   };
+}
+
+/**
+ * The counts of a run of tokens in one position bucket added to it. A function of plain values,
+ * not a closure: the loop's counters stay in registers rather than in a captured context.
+ */
+function addPosition(
+  b: MismatchBucket | undefined,
+  count: number,
+  sum: number,
+  max: number,
+  far: number,
+): void {
+  if (!b || count === 0) return;
+  b.count += count;
+  b.sumAbsDelta += sum;
+  if (max > b.maxAbsDelta) b.maxAbsDelta = max;
+  b.beyond2x += far;
+}
+
+/** A token past a cut-off into the sample and/or the worst tokens (off the hot loop). */
+function offer(
+  charts: MismatchCharts,
+  cuts: { scatter: number; worst: number },
+  token: MismatchToken,
+): void {
+  if (samplePriority(token.row, token.token) < cuts.scatter) {
+    charts.scatter.push(token);
+    if (charts.scatter.length >= 2 * SCATTER_POINTS) cuts.scatter = scatterLimit(charts);
+  }
+  if (Math.abs(token.delta) > cuts.worst) {
+    charts.worst.push(token);
+    if (charts.worst.length >= 2 * WORST_TOKENS) cuts.worst = worstLimit(charts);
+  }
 }
 
 /**
@@ -353,13 +454,6 @@ function worstLimit(charts: MismatchCharts): number {
   charts.worst = topK(charts.worst, WORST_TOKENS, byWorst);
   const last = charts.worst[WORST_TOKENS - 1];
   return last ? Math.abs(last.delta) : -1;
-}
-
-function addTo(b: MismatchBucket, abs: number, far2: boolean): void {
-  b.count++;
-  b.sumAbsDelta += abs;
-  if (abs > b.maxAbsDelta) b.maxAbsDelta = abs;
-  if (far2) b.beyond2x++;
 }
 
 function mergeBuckets(into: MismatchBucket[], from: readonly MismatchBucket[]): void {

@@ -1,9 +1,13 @@
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { Link } from "react-router";
+import { revealInvisible } from "../../core/layout/displayPiece";
 import type { MismatchToken } from "../../core/mismatch/fileMismatch";
 import { tokenMismatch } from "../../core/mismatch/mismatch";
+import { useTokenPieces } from "../../hooks/useTokenPieces";
 import styles from "./FileMismatchBar.module.css";
 import { MismatchCharts } from "./MismatchCharts";
+import { ScanPicker } from "./ScanPicker";
+import { correctionLabel, DEFAULT_DRAFT, type ScanPickerDraft, scanOptionsOf } from "./scanPicker";
 import type { FileMismatchState } from "./useFileMismatch";
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -23,6 +27,8 @@ export interface FileMismatchBarProps {
   readonly onFilter: (above: number | undefined) => void;
   /** Keeps the table's query (filters) on the links to the worst tokens. */
   readonly search: string;
+  /** The tokenizer that decodes the worst tokens' ids (the file's, as Check drift uses), if any. */
+  readonly tokenizer?: string | undefined;
 }
 
 /** The file's worst tokens, each a link to the token in its trajectory. */
@@ -30,12 +36,17 @@ function WorstTokens({
   fileId,
   tokens,
   search,
+  tokenizer,
 }: {
   readonly fileId: string;
   readonly tokens: readonly MismatchToken[];
   readonly search: string;
+  readonly tokenizer: string | undefined;
 }) {
   const [isOpen, setOpen] = useState(false);
+  const ids = useMemo(() => tokens.map((t) => t.tokenId), [tokens]);
+  // Each id's display piece from the tokenizer worker (the token view's pieces), when there is one.
+  const { pieces } = useTokenPieces(tokenizer, ids);
   const shown = isOpen ? tokens : tokens.slice(0, 8);
   const query = (token: number) => {
     const params = new URLSearchParams(search);
@@ -51,6 +62,7 @@ function WorstTokens({
             <th>line</th>
             <th>token</th>
             <th>id</th>
+            {tokenizer && <th title={`decoded with ${tokenizer}`}>text</th>}
             <th title="lane a: the trainer (or rescored, reference) logprob">logp train</th>
             <th title="lane b: the sampled logprob">logp rollout</th>
             <th>δ</th>
@@ -59,7 +71,7 @@ function WorstTokens({
           </tr>
         </thead>
         <tbody>
-          {shown.map((t) => {
+          {shown.map((t, i) => {
             const m = tokenMismatch(t.a, t.b);
             return (
               <tr key={`${t.row}.${t.token}`}>
@@ -68,9 +80,17 @@ function WorstTokens({
                   <Link to={`/files/${fileId}/${t.row}?${query(t.token)}`}>#{t.token}</Link>
                 </td>
                 <td>{t.tokenId}</td>
+                {tokenizer && (
+                  <td className={styles.piece} data-testid="mismatch-worst-text">
+                    {pieces?.[i] === undefined ? "…" : revealInvisible(JSON.stringify(pieces[i]))}
+                  </td>
+                )}
                 <td>{t.a.toFixed(4)}</td>
                 <td>{t.b.toFixed(4)}</td>
-                <td className={Math.abs(t.delta) > Math.LN2 ? styles.bad : undefined}>
+                <td
+                  className={Math.abs(t.delta) > Math.LN2 ? styles.bad : undefined}
+                  data-testid="mismatch-worst-delta"
+                >
                   {t.delta.toFixed(4)}
                 </td>
                 <td>{m ? m.r.toPrecision(3) : "—"}</td>
@@ -99,23 +119,33 @@ export function FileMismatchBar({
   above,
   onFilter,
   search,
+  tokenizer,
 }: FileMismatchBarProps) {
   const { result, progress, isScanning } = mismatch;
   const fraction = progress && progress.totalBytes > 0 ? progress.bytes / progress.totalBytes : 0;
   const withLanes = result?.rows.filter((r) => r !== undefined && r.compared > 0).length ?? 0;
   const charts = result?.charts;
+  const [draft, setDraft] = useState<ScanPickerDraft>(DEFAULT_DRAFT);
+  const picked = scanOptionsOf(draft);
+  const lanes = mismatch.options.lanes;
   return (
     <div className={styles.bar} data-testid="file-mismatch">
       <div className={styles.controls}>
         <button
           type="button"
-          onClick={mismatch.start}
-          disabled={!mismatch.canStart || isScanning}
+          onClick={() => picked.ok && mismatch.start(picked.options)}
+          disabled={!mismatch.canStart || isScanning || !picked.ok}
           className={styles.check}
           title="compare each trajectory's trainer (or rescored, reference) lane with its sampled logprobs"
         >
           {isScanning ? "checking mismatch…" : "Check mismatch"}
         </button>
+        <ScanPicker
+          draft={draft}
+          onChange={setDraft}
+          problem={picked.ok ? undefined : picked.message}
+          disabled={isScanning}
+        />
         {isScanning && (
           <span className={styles.progress}>
             <progress max={1} value={fraction} aria-label="mismatch scan progress" />
@@ -132,14 +162,16 @@ export function FileMismatchBar({
           <span data-testid="file-mismatch-summary">
             {charts.compared === 0 ? (
               <span className={styles.muted}>
-                no trajectory has a lane besides its sampled logprobs (trainer, rescored,
-                reference): nothing to compare
+                {lanes
+                  ? `no trajectory has both lanes ${lanes[0]} and ${lanes[1]}: nothing to compare`
+                  : "no trajectory has a lane besides its sampled logprobs (trainer, rescored, reference): nothing to compare"}
               </span>
             ) : (
               <>
                 <strong>{int(charts.compared)}</strong> trained tokens of {int(withLanes)}{" "}
-                trajectories compared · max |δ| {Math.abs(charts.worst[0]?.delta ?? 0).toFixed(3)} ·
-                clipped at C = 2:{" "}
+                trajectories compared{lanes ? ` (${lanes[0]} vs ${lanes[1]})` : ""} · max |δ|{" "}
+                {Math.abs(charts.worst[0]?.delta ?? 0).toFixed(3)} ·{" "}
+                {correctionLabel(mismatch.options)}:{" "}
                 {int(
                   Math.round(
                     result.rows.reduce((s, r) => s + (r ? r.fractionCorrected * r.compared : 0), 0),
@@ -187,7 +219,12 @@ export function FileMismatchBar({
       {charts && charts.compared > 0 && !isScanning && (
         <>
           <MismatchCharts charts={charts} />
-          <WorstTokens fileId={fileId} tokens={charts.worst} search={search} />
+          <WorstTokens
+            fileId={fileId}
+            tokens={charts.worst}
+            search={search}
+            tokenizer={tokenizer}
+          />
         </>
       )}
     </div>

@@ -5,7 +5,7 @@ import { mismatchProgressStore, mismatchQueries } from "../../api/mismatch";
 import type { MismatchScanOptions } from "../../core/mismatch/fileMismatch";
 import { correction } from "../../core/mismatch/mismatch";
 
-/** What the file page compares: each trajectory's default lanes, token-level truncation at C = 2. */
+/** What the file page compares until the picker says otherwise: each trajectory's default lanes, token-level truncation at C = 2. */
 export const FILE_MISMATCH_OPTIONS: MismatchScanOptions = { correction: correction("token-trunc") };
 
 /**
@@ -14,10 +14,12 @@ export const FILE_MISMATCH_OPTIONS: MismatchScanOptions = { correction: correcti
  */
 export function useFileMismatch(fileId: string, file: DriftScanFile | undefined) {
   const [isStarted, setStarted] = useState(false);
+  // The lanes and correction of the scan shown (the picker's, applied by start()).
+  const [scanOptions, setScanOptions] = useState<MismatchScanOptions>(FILE_MISMATCH_OPTIONS);
   const queryClient = useQueryClient();
-  const options = mismatchQueries.file(fileId, FILE_MISMATCH_OPTIONS, file);
+  const options = mismatchQueries.file(fileId, scanOptions, file);
   const query = useQuery({ ...options, enabled: file !== undefined && isStarted });
-  const store = useMemo(() => mismatchProgressStore(fileId, FILE_MISMATCH_OPTIONS), [fileId]);
+  const store = useMemo(() => mismatchProgressStore(fileId, scanOptions), [fileId, scanOptions]);
   const progress = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const isScanning = query.isFetching;
   return {
@@ -28,7 +30,12 @@ export function useFileMismatch(fileId: string, file: DriftScanFile | undefined)
     isScanning,
     error: query.error ? query.error.message : undefined,
     canStart: file !== undefined,
-    start: () => setStarted(true),
+    /** The lanes and correction the scan uses (each one is its own query: switching back is free). */
+    options: scanOptions,
+    start: (next?: MismatchScanOptions) => {
+      if (next) setScanOptions(next);
+      setStarted(true);
+    },
     /** Stops a running scan (every worker's range); the file can be checked again later. */
     cancel: () => {
       setStarted(false);

@@ -131,6 +131,7 @@ export function RolloutsPage() {
         above={query.mismatchAbove}
         onFilter={(x) => setQuery({ mismatchAbove: x })}
         search={search}
+        tokenizer={drift.tokenizer}
       />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
       <ErrorsPanel errors={state.errors} />
