@@ -58,7 +58,8 @@ export async function createServices(
   let sim: RunningSim | undefined;
   let urls = config.sglang;
   if (urls.length === 0) {
-    sim = await startSim({ port: 0 }, { tokenizer: config.tokenizer });
+    // Episodes may name any catalog tokenizer: the simulator serves each request's family.
+    sim = await startSim({ port: 0 }, { tokenizer: config.tokenizer, isTokenizerPerRequest: true });
     urls = [sim.url];
   }
   const sglang = new SglangClient({
