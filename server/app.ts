@@ -39,6 +39,8 @@ export function buildApp(
       serialize: services.store.serialize,
       findStored: (id) => index.find(id),
       listStored: async () => index.summaries(),
+      tokenizerNames: services.tokenizers.list.tokenizers.map((t) => t.name),
+      prepareTokenizer: (name) => services.runnerFor(name),
       startBranches: (body) =>
         startBranches(
           {

@@ -10,6 +10,7 @@ import { SglangClient, type SglangClientOptions } from "./sglang/sglangClient";
 import { type RunningSim, startSim } from "./sim/start";
 import { EpisodeIndex } from "./store/episodeIndex";
 import { EpisodeStore } from "./store/episodeStore";
+import { buildTokenizerCatalog, type TokenizerCatalog } from "./tokenizers/catalog";
 import { describeTokenizerFamily, loadTokenizer } from "./tokenizers/loadTokenizer";
 import { createToolRegistry, loadToolModule, type ToolRegistry } from "./tools/registry";
 
@@ -24,8 +25,15 @@ export interface Services {
   readonly store: EpisodeStore;
   readonly index: EpisodeIndex;
   readonly manager: EpisodeManager;
-  /** What every episode runs with (branches too). */
+  /** What every episode runs with (branches too) unless it names another tokenizer. */
   readonly runner: RunnerDeps;
+  /** The tokenizers an episode may name (`GET /api/tokenizers`). */
+  readonly tokenizers: TokenizerCatalog;
+  /**
+   * The runner for an episode that names a catalog tokenizer (loaded on first use, then cached);
+   * the default runner for none. Rejects a name the catalog lacks.
+   */
+  runnerFor(name: string | undefined): Promise<RunnerDeps>;
   close(): Promise<void>;
 }
 
@@ -50,7 +58,8 @@ export async function createServices(
   let sim: RunningSim | undefined;
   let urls = config.sglang;
   if (urls.length === 0) {
-    sim = await startSim({ port: 0 }, { tokenizer: config.tokenizer });
+    // Episodes may name any catalog tokenizer: the simulator serves each request's family.
+    sim = await startSim({ port: 0 }, { tokenizer: config.tokenizer, isTokenizerPerRequest: true });
     urls = [sim.url];
   }
   const sglang = new SglangClient({
@@ -78,11 +87,19 @@ export async function createServices(
   for (const problem of index.problems) console.warn(problem);
 
   const runner: RunnerDeps = { tokenizer, tokenizerName: config.tokenizer, client, registry };
+  const tokenizers = buildTokenizerCatalog(config.tokenizer);
+  const runnerFor = async (name: string | undefined): Promise<RunnerDeps> => {
+    if (name === undefined || name === tokenizers.list.default) return runner;
+    const source = tokenizers.resolve(name);
+    if (source === undefined) throw new Error(`unknown tokenizer "${name}"`);
+    // loadTokenizer loads each tokenizer once per process.
+    return { ...runner, tokenizer: await loadTokenizer(source), tokenizerName: source };
+  };
   const manager = new EpisodeManager({
     store,
     maxRunning: config.maxEpisodes,
     onStored: (trajectory, at) => index.add(trajectory, at),
-    run: (request, sink) => runEpisode(runner, request, sink),
+    run: async (request, sink) => runEpisode(await runnerFor(request.tokenizer), request, sink),
   });
 
   return {
@@ -96,6 +113,8 @@ export async function createServices(
     index,
     manager,
     runner,
+    tokenizers,
+    runnerFor,
     async close() {
       await manager.shutdown();
       await sglang.close();

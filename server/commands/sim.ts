@@ -15,6 +15,8 @@ export async function runSim({ values }: ParsedArgs<SimFlags>): Promise<number> 
   const options = parseSimOptions({
     policy: values.policy,
     tokenizer: values.tokenizer,
+    // Without --tokenizer every installed family is served, each request by its ids' family.
+    isTokenizerPerRequest: values.tokenizer === undefined,
     contextLength: number("context-length", values.contextLength),
     seed: number("seed", values.seed),
     logprobNoise: number("logprob-noise", values.logprobNoise),

@@ -108,7 +108,8 @@ export interface SimFlags {
   readonly host: string;
   readonly port: string;
   readonly policy: string;
-  readonly tokenizer: string;
+  /** Unset: each /generate request is served by its ids' family. */
+  readonly tokenizer?: string;
   readonly contextLength: string;
   readonly seed: string;
   readonly logprobNoise?: string;
@@ -354,8 +355,7 @@ export function simSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder",
-        d.tokenizer,
+        `serve only this family (qwen3, llama3; optional: docs/templates.md) or local HF model folder (default: each request's family from its first ids, among the installed ones, else ${d.tokenizer})`,
       ),
     )
     .addOption(option("--context-length <N>", "context window in tokens", String(d.contextLength)))

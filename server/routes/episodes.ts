@@ -4,7 +4,7 @@ import { trajectoryToAtif } from "../../src/core/formats/atif";
 import { readRolloutLens } from "../../src/core/formats/rolloutLens";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import {
-  episodeRequestSchema,
+  episodeRequestSchemaFor,
   type ForkEpisodeRequest,
   humanReplySchema,
 } from "../../src/core/wire/episodes";
@@ -23,14 +23,19 @@ export function episodesRoutes(options: {
   readonly listStored: () => Promise<readonly unknown[]>;
   /** Starts the branches of a fork request (`{"fork": …}`); without it forks are refused. */
   readonly startBranches?: (body: ForkEpisodeRequest) => Promise<BranchOutcome>;
+  /** Catalog names a new episode's `tokenizer` may take. */
+  readonly tokenizerNames: readonly string[];
+  /** Loads a named tokenizer before the episode starts, so a broken one is refused here. */
+  readonly prepareTokenizer?: (name: string) => Promise<unknown>;
   /** Caps open event streams; unlimited without one. */
   readonly sseGate?: SseGate;
 }) {
   const { manager } = options;
   const app = new Hono();
+  const requestSchema = episodeRequestSchemaFor(options.tokenizerNames);
 
   app.post("/", async (c) => {
-    const body = await readJsonBody(c, episodeRequestSchema);
+    const body = await readJsonBody(c, requestSchema);
     if (!body.ok) return c.json({ error: body.error }, 400);
     try {
       if ("fork" in body.value) {
@@ -38,6 +43,15 @@ export function episodesRoutes(options: {
         const started = await options.startBranches(body.value);
         if (!started.ok) return c.json({ error: started.error }, started.status);
         return c.json({ id: started.ids[0], ids: started.ids }, 201);
+      }
+      const { tokenizer } = body.value;
+      if (tokenizer !== undefined && options.prepareTokenizer) {
+        try {
+          await options.prepareTokenizer(tokenizer);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          return c.json({ error: `tokenizer: cannot load "${tokenizer}": ${reason}` }, 400);
+        }
       }
       const id = manager.start(body.value);
       return c.json({ id }, 201);

@@ -14,6 +14,7 @@ import {
   tokenizeBodySchema,
 } from "./requestSchema";
 import { errorResponseBody } from "./responses";
+import { createTokenizerPicker } from "./tokenizerPick";
 
 export interface SimApp {
   readonly app: Hono<{ Bindings: SimBindings }>;
@@ -159,6 +160,11 @@ export async function createSimApp(input: SimOptionsInput = {}): Promise<SimApp>
   const ctx: SimContext = {
     options,
     tokenizer,
+    pickTokenizer: createTokenizerPicker({
+      tokenizer,
+      tokenizerName: options.tokenizer,
+      isForced: !options.isTokenizerPerRequest,
+    }),
     cache: createPrefixCache(),
     registry: createRegistry(),
     pickFault: createFaultPicker(options.faults),

@@ -213,8 +213,15 @@ function truncate(value: unknown): string {
   return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
 }
 
+/** The first prompt's ids (a batch's first row), what the request's family is read from. */
+function firstPromptIds(inputIds: readonly number[] | readonly number[][] | null | undefined) {
+  const first = inputIds?.[0];
+  if (first === undefined) return [];
+  return Array.isArray(first) ? first : (inputIds as readonly number[]);
+}
+
 /** `POST|PUT /generate`: validate like SGLang, maybe inject a fault, then play the policy's reply. */
-export async function handleGenerate(ctx: SimContext, c: SimHonoContext): Promise<Response> {
+export async function handleGenerate(simCtx: SimContext, c: SimHonoContext): Promise<Response> {
   const json = await readJson(c);
   if (!json.ok) return json.response;
   const parsed = generateBodySchema.safeParse(json.value);
@@ -222,6 +229,9 @@ export async function handleGenerate(ctx: SimContext, c: SimHonoContext): Promis
     const message = describeSchemaError(parsed.error, "GenerateReqInput");
     return jsonResponse(400, errorResponseBody(400, "Bad Request", message));
   }
+  // This request's tokenizer, and so its family's dialect (the default one for a text prompt).
+  const tokenizer = await simCtx.pickTokenizer(firstPromptIds(parsed.data.input_ids));
+  const ctx: SimContext = tokenizer === simCtx.tokenizer ? simCtx : { ...simCtx, tokenizer };
   let call: GenerateCall;
   try {
     call = normalizeRequest(parsed.data, {

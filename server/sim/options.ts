@@ -43,6 +43,11 @@ export const simOptionsSchema = z.object({
   policy: policyNameSchema.default(SIM_DEFAULTS.policy),
   /** Short name (`qwen3`, `llama3`) or a local model folder, as `loadTokenizer` takes it. */
   tokenizer: z.string().min(1).default(SIM_DEFAULTS.tokenizer),
+  /**
+   * Each /generate request is served by the installed family its first ids belong to (loaded on
+   * first use), `tokenizer` only when none matches; false: `tokenizer` serves every request.
+   */
+  isTokenizerPerRequest: z.boolean().default(false),
   /** Context window in tokens, reported as `max_model_len` / `context_length`. */
   contextLength: z.number().int().positive().default(SIM_DEFAULTS.contextLength),
   /** Base seed for logprobs when a request sends no `sampling_seed`. */

@@ -12,6 +12,7 @@ const form: PlaygroundForm = {
   topK: "",
   topLogprobs: "",
   policy: "calculator",
+  tokenizer: "",
   isStreaming: true,
 };
 
@@ -40,6 +41,7 @@ describe("buildStartRequest", () => {
         topK: "-1",
         topLogprobs: "0",
         policy: "looping",
+        tokenizer: "llama3_1",
         isStreaming: false,
       },
       true,
@@ -55,6 +57,7 @@ describe("buildStartRequest", () => {
         top_logprobs_num: 0,
         sampling_params: { max_new_tokens: 256, temperature: 0, top_p: 0.9, top_k: -1 },
         policy: "looping",
+        tokenizer: "llama3_1",
       },
     });
   });

@@ -14,6 +14,8 @@ export interface PlaygroundForm {
   readonly topLogprobs: string;
   /** Simulator policy; empty = the simulator's default (and never sent to a real SGLang). */
   readonly policy: string;
+  /** A tokenizer of the catalog, whose family the episode speaks; empty = the server's default. */
+  readonly tokenizer: string;
   readonly isStreaming: boolean;
 }
 
@@ -98,6 +100,7 @@ export function buildStartRequest(form: PlaygroundForm, isSimulated: boolean): B
     ...(topLogprobs.value === undefined ? {} : { top_logprobs_num: topLogprobs.value }),
     ...(Object.keys(sampling).length === 0 ? {} : { sampling_params: sampling }),
     ...(isSimulated && form.policy !== "" ? { policy: form.policy } : {}),
+    ...(form.tokenizer === "" ? {} : { tokenizer: form.tokenizer }),
   };
   return { ok: true, request };
 }

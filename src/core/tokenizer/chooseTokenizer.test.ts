@@ -24,9 +24,9 @@ describe("chooseTokenizer", () => {
       out: { name: "qwen3", reason: "recorded" },
     },
     {
-      why: "a Llama 3.1 model id",
+      why: "a Llama 3.1 model id without the llama3_1 tokenizer: Llama 3's, and the reason says so",
       input: { recorded: ["meta-llama/Llama-3.1-8B-Instruct"], firstIds: [] },
-      out: { name: "llama3", reason: "recorded" },
+      out: { name: "llama3", reason: "recorded-related" },
     },
     {
       why: "the model field when the tokenizer field is absent",
@@ -113,6 +113,27 @@ describe("chooseTokenizerFor", () => {
     const t = trajectory([promptSegment([128000, 128006]), modelSegment([1, 2, 3, 4, 5, 6, 7], 1)]);
     expect(leadingIds(t)).toEqual([128000, 128006, 1, 2, 3, 4, 5, 6]);
     expect(chooseTokenizerFor(t, context)).toEqual({ name: "llama3", reason: "ids" });
+  });
+
+  it("maps a Llama 3.1 model id to llama3_1 when that tokenizer is installed", () => {
+    const choice = chooseTokenizer({
+      picked: undefined,
+      recorded: [undefined, "meta-llama/Llama-3.1-8B-Instruct"],
+      firstIds: LLAMA_START,
+      names: [...BUNDLED, "llama3_1"],
+      fallback: "qwen3",
+    });
+    expect(choice).toEqual({ name: "llama3_1", reason: "recorded" });
+    // A Llama 3 model id stays on llama3 even when llama3_1 is installed.
+    expect(
+      chooseTokenizer({
+        picked: undefined,
+        recorded: ["meta-llama/Meta-Llama-3-8B-Instruct"],
+        firstIds: [],
+        names: [...BUNDLED, "llama3_1"],
+        fallback: "qwen3",
+      }),
+    ).toEqual({ name: "llama3", reason: "recorded" });
   });
 
   it("prefers the record's model over the ids, and takes the default with no trajectory", () => {

@@ -7,12 +7,14 @@ import type { Trajectory } from "../trajectory/types";
  */
 
 /** How the tokenizer was chosen: named by the user, by the record, recognised from the ids, or the server's default. */
-export type TokenizerReason = "picked" | "recorded" | "ids" | "default";
+export type TokenizerReason = "picked" | "recorded" | "recorded-related" | "ids" | "default";
 
 /** Why a tokenizer was chosen, in words: the browser shows it beside the view, the CLI prints it. */
 export const TOKENIZER_REASON_TEXT: Readonly<Record<TokenizerReason, string>> = {
   picked: "picked by the user",
   recorded: "named by the record",
+  "recorded-related":
+    "the record names Llama 3.1, whose tokenizer is not installed: Llama 3's reads the same ids",
   ids: "recognised from the first token ids",
   default: "the default: the record names none and its first ids match no known family",
 };
@@ -68,16 +70,34 @@ function nameOfFamily(family: string, names: readonly string[]): string | undefi
   return best;
 }
 
+/**
+ * Families a model name may name that share a signature family's vocabulary, most specific first:
+ * a Llama 3.1 model (`meta-llama/Llama-3.1-8B-Instruct`) is read with the llama3_1 tokenizer when
+ * it is installed, else with Llama 3's (same ids; only special-token names differ).
+ */
+const RELATED_FAMILIES: readonly { readonly family: string; readonly instead: string }[] = [
+  { family: "llama31", instead: "llama3" },
+];
+
 /** The catalog name a recorded tokenizer or model string (`Qwen/Qwen3-4B`, a folder path) stands for. */
-function nameOfRecorded(recorded: string, names: readonly string[]): string | undefined {
+function nameOfRecorded(recorded: string, names: readonly string[]): TokenizerChoice | undefined {
+  const found = (name: string | undefined): TokenizerChoice | undefined =>
+    name === undefined ? undefined : { name, reason: "recorded" };
   const exact = names.find((name) => name === recorded);
-  if (exact !== undefined) return exact;
+  if (exact !== undefined) return found(exact);
   const base = recorded.split(/[\\/]/).filter(Boolean).at(-1) ?? recorded;
   const byBase = names.find((name) => name === base);
-  if (byBase !== undefined) return byBase;
+  if (byBase !== undefined) return found(byBase);
   const wanted = normalized(recorded);
+  for (const { family, instead } of RELATED_FAMILIES) {
+    if (!wanted.includes(family)) continue;
+    const own = names.find((name) => normalized(name) === family);
+    if (own !== undefined) return found(own);
+    const other = nameOfFamily(instead, names);
+    if (other !== undefined) return { name: other, reason: "recorded-related" };
+  }
   for (const { family } of FAMILY_SIGNATURES) {
-    if (wanted.includes(family)) return nameOfFamily(family, names);
+    if (wanted.includes(family)) return found(nameOfFamily(family, names));
   }
   return undefined;
 }
@@ -133,8 +153,8 @@ export function chooseTokenizer(input: {
   if (picked !== undefined) return { name: picked, reason: "picked" };
   for (const value of recorded) {
     if (value === undefined || value === "") continue;
-    const name = nameOfRecorded(value, names);
-    if (name !== undefined) return { name, reason: "recorded" };
+    const choice = nameOfRecorded(value, names);
+    if (choice !== undefined) return choice;
   }
   const family = signatureOfIds(firstIds)?.family;
   if (family !== undefined) {

@@ -19,6 +19,8 @@ export const startEpisodeSchema = z
     mock_replies: z.record(z.string(), z.array(z.string().max(1_000_000)).max(1_000)).optional(),
     enable_thinking: z.boolean().optional(),
     stream: z.boolean().optional(),
+    /** A tokenizer of the catalog (`GET /api/tokenizers`); its family decides suffix and tool calls. */
+    tokenizer: z.string().min(1, "tokenizer must not be empty").max(200).optional(),
     /** Alternatives recorded per model token (SGLang `top_logprobs_num`); 0 turns them off. */
     top_logprobs_num: z
       .number()
@@ -76,7 +78,8 @@ export type ForkSpec = z.infer<typeof forkSpecSchema>;
  * (`n`, each its own seed), and the settings of a normal episode except its prompt.
  */
 export const forkEpisodeSchema = startEpisodeSchema
-  .omit({ prompt: true, system: true })
+  // A branch goes on in its parent's ids, so it keeps the server's tokenizer.
+  .omit({ prompt: true, system: true, tokenizer: true })
   .extend({
     fork: forkSpecSchema,
     n: z.int().min(1).max(MAX_BRANCHES, `n must be at most ${MAX_BRANCHES}`).optional(),
@@ -95,6 +98,24 @@ export const episodeRequestSchema = z.unknown().transform((raw, ctx) => {
   }
   return z.NEVER;
 });
+
+/**
+ * `episodeRequestSchema` that also checks a new episode's `tokenizer` against the catalog's
+ * names: an unknown one is refused with the field and every choice named.
+ */
+export function episodeRequestSchemaFor(names: readonly string[]) {
+  return episodeRequestSchema.check((ctx) => {
+    const value = ctx.value;
+    if (!("tokenizer" in value) || value.tokenizer === undefined) return;
+    if (names.includes(value.tokenizer)) return;
+    ctx.issues.push({
+      code: "custom",
+      input: value.tokenizer,
+      path: ["tokenizer"],
+      message: `unknown tokenizer "${value.tokenizer}"; choose one of ${names.join(", ")}`,
+    });
+  });
+}
 
 /** Body of `POST /api/episodes/:id/human-reply`. */
 export const humanReplySchema = z.object({ reply: z.string().max(1_000_000) }).strict();

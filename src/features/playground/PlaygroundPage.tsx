@@ -18,13 +18,19 @@ export function PlaygroundPage({ history }: { readonly history?: ReactNode }) {
   const [searchParams, setSearchParams] = useSearchParams();
   const episodeId = searchParams.get("episode") ?? undefined;
   const { data: health } = useQuery(healthQueries.status());
+  const episodeTokenizer = searchParams.get("tokenizer") ?? health?.tokenizer;
   const form = usePlaygroundForm();
   const queryClient = useQueryClient();
   const [errors, setErrors] = useState<Partial<Record<FormField, string>>>({});
   const start = useMutation({
     mutationFn: startEpisode,
-    onSuccess: (id) => {
-      setSearchParams({ episode: id });
+    // An episode on another tokenizer than the server's names it in the URL: its ids decode with it.
+    onSuccess: (id, request) => {
+      setSearchParams(
+        request.tokenizer === undefined
+          ? { episode: id }
+          : { episode: id, tokenizer: request.tokenizer },
+      );
       void queryClient.invalidateQueries({ queryKey: episodeQueries.all() });
     },
   });
@@ -43,7 +49,7 @@ export function PlaygroundPage({ history }: { readonly history?: ReactNode }) {
       </aside>
       <section className={styles.main}>
         {episodeId ? (
-          <LiveRun key={episodeId} episodeId={episodeId} tokenizer={health?.tokenizer} />
+          <LiveRun key={episodeId} episodeId={episodeId} tokenizer={episodeTokenizer} />
         ) : (
           <div className={styles.empty}>
             <p>Run an episode to see its tokens arrive, segment by segment.</p>

@@ -1,4 +1,7 @@
+import { useQuery } from "@tanstack/react-query";
 import type { Health } from "../../api/health";
+import { tokenizerQueries } from "../../api/tokenizers";
+import { familyById, familyToolsText } from "../../core/families/families";
 import type { FormField } from "../../core/playground/startRequest";
 import { formActions, usePlaygroundForm } from "./playgroundFormStore";
 import styles from "./RunForm.module.css";
@@ -18,6 +21,42 @@ interface RunFormProps {
   readonly errors: Partial<Record<FormField, string>>;
   readonly isStarting: boolean;
   readonly onRun: () => void;
+}
+
+/** The episode's tokenizer (its family's chat format and tool calls), from `/api/tokenizers`. */
+function TokenizerPicker({ error }: { readonly error: string | undefined }) {
+  const form = usePlaygroundForm();
+  const { data: catalog, error: catalogError } = useQuery(tokenizerQueries.catalog());
+  const shown = form.tokenizer === "" ? catalog?.default : form.tokenizer;
+  const family = shown === undefined ? undefined : familyById(shown);
+  const note = (name: string) => {
+    const f = familyById(name);
+    return f ? familyToolsText(f) : "a local model folder: its family is read from its template";
+  };
+  return (
+    <label className={styles.block}>
+      <span>tokenizer / family</span>
+      <select
+        aria-label="tokenizer"
+        value={form.tokenizer}
+        onChange={(e) => formActions.fieldEdited("tokenizer", e.target.value)}
+      >
+        <option value="">{`server default${catalog ? ` (${catalog.default})` : ""}`}</option>
+        {(catalog?.tokenizers ?? []).map((t) => (
+          <option key={t.name} value={t.name} title={note(t.name)}>
+            {familyById(t.name)?.label ?? t.name} ({t.name})
+          </option>
+        ))}
+      </select>
+      {family && (
+        <span className={styles.note} data-testid="picked-family">
+          {familyToolsText(family)}
+        </span>
+      )}
+      {catalogError && <FieldError message={`tokenizers: ${catalogError.message}`} />}
+      <FieldError message={error} />
+    </label>
+  );
 }
 
 function FieldError({ message }: { readonly message: string | undefined }) {
@@ -56,6 +95,7 @@ export function RunForm({ health, errors, isStarting, onRun }: RunFormProps) {
         />
         <FieldError message={errors.prompt} />
       </label>
+      <TokenizerPicker error={errors.tokenizer} />
       <fieldset className={styles.tools}>
         <legend>tools</legend>
         {(health?.tools ?? []).map((name) => (

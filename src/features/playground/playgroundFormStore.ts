@@ -21,6 +21,7 @@ const useFormStore = create<FormState>()((set) => ({
   topK: "",
   topLogprobs: "5",
   policy: "calculator",
+  tokenizer: "",
   isStreaming: true,
   fieldEdited: (field, value) => set({ [field]: value }),
   toolToggled: (name) =>
