@@ -308,10 +308,14 @@ export function addToCharts(
         beyond2x++;
         if (abs > LN5) beyond5x++;
       }
-      const bin = histogramBin(d);
-      if (bin < 0) under++;
-      else if (bin >= HIST_BINS) over++;
-      else histogram[bin] = (histogram[bin] as number) + 1;
+      // histogramBin(d) written out; `| 0` is Math.floor on [0, HIST_BINS).
+      const binAt = d * BIN_SCALE + BIN_OFFSET;
+      if (binAt < 0) under++;
+      else if (binAt >= HIST_BINS) over++;
+      else {
+        const bin = binAt | 0;
+        histogram[bin] = (histogram[bin] as number) + 1;
+      }
       // The bucket of p = e^y without an exp: the last log threshold y reaches (most tokens are
       // confident, so the search starts at the top).
       // The top bucket (p >= 0.9, most tokens) is kept in locals.
