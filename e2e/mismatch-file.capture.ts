@@ -1,4 +1,4 @@
-import { test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { nemoRlMismatchFile } from "./fixtures/mismatchFiles";
 
 // The file-wide mismatch charts of a NeMo-RL dump (docs/mismatch.md, README): `npm run screenshots`.
@@ -16,6 +16,8 @@ for (const theme of ["light", "dark"] as const) {
     await page.getByRole("button", { name: "Check mismatch" }).click();
     const panel = page.getByTestId("file-mismatch");
     await panel.getByTestId("mismatch-worst").waitFor();
+    // The worst tokens' text, decoded by the tokenizer worker.
+    await expect(panel.getByTestId("mismatch-worst-text").first()).not.toHaveText("…");
     await panel.screenshot({ path: `docs/screenshots/mismatch-file-${theme}.png` });
   });
 }

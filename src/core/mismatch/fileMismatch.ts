@@ -271,18 +271,11 @@ export function addToCharts(
   let under = 0;
   let over = 0;
   let k = 0;
-  for (let p = 0; p < PROB_BUCKETS; p++) {
-    const pb = byProbability[p] as MismatchBucket;
-    probCount[p] = pb.count;
-    probSum[p] = pb.sumAbsDelta;
-    probMax[p] = pb.maxAbsDelta;
-    probFar[p] = pb.beyond2x;
-  }
-  const top = byProbability[PROB_BUCKETS - 1] as MismatchBucket;
-  let topCount = top.count;
-  let topSum = top.sumAbsDelta;
-  let topMax = top.maxAbsDelta;
-  let topFar = top.beyond2x;
+  loadProbBuckets(byProbability);
+  let topCount = probCount[PROB_BUCKETS - 1] as number;
+  let topSum = probSum[PROB_BUCKETS - 1] as number;
+  let topMax = probMax[PROB_BUCKETS - 1] as number;
+  let topFar = probFar[PROB_BUCKETS - 1] as number;
   for (const seg of t.segments) {
     const mask = seg.lossMask;
     const lps = seg.logprobs;
@@ -308,10 +301,14 @@ export function addToCharts(
         beyond2x++;
         if (abs > LN5) beyond5x++;
       }
-      const bin = histogramBin(d);
-      if (bin < 0) under++;
-      else if (bin >= HIST_BINS) over++;
-      else histogram[bin] = (histogram[bin] as number) + 1;
+      // histogramBin(d) written out; `| 0` is Math.floor on [0, HIST_BINS).
+      const binAt = d * BIN_SCALE + BIN_OFFSET;
+      if (binAt < 0) under++;
+      else if (binAt >= HIST_BINS) over++;
+      else {
+        const bin = binAt | 0;
+        histogram[bin] = (histogram[bin] as number) + 1;
+      }
       // The bucket of p = e^y without an exp: the last log threshold y reaches (most tokens are
       // confident, so the search starts at the top).
       // The top bucket (p >= 0.9, most tokens) is kept in locals.
@@ -366,17 +363,7 @@ export function addToCharts(
     }
   }
   addPosition(posBucket, posCount, posSum, posMax, posFar);
-  probCount[PROB_BUCKETS - 1] = topCount;
-  probSum[PROB_BUCKETS - 1] = topSum;
-  probMax[PROB_BUCKETS - 1] = topMax;
-  probFar[PROB_BUCKETS - 1] = topFar;
-  for (let p = 0; p < PROB_BUCKETS; p++) {
-    const pb = byProbability[p] as MismatchBucket;
-    pb.count = probCount[p] as number;
-    pb.sumAbsDelta = probSum[p] as number;
-    pb.maxAbsDelta = probMax[p] as number;
-    pb.beyond2x = probFar[p] as number;
-  }
+  storeProbBuckets(byProbability, topCount, topSum, topMax, topFar);
   charts.compared += compared;
   charts.beyond2x += beyond2x;
   charts.beyond5x += beyond5x;
@@ -391,6 +378,38 @@ export function addToCharts(
     meanAbsDelta: compared === 0 ? 0 : sumAbs / compared,
     fractionCorrected: compared === 0 ? 0 : corrected / compared,
   };
+}
+
+/** The probability buckets' fields into the scratch arrays, at the start of a row. */
+function loadProbBuckets(byProbability: readonly MismatchBucket[]): void {
+  for (let p = 0; p < PROB_BUCKETS; p++) {
+    const pb = byProbability[p] as MismatchBucket;
+    probCount[p] = pb.count;
+    probSum[p] = pb.sumAbsDelta;
+    probMax[p] = pb.maxAbsDelta;
+    probFar[p] = pb.beyond2x;
+  }
+}
+
+/** The scratch arrays (and the top bucket's locals) back into the buckets, at the end of a row. */
+function storeProbBuckets(
+  byProbability: readonly MismatchBucket[],
+  topCount: number,
+  topSum: number,
+  topMax: number,
+  topFar: number,
+): void {
+  probCount[PROB_BUCKETS - 1] = topCount;
+  probSum[PROB_BUCKETS - 1] = topSum;
+  probMax[PROB_BUCKETS - 1] = topMax;
+  probFar[PROB_BUCKETS - 1] = topFar;
+  for (let p = 0; p < PROB_BUCKETS; p++) {
+    const pb = byProbability[p] as MismatchBucket;
+    pb.count = probCount[p] as number;
+    pb.sumAbsDelta = probSum[p] as number;
+    pb.maxAbsDelta = probMax[p] as number;
+    pb.beyond2x = probFar[p] as number;
+  }
 }
 
 /**
