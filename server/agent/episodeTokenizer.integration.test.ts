@@ -96,6 +96,21 @@ describe("POST /api/episodes with a tokenizer", () => {
         expect(family?.addedTokenNames?.[128010]).toBe("<|python_tag|>");
         expect(line.token_ids).toContain(128010);
       }
+      // A branch at the second model turn goes on in the parent's tokenizer and family.
+      const second = line.segments.filter((s) => s.kind === "model")[1];
+      if (!second) throw new Error("no second model turn");
+      const forked = await post({ fork: { episode: id, index: second.start } });
+      expect(forked.status, await forked.clone().text()).toBe(201);
+      const { id: branchId } = (await forked.json()) as { id: string };
+      await (await app.request(`/api/episodes/${branchId}/events`)).text();
+      const branch = rolloutLensLineSchema.parse(
+        await (await app.request(`/api/episodes/${branchId}`)).json(),
+      );
+      expect(branch.status, JSON.stringify(branch.metadata)).toBe("completed");
+      expect(branch.tokenizer).toBe(name);
+      expect(branch.token_ids.slice(0, second.start)).toEqual(
+        line.token_ids.slice(0, second.start),
+      );
     },
     120_000,
   );
