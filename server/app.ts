@@ -46,6 +46,7 @@ export function buildApp(
           {
             manager,
             runner: services.runner,
+            runnerFor: services.runnerFor,
             findStored: (id) => index.find(id),
             files: registerFiles(config.files, config.data),
           },

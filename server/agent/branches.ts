@@ -21,6 +21,11 @@ export type BranchOutcome =
 export interface BranchDeps {
   readonly manager: EpisodeManager;
   readonly runner: RunnerDeps;
+  /**
+   * The runner of a catalog tokenizer (rejects other names): a branch of an episode that ran on
+   * another tokenizer than the server's goes on in that tokenizer's family.
+   */
+  readonly runnerFor?: (name: string) => Promise<RunnerDeps>;
   /** A finished episode of the data file, as its stored rollout-lens/v1 object. */
   readonly findStored: (id: string) => Promise<unknown | undefined>;
   /** The files the server may read (`/api/files`); a file row is read, never written. */
@@ -168,13 +173,19 @@ export async function startBranches(
       ? await findEpisode(deps, body.fork.episode)
       : await findFileRow(deps.files, body.fork);
   if (!("trajectory" in found)) return { ok: false, status: found.status, error: found.error };
-  const prefix = prefixFor(found.trajectory, body, deps.runner);
+  const named = found.trajectory.tokenizer;
+  // A parent whose tokenizer the catalog lacks keeps the server's: forkPrefix says if it misfits.
+  const runner =
+    named === undefined || deps.runnerFor === undefined
+      ? deps.runner
+      : await deps.runnerFor(named).catch(() => deps.runner);
+  const prefix = prefixFor(found.trajectory, body, runner);
   if ("error" in prefix) return { ok: false, status: 400, error: prefix.error };
   const requests = branchRequests(found.trajectory, body, body.n ?? 1);
   const ids = deps.manager.startMany(
     requests.map((request) => ({
       request,
-      run: (sink) => runBranch(deps.runner, request, sink, prefix),
+      run: (sink) => runBranch(runner, request, sink, prefix),
     })),
   );
   return { ok: true, ids };

@@ -15,7 +15,14 @@ import type { ModelClient } from "./modelClient";
  * family, and the family's parser reads the calls.
  */
 
-const LLAMA31_CALLS = ["llama3_1", "qwen3"] as const;
+const TOOL_FAMILIES = ["llama3_1", "deepseek_v3", "gptoss", "qwen3"] as const;
+/** The first id each family's prompt starts with. */
+const FIRST_ID: Record<(typeof TOOL_FAMILIES)[number], number> = {
+  llama3_1: 128000,
+  deepseek_v3: 0,
+  gptoss: 200006,
+  qwen3: 151644,
+};
 
 describe("POST /api/episodes with a tokenizer", () => {
   let services: Services;
@@ -56,7 +63,7 @@ describe("POST /api/episodes with a tokenizer", () => {
     expect(((await res.json()) as { error: string }).error).toMatch(/tokenizer/);
   });
 
-  it.each(LLAMA31_CALLS)(
+  it.each(TOOL_FAMILIES)(
     "runs a two-call calculator episode with tokenizer %s",
     async (name) => {
       inputs.length = 0;
@@ -84,11 +91,26 @@ describe("POST /api/episodes with a tokenizer", () => {
       // The ids are the named family's: Llama 3.1's calls open with <|python_tag|>.
       const family = familyById(name);
       const first = inputs[0]?.[0];
-      expect(first).toBe(name === "llama3_1" ? 128000 : 151644);
+      expect(first).toBe(FIRST_ID[name]);
       if (name === "llama3_1") {
         expect(family?.addedTokenNames?.[128010]).toBe("<|python_tag|>");
         expect(line.token_ids).toContain(128010);
       }
+      // A branch at the second model turn goes on in the parent's tokenizer and family.
+      const second = line.segments.filter((s) => s.kind === "model")[1];
+      if (!second) throw new Error("no second model turn");
+      const forked = await post({ fork: { episode: id, index: second.start } });
+      expect(forked.status, await forked.clone().text()).toBe(201);
+      const { id: branchId } = (await forked.json()) as { id: string };
+      await (await app.request(`/api/episodes/${branchId}/events`)).text();
+      const branch = rolloutLensLineSchema.parse(
+        await (await app.request(`/api/episodes/${branchId}`)).json(),
+      );
+      expect(branch.status, JSON.stringify(branch.metadata)).toBe("completed");
+      expect(branch.tokenizer).toBe(name);
+      expect(branch.token_ids.slice(0, second.start)).toEqual(
+        line.token_ids.slice(0, second.start),
+      );
     },
     120_000,
   );

@@ -136,6 +136,37 @@ describe("chooseTokenizerFor", () => {
     ).toEqual({ name: "llama3", reason: "recorded" });
   });
 
+  it.each([
+    ["gptoss", [200006, 17360, 200008, 3575]],
+    ["gemma3", [2, 105, 2364, 107]],
+    ["deepseek_v3", [0, 128803, 3085, 344]],
+    ["deepseek_v3", [0, 14885, 270, 17612, 16, 128803, 3085]],
+  ])("recognises %s from how its ids start, when it is installed", (family, ids) => {
+    const names = [...BUNDLED, "deepseek_v3", "gptoss", "gemma3"];
+    const pick = (firstIds: number[], among: string[]) =>
+      chooseTokenizer({
+        picked: undefined,
+        recorded: [],
+        firstIds,
+        names: among,
+        fallback: "qwen3",
+      });
+    expect(pick(ids, names)).toEqual({ name: family, reason: "ids" });
+    // Not installed: the default, not a wrong family.
+    expect(pick(ids, BUNDLED)).toEqual({ name: "qwen3", reason: "default" });
+  });
+
+  it("needs the whole start: ordinary ids 0, 2 or 105 alone name no family", () => {
+    for (const ids of [
+      [0, 5, 6],
+      [2, 3, 105],
+      [7, 105, 2],
+      [0, 1, 2, 3, 4, 5, 6, 7, 128803],
+    ]) {
+      expect(signatureOfIds(ids)).toBeUndefined();
+    }
+  });
+
   it("prefers the record's model over the ids, and takes the default with no trajectory", () => {
     const t = trajectory([promptSegment(LLAMA_START)], { model: "Qwen/Qwen3-8B" });
     expect(chooseTokenizerFor(t, context)).toEqual({ name: "qwen3", reason: "recorded" });

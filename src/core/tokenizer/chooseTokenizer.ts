@@ -51,6 +51,33 @@ export const FAMILY_SIGNATURES: readonly FamilySignature[] = [
   },
 ];
 
+/**
+ * Families whose ids are ordinary tokens of other vocabularies, recognised only by how a sequence
+ * starts: these exact first ids, then (`within`) one of the given ids among the first few. gpt-oss's
+ * `<|start|>`, Gemma's `<bos><start_of_turn>`, DeepSeek's `<｜begin▁of▁sentence｜>` followed (after
+ * a short system prompt at most) by `<｜User｜>`.
+ */
+export const START_SIGNATURES: readonly (FamilySignature & {
+  readonly within?: readonly { readonly id: number; readonly text: string }[];
+})[] = [
+  { family: "gptoss", tokens: [{ id: 200006, text: "<|start|>" }] },
+  {
+    family: "gemma3",
+    tokens: [
+      { id: 2, text: "<bos>" },
+      { id: 105, text: "<start_of_turn>" },
+    ],
+  },
+  {
+    family: "deepseek_v3",
+    tokens: [{ id: 0, text: "<｜begin▁of▁sentence｜>" }],
+    within: [
+      { id: 128803, text: "<｜User｜>" },
+      { id: 128804, text: "<｜Assistant｜>" },
+    ],
+  },
+];
+
 /** How many leading ids are searched for a signature: the template's first tokens. */
 export const SIGNATURE_WINDOW = 8;
 
@@ -60,7 +87,8 @@ function normalized(name: string): string {
 }
 
 /** The catalog name of `family` (exact, else the longest name containing it), or undefined. */
-function nameOfFamily(family: string, names: readonly string[]): string | undefined {
+function nameOfFamily(familyId: string, names: readonly string[]): string | undefined {
+  const family = normalized(familyId);
   let best: string | undefined;
   for (const name of names) {
     const n = normalized(name);
@@ -111,9 +139,29 @@ export interface SignatureHit {
   readonly index: number;
 }
 
+/** A start signature the ids begin with: its last start token (or the `within` id found). */
+function startSignatureOf(ids: ArrayLike<number>, end: number): SignatureHit | undefined {
+  for (const { family, tokens, within } of START_SIGNATURES) {
+    if (!tokens.every((t, index) => ids[index] === t.id)) continue;
+    if (within === undefined) {
+      const index = tokens.length - 1;
+      const token = tokens[index];
+      if (token) return { family, id: token.id, text: token.text, index };
+      continue;
+    }
+    for (let index = tokens.length; index < end; index++) {
+      const token = within.find((t) => t.id === ids[index]);
+      if (token) return { family, id: token.id, text: token.text, index };
+    }
+  }
+  return undefined;
+}
+
 /** The first signature id among the first few ids (token-index space), if any. */
 export function signatureOfIds(ids: ArrayLike<number>): SignatureHit | undefined {
   const end = Math.min(ids.length, SIGNATURE_WINDOW);
+  const start = startSignatureOf(ids, end);
+  if (start !== undefined) return start;
   for (let index = 0; index < end; index++) {
     const id = ids[index];
     for (const { family, tokens } of FAMILY_SIGNATURES) {
@@ -158,7 +206,7 @@ export function chooseTokenizer(input: {
   }
   const family = signatureOfIds(firstIds)?.family;
   if (family !== undefined) {
-    if (normalized(fallback).includes(family)) return { name: fallback, reason: "ids" };
+    if (normalized(fallback).includes(normalized(family))) return { name: fallback, reason: "ids" };
     const name = nameOfFamily(family, names);
     if (name !== undefined) return { name, reason: "ids" };
   }
