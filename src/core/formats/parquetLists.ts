@@ -225,3 +225,109 @@ export function readNumberListChunk(
   }
   return rows;
 }
+
+/**
+ * One column chunk of a number list as flat typed arrays instead of a JS array per row: row r's
+ * entries are values[starts[r] .. starts[r + 1]), a null entry NaN and counted in `nullEntries`,
+ * a null list flagged in `nullList`. What per-row summaries need (lengths, sums, bounds) without
+ * a JS array per row. Undefined where readNumberListChunk is.
+ */
+export interface NumberListColumn {
+  readonly rows: number;
+  readonly starts: Int32Array;
+  readonly values: Float64Array;
+  readonly nullList: Uint8Array;
+  readonly nullEntries: Int32Array;
+}
+
+/** A growable Float64Array. */
+class Floats {
+  data = new Float64Array(1 << 16);
+  length = 0;
+  reserve(n: number): void {
+    if (this.length + n <= this.data.length) return;
+    const next = new Float64Array(Math.max(this.length + n, this.data.length * 2));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+}
+
+export function readNumberListColumn(
+  bytes: Uint8Array,
+  path: readonly SchemaTree[],
+  meta: Pick<ColumnMetaData, "codec">,
+  compressors?: Compressors,
+): NumberListColumn | undefined {
+  const leaf = path[3]?.element;
+  if (!leaf?.type || !isNumberListPath(path)) return undefined;
+  const listDef = path[1]?.element.repetition_type === "OPTIONAL" ? 1 : 0;
+  const repeatedDef = listDef + 1;
+  const maxDef = repeatedDef + (leaf.repetition_type === "OPTIONAL" ? 1 : 0);
+  const context: ChunkContext = {
+    type: leaf.type,
+    maxDef,
+    codec: meta.codec,
+    compressors,
+    dictionary: undefined,
+  };
+  const starts: number[] = [];
+  const nullList: number[] = [];
+  const nullEntries: number[] = [];
+  const out = new Floats();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const reader = { view, offset: 0 };
+  while (reader.offset < bytes.byteLength - 1) {
+    const header = parquetHeader(reader);
+    const body = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
+    reader.offset += header.compressed_page_size;
+    if (header.type === "DICTIONARY_PAGE") {
+      const dictionaryPage = header.dictionary_page_header;
+      if (!dictionaryPage) return undefined;
+      const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
+      const pageReader = {
+        view: new DataView(page.buffer, page.byteOffset, page.byteLength),
+        offset: 0,
+      };
+      context.dictionary = readPlain(pageReader, leaf.type, dictionaryPage.num_values, undefined);
+      continue;
+    }
+    if (header.type !== "DATA_PAGE" && header.type !== "DATA_PAGE_V2") continue;
+    const data = readPage(body, header, context);
+    if (!data) return undefined;
+    const { rep, def, values } = data;
+    out.reserve(def.length);
+    const dst = out.data;
+    let at = out.length;
+    let v = 0;
+    for (let k = 0; k < def.length; k++) {
+      const d = def[k] as number;
+      if (rep[k] === 0) {
+        // A new row: a null list, an empty one, or a list starting here.
+        starts.push(at);
+        nullList.push(d < listDef ? 1 : 0);
+        nullEntries.push(0);
+        if (d < repeatedDef) continue;
+      } else if (starts.length === 0) return undefined;
+      if (d === maxDef) {
+        const x = values[v++];
+        const n = typeof x === "bigint" ? Number(x) : (x as number);
+        // Beyond 2^53 the exact reader keeps a string: left to it.
+        if (typeof x === "bigint" && !Number.isSafeInteger(n)) return undefined;
+        dst[at++] = n;
+      } else {
+        dst[at++] = Number.NaN;
+        const last = nullEntries.length - 1;
+        nullEntries[last] = (nullEntries[last] ?? 0) + 1;
+      }
+    }
+    out.length = at;
+  }
+  starts.push(out.length);
+  return {
+    rows: nullList.length,
+    starts: Int32Array.from(starts),
+    values: out.data.subarray(0, out.length),
+    nullList: Uint8Array.from(nullList),
+    nullEntries: Int32Array.from(nullEntries),
+  };
+}
