@@ -1,4 +1,4 @@
-import { parquetReadObjects, parquetSchema } from "hyparquet";
+import { type ColumnMetaData, parquetReadObjects, parquetSchema } from "hyparquet";
 import { getTreePath } from "hyparquet/src/schema.js";
 import { type ParquetFile, plainValue, recordOfPlainRow } from "../formats/parquet";
 import { PARQUET_COMPRESSORS } from "../formats/parquetCodecs";
@@ -58,14 +58,7 @@ const INTERPRETED = new Set([
 
 /** True when every entry of row r is a token id the slime reader accepts (non-negative safe int). */
 function validTokens(column: NumberListColumn, r: number): boolean {
-  if ((column.nullEntries[r] ?? 0) > 0) return false;
-  const { values } = column;
-  const end = column.starts[r + 1] ?? 0;
-  for (let k = column.starts[r] ?? 0; k < end; k++) {
-    const v = values[k] as number;
-    if (!(v >= 0) || !Number.isSafeInteger(v)) return false;
-  }
-  return true;
+  return column.tokenIds && (column.nullEntries[r] ?? 0) === 0;
 }
 
 const rowLength = (column: NumberListColumn, r: number) =>
@@ -82,8 +75,8 @@ function tokenFields(
   let logprobCount = 0;
   const sums: number[] = [];
   const counts: number[] = [];
-  if (logprobs && logprobs.nullList[r] === 0) {
-    const { values } = logprobs;
+  const values = logprobs?.values;
+  if (logprobs && values && logprobs.nullList[r] === 0) {
     const first = logprobs.starts[r] ?? 0;
     let bucket = 0;
     let nextStart = POSITION_BUCKET_STARTS[1] ?? Number.POSITIVE_INFINITY;
@@ -121,7 +114,7 @@ function planOf(parquet: ParquetFile, groupIndex: number) {
   const tree = parquetSchema(parquet.metadata);
   const flat = new Map<
     string,
-    { path: ReturnType<typeof getTreePath>; start: number; end: number; codec: string }
+    { path: ReturnType<typeof getTreePath>; start: number; end: number; meta: ColumnMetaData }
   >();
   const others: string[] = [];
   const skipped: string[] = [];
@@ -137,7 +130,7 @@ function planOf(parquet: ParquetFile, groupIndex: number) {
         path,
         start,
         end: start + Number(meta.total_compressed_size),
-        codec: meta.codec,
+        meta,
       });
     } else if (isList) {
       if (INTERPRETED.has(name)) return undefined;
@@ -189,12 +182,11 @@ export async function summarizeParquetRows(
     const c = plan.flat.get(name);
     const bytes = chunks[k];
     if (!c || !bytes) return undefined;
-    const column = readNumberListColumn(
-      new Uint8Array(bytes),
-      c.path,
-      { codec: c.codec as never },
-      PARQUET_COMPRESSORS,
-    );
+    // Token lists: lengths and validity only; logprobs: their values.
+    const column = readNumberListColumn(new Uint8Array(bytes), c.path, c.meta, {
+      values: name === LOGPROBS,
+      compressors: PARQUET_COMPRESSORS,
+    });
     if (!column || column.rows !== group.rows) return undefined;
     columns.set(name, column);
   }

@@ -75,6 +75,7 @@ interface ChunkContext {
   readonly codec: ColumnMetaData["codec"];
   readonly compressors: Compressors | undefined;
   dictionary: DecodedArray | undefined;
+  readonly skipDictionaryLookup?: boolean;
 }
 
 /** Values of a page: PLAIN, or dictionary indices looked up. Undefined for other encodings. */
@@ -90,6 +91,8 @@ function pageValues(
   if (encoding !== "PLAIN_DICTIONARY" && encoding !== "RLE_DICTIONARY") return undefined;
   const { dictionary } = context;
   if (!dictionary) return undefined;
+  // Lengths only: the entries are not wanted, only the levels (the dictionary was checked).
+  if (context.skipDictionaryLookup) return new Float64Array(0);
   const width = view.getUint8(reader.offset++);
   const indices = new Uint32Array(count);
   if (width > 0) readRleBitPackedHybrid(reader, width, indices, view.byteLength - reader.offset);
@@ -227,39 +230,48 @@ export function readNumberListChunk(
 }
 
 /**
- * One column chunk of a number list as flat typed arrays instead of a JS array per row: row r's
- * entries are values[starts[r] .. starts[r + 1]), a null entry NaN and counted in `nullEntries`,
- * a null list flagged in `nullList`. What per-row summaries need (lengths, sums, bounds) without
- * a JS array per row. Undefined where readNumberListChunk is.
+ * One column chunk of a number list as flat typed arrays instead of a JS array per row: row r has
+ * starts[r + 1] - starts[r] entries, a null list is flagged in `nullList`, null entries are
+ * counted in `nullEntries`. With `values`, the entries themselves (a null one NaN); without, only
+ * whether every non-null entry is a token id (a non-negative safe integer), checked on the page's
+ * typed values or once on the dictionary, never copied. What per-row summaries need (lengths,
+ * sums, validity) without a JS array per row. Undefined where readNumberListChunk is.
  */
 export interface NumberListColumn {
   readonly rows: number;
   readonly starts: Int32Array;
-  readonly values: Float64Array;
+  /** Set when read with `values`. */
+  readonly values: Float64Array | undefined;
+  /** Every non-null entry is a non-negative safe integer. */
+  readonly tokenIds: boolean;
   readonly nullList: Uint8Array;
   readonly nullEntries: Int32Array;
 }
 
-/** A growable Float64Array. */
-class Floats {
-  data = new Float64Array(1 << 16);
-  length = 0;
-  reserve(n: number): void {
-    if (this.length + n <= this.data.length) return;
-    const next = new Float64Array(Math.max(this.length + n, this.data.length * 2));
-    next.set(this.data.subarray(0, this.length));
-    this.data = next;
+/** True when every entry of `values` is a non-negative safe integer. */
+function allTokenIds(values: DecodedArray): boolean {
+  if (values instanceof Int32Array) {
+    for (let k = 0; k < values.length; k++) if ((values[k] as number) < 0) return false;
+    return true;
   }
+  for (let k = 0; k < values.length; k++) {
+    const x = values[k];
+    const n = typeof x === "bigint" ? Number(x) : (x as number);
+    if (!(n >= 0) || !Number.isSafeInteger(n) || (typeof x === "bigint" && BigInt(n) !== x))
+      return false;
+  }
+  return true;
 }
 
 export function readNumberListColumn(
   bytes: Uint8Array,
   path: readonly SchemaTree[],
-  meta: Pick<ColumnMetaData, "codec">,
-  compressors?: Compressors,
+  meta: Pick<ColumnMetaData, "codec" | "num_values">,
+  options: { readonly values: boolean; readonly compressors?: Compressors },
 ): NumberListColumn | undefined {
   const leaf = path[3]?.element;
   if (!leaf?.type || !isNumberListPath(path)) return undefined;
+  const { compressors } = options;
   const listDef = path[1]?.element.repetition_type === "OPTIONAL" ? 1 : 0;
   const repeatedDef = listDef + 1;
   const maxDef = repeatedDef + (leaf.repetition_type === "OPTIONAL" ? 1 : 0);
@@ -269,11 +281,15 @@ export function readNumberListColumn(
     codec: meta.codec,
     compressors,
     dictionary: undefined,
+    // Without values, the dictionary is checked once and indices are never looked up.
+    skipDictionaryLookup: !options.values,
   };
+  let tokenIds = true;
   const starts: number[] = [];
   const nullList: number[] = [];
   const nullEntries: number[] = [];
-  const out = new Floats();
+  const dst = options.values ? new Float64Array(Number(meta.num_values)) : undefined;
+  let at = 0;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const reader = { view, offset: 0 };
   while (reader.offset < bytes.byteLength - 1) {
@@ -289,15 +305,16 @@ export function readNumberListColumn(
         offset: 0,
       };
       context.dictionary = readPlain(pageReader, leaf.type, dictionaryPage.num_values, undefined);
+      if (!options.values) tokenIds &&= allTokenIds(context.dictionary);
       continue;
     }
     if (header.type !== "DATA_PAGE" && header.type !== "DATA_PAGE_V2") continue;
+    const encoding = header.data_page_header_v2?.encoding ?? header.data_page_header?.encoding;
     const data = readPage(body, header, context);
     if (!data) return undefined;
     const { rep, def, values } = data;
-    out.reserve(def.length);
-    const dst = out.data;
-    let at = out.length;
+    if (!options.values && encoding === "PLAIN") tokenIds &&= allTokenIds(values);
+    if (dst && at + def.length > dst.length) return undefined;
     let v = 0;
     for (let k = 0; k < def.length; k++) {
       const d = def[k] as number;
@@ -309,24 +326,27 @@ export function readNumberListColumn(
         if (d < repeatedDef) continue;
       } else if (starts.length === 0) return undefined;
       if (d === maxDef) {
-        const x = values[v++];
-        const n = typeof x === "bigint" ? Number(x) : (x as number);
-        // Beyond 2^53 the exact reader keeps a string: left to it.
-        if (typeof x === "bigint" && !Number.isSafeInteger(n)) return undefined;
-        dst[at++] = n;
+        if (dst) {
+          const x = values[v++];
+          const n = typeof x === "bigint" ? Number(x) : (x as number);
+          // Beyond 2^53 the exact reader keeps a string: left to it.
+          if (typeof x === "bigint" && !Number.isSafeInteger(n)) return undefined;
+          dst[at] = n;
+        }
       } else {
-        dst[at++] = Number.NaN;
+        if (dst) dst[at] = Number.NaN;
         const last = nullEntries.length - 1;
         nullEntries[last] = (nullEntries[last] ?? 0) + 1;
       }
+      at++;
     }
-    out.length = at;
   }
-  starts.push(out.length);
+  starts.push(at);
   return {
     rows: nullList.length,
     starts: Int32Array.from(starts),
-    values: out.data.subarray(0, out.length),
+    values: dst?.subarray(0, at),
+    tokenIds,
     nullList: Uint8Array.from(nullList),
     nullEntries: Int32Array.from(nullEntries),
   };
