@@ -2,8 +2,9 @@ import { applyColumnMapping, type ColumnMapping } from "../formats/columnMapping
 import { parseJsonLine } from "../formats/jsonLine";
 import { type ParquetFile, readParquetRecords } from "../formats/parquet";
 import { detectFormat } from "../formats/readRolloutLine";
-import type { LineError } from "../formats/types";
+import type { FormatId, LineError } from "../formats/types";
 import { addSummary, type FileIndex, type IndexDelta } from "./fileIndexer";
+import { summarizeParquetRows } from "./parquetSummaries";
 import { type RowSummary, summarizeRecord } from "./rowSummary";
 
 /**
@@ -23,6 +24,17 @@ export interface RecordSource {
   }[];
   /** Records [start, end). */
   read(start: number, end: number): Promise<unknown[]>;
+  /**
+   * Summaries of records [start, end) (one group) without reading them whole, numbered from
+   * `firstIndex`; undefined when they must be read and summarized one by one.
+   */
+  summarize?(
+    start: number,
+    end: number,
+    firstIndex: number,
+    format: FormatId | undefined,
+    path: string | undefined,
+  ): Promise<RowSummary[] | undefined>;
 }
 
 /** Rows read first, alone, so the first rows are browsable before a big first row group is done. */
@@ -49,6 +61,8 @@ export function parquetRecordSource(parquet: ParquetFile): RecordSource {
     columns: parquet.columns,
     groups,
     read: (start, end) => readParquetRecords(parquet, start, end),
+    summarize: (start, end, firstIndex, format, path) =>
+      summarizeParquetRows(parquet, start, end, firstIndex, format, path),
   };
 }
 
@@ -122,9 +136,21 @@ export async function* indexRecords(
 ): AsyncGenerator<RecordIndexDelta> {
   let bytes = 0;
   for (const group of source.groups) {
-    const records = await source.read(group.start, group.start + group.rows);
-    const rows: RowSummary[] = [];
+    const end = group.start + group.rows;
     const errors: LineError[] = [];
+    // Once the first rows fixed the format: summaries from the columns, where they apply.
+    const quick =
+      index.format === undefined
+        ? undefined
+        : await source.summarize?.(group.start, end, index.rows.length, index.format, index.path);
+    if (quick) {
+      for (const row of quick) index.rows.push(row);
+      bytes += group.bytes;
+      yield { rows: quick, errors, lines: group.rows, bytes };
+      continue;
+    }
+    const records = await source.read(group.start, end);
+    const rows: RowSummary[] = [];
     for (const [k, value] of records.entries()) {
       const lineNo = group.start + k + 1;
       const result = summarizeRecord(value, lineNo, index.rows.length, index.format, index.path);

@@ -165,7 +165,7 @@ export function recordOfRow(
 }
 
 /** recordOfRow for a row whose values are plain already. */
-function recordOfPlainRow(
+export function recordOfPlainRow(
   plain: Record<string, unknown>,
   producer: ParquetProducer,
   mapping?: ColumnMapping,

@@ -6,7 +6,7 @@ import { writePageHeader } from "hyparquet-writer/src/datapage.js";
 import { writeRleBitPackedHybrid } from "hyparquet-writer/src/encoding.js";
 import { describe, expect, it } from "vitest";
 import { openParquet, plainValue, readParquetRecords } from "./parquet";
-import { isNumberListPath, readNumberListChunk } from "./parquetLists";
+import { isNumberListPath, readNumberListChunk, readNumberListColumn } from "./parquetLists";
 
 const list = (
   name: string,
@@ -192,5 +192,50 @@ describe("readNumberListChunk", () => {
       small.push(...(await readParquetRecords(parquet, s, s + 20)));
     expect(bulk).toEqual(small);
     expect(bulk[0]).toMatchObject({ tokens: [10, 11, 12], response_length: 1, reward: 5 });
+  });
+});
+
+describe("readNumberListColumn", () => {
+  /** The one list column `name` of a table, as flat columns with and without values. */
+  async function columnOf(data: unknown[], type: SchemaElement["type"]) {
+    const buffer = parquetWriteBuffer({
+      schema: [{ name: "root", num_children: 1 }, ...list("ids", type)],
+      columnData: [{ name: "ids", data: data as never }],
+    });
+    const parquet = await openParquet(buffer);
+    const meta = parquet.metadata.row_groups[0]?.columns[0]?.meta_data;
+    if (!meta) throw new Error("no column metadata");
+    const path = getTreePath(parquetSchema(parquet.metadata), meta.path_in_schema);
+    const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+    const bytes = new Uint8Array(buffer, start, Number(meta.total_compressed_size));
+    return {
+      encodings: meta.encodings,
+      values: readNumberListColumn(bytes, path, meta, { values: true }),
+      lengths: readNumberListColumn(bytes, path, meta, { values: false }),
+    };
+  }
+
+  it("cuts rows like readNumberListChunk and says whether every entry is a token id", async () => {
+    // Repeated values: the writer picks a dictionary, whose entries are checked once.
+    const rows = [[1, 2, 3], null, [], [4, null, 4], [2, 2, 2, 2]];
+    const many = Array.from({ length: 50 }, (_, k) => rows[k % rows.length] ?? null);
+    const { encodings, values, lengths } = await columnOf(many, "INT32");
+    expect(encodings.some((e) => e.includes("DICTIONARY"))).toBe(true);
+    for (const column of [values, lengths]) {
+      expect(column?.rows).toBe(50);
+      expect(Array.from(column?.starts ?? []).slice(0, 6)).toEqual([0, 3, 3, 3, 6, 10]);
+      expect(Array.from(column?.nullList ?? []).slice(0, 5)).toEqual([0, 1, 0, 0, 0]);
+      expect(Array.from(column?.nullEntries ?? []).slice(0, 5)).toEqual([0, 0, 0, 1, 0]);
+      expect(column?.tokenIds).toBe(true);
+    }
+    expect(Array.from(values?.values ?? []).slice(0, 7)).toEqual([1, 2, 3, 4, Number.NaN, 4, 2]);
+    expect(lengths?.values).toBeUndefined();
+    // One negative id in the dictionary, or in plain pages of distinct values, is found.
+    const negative = await columnOf([...many, [-1]], "INT32");
+    expect(negative.lengths?.tokenIds).toBe(false);
+    const distinct = Array.from({ length: 40 }, (_, k) => [k * 1000 + 1, k * 1000 + 2]);
+    expect((await columnOf(distinct, "INT32")).lengths?.tokenIds).toBe(true);
+    expect((await columnOf([...distinct, [-5]], "INT32")).lengths?.tokenIds).toBe(false);
+    expect((await columnOf([[0.5], [1]], "FLOAT")).lengths?.tokenIds).toBe(false);
   });
 });

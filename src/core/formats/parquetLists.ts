@@ -75,6 +75,7 @@ interface ChunkContext {
   readonly codec: ColumnMetaData["codec"];
   readonly compressors: Compressors | undefined;
   dictionary: DecodedArray | undefined;
+  readonly skipDictionaryLookup?: boolean;
 }
 
 /** Values of a page: PLAIN, or dictionary indices looked up. Undefined for other encodings. */
@@ -90,6 +91,8 @@ function pageValues(
   if (encoding !== "PLAIN_DICTIONARY" && encoding !== "RLE_DICTIONARY") return undefined;
   const { dictionary } = context;
   if (!dictionary) return undefined;
+  // Lengths only: the entries are not wanted, only the levels (the dictionary was checked).
+  if (context.skipDictionaryLookup) return new Float64Array(0);
   const width = view.getUint8(reader.offset++);
   const indices = new Uint32Array(count);
   if (width > 0) readRleBitPackedHybrid(reader, width, indices, view.byteLength - reader.offset);
@@ -224,4 +227,127 @@ export function readNumberListChunk(
     }
   }
   return rows;
+}
+
+/**
+ * One column chunk of a number list as flat typed arrays instead of a JS array per row: row r has
+ * starts[r + 1] - starts[r] entries, a null list is flagged in `nullList`, null entries are
+ * counted in `nullEntries`. With `values`, the entries themselves (a null one NaN); without, only
+ * whether every non-null entry is a token id (a non-negative safe integer), checked on the page's
+ * typed values or once on the dictionary, never copied. What per-row summaries need (lengths,
+ * sums, validity) without a JS array per row. Undefined where readNumberListChunk is.
+ */
+export interface NumberListColumn {
+  readonly rows: number;
+  readonly starts: Int32Array;
+  /** Set when read with `values`. */
+  readonly values: Float64Array | undefined;
+  /** Every non-null entry is a non-negative safe integer. */
+  readonly tokenIds: boolean;
+  readonly nullList: Uint8Array;
+  readonly nullEntries: Int32Array;
+}
+
+/** True when every entry of `values` is a non-negative safe integer. */
+function allTokenIds(values: DecodedArray): boolean {
+  if (values instanceof Int32Array) {
+    for (let k = 0; k < values.length; k++) if ((values[k] as number) < 0) return false;
+    return true;
+  }
+  for (let k = 0; k < values.length; k++) {
+    const x = values[k];
+    const n = typeof x === "bigint" ? Number(x) : (x as number);
+    if (!(n >= 0) || !Number.isSafeInteger(n) || (typeof x === "bigint" && BigInt(n) !== x))
+      return false;
+  }
+  return true;
+}
+
+export function readNumberListColumn(
+  bytes: Uint8Array,
+  path: readonly SchemaTree[],
+  meta: Pick<ColumnMetaData, "codec" | "num_values">,
+  options: { readonly values: boolean; readonly compressors?: Compressors },
+): NumberListColumn | undefined {
+  const leaf = path[3]?.element;
+  if (!leaf?.type || !isNumberListPath(path)) return undefined;
+  const { compressors } = options;
+  const listDef = path[1]?.element.repetition_type === "OPTIONAL" ? 1 : 0;
+  const repeatedDef = listDef + 1;
+  const maxDef = repeatedDef + (leaf.repetition_type === "OPTIONAL" ? 1 : 0);
+  const context: ChunkContext = {
+    type: leaf.type,
+    maxDef,
+    codec: meta.codec,
+    compressors,
+    dictionary: undefined,
+    // Without values, the dictionary is checked once and indices are never looked up.
+    skipDictionaryLookup: !options.values,
+  };
+  let tokenIds = true;
+  const starts: number[] = [];
+  const nullList: number[] = [];
+  const nullEntries: number[] = [];
+  const dst = options.values ? new Float64Array(Number(meta.num_values)) : undefined;
+  let at = 0;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const reader = { view, offset: 0 };
+  while (reader.offset < bytes.byteLength - 1) {
+    const header = parquetHeader(reader);
+    const body = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
+    reader.offset += header.compressed_page_size;
+    if (header.type === "DICTIONARY_PAGE") {
+      const dictionaryPage = header.dictionary_page_header;
+      if (!dictionaryPage) return undefined;
+      const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
+      const pageReader = {
+        view: new DataView(page.buffer, page.byteOffset, page.byteLength),
+        offset: 0,
+      };
+      context.dictionary = readPlain(pageReader, leaf.type, dictionaryPage.num_values, undefined);
+      if (!options.values) tokenIds &&= allTokenIds(context.dictionary);
+      continue;
+    }
+    if (header.type !== "DATA_PAGE" && header.type !== "DATA_PAGE_V2") continue;
+    const encoding = header.data_page_header_v2?.encoding ?? header.data_page_header?.encoding;
+    const data = readPage(body, header, context);
+    if (!data) return undefined;
+    const { rep, def, values } = data;
+    if (!options.values && encoding === "PLAIN") tokenIds &&= allTokenIds(values);
+    if (dst && at + def.length > dst.length) return undefined;
+    let v = 0;
+    for (let k = 0; k < def.length; k++) {
+      const d = def[k] as number;
+      if (rep[k] === 0) {
+        // A new row: a null list, an empty one, or a list starting here.
+        starts.push(at);
+        nullList.push(d < listDef ? 1 : 0);
+        nullEntries.push(0);
+        if (d < repeatedDef) continue;
+      } else if (starts.length === 0) return undefined;
+      if (d === maxDef) {
+        if (dst) {
+          const x = values[v++];
+          const n = typeof x === "bigint" ? Number(x) : (x as number);
+          // Beyond 2^53 the exact reader keeps a string: left to it.
+          if (typeof x === "bigint" && !Number.isSafeInteger(n)) return undefined;
+          dst[at] = n;
+        }
+      } else {
+        if (dst) dst[at] = Number.NaN;
+        const last = nullEntries.length - 1;
+        nullEntries[last] = (nullEntries[last] ?? 0) + 1;
+      }
+      at++;
+    }
+  }
+  starts.push(at);
+  return {
+    rows: nullList.length,
+    starts: Int32Array.from(starts),
+    values: dst?.subarray(0, at),
+    tokenIds,
+    nullList: Uint8Array.from(nullList),
+    nullEntries: Int32Array.from(nullEntries),
+  };
 }
