@@ -24,6 +24,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: "<|im_start|>assistant\n",
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: {
       parser: "hermes",
       example:
@@ -62,6 +63,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: LLAMA_HEADER,
     alwaysAppendsGenerationPrompt: true,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: null,
     rules: [
       {
@@ -97,6 +99,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: LLAMA_HEADER,
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: {
       parser: "llama3_json",
       example: `${llama31ToolCall("calculator", { expression: "23*19" })}${LLAMA31.endOfMessage}`,
@@ -142,6 +145,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: "<｜Assistant｜>",
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: {
       parser: "deepseek_v3",
       example:
@@ -185,6 +189,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: HARMONY_GENERATION_PROMPT,
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: true,
     toolCalls: {
       parser: "harmony",
       example:
@@ -228,6 +233,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: "<start_of_turn>model\n",
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: true,
+    messageKeepsStop: false,
     toolCalls: null,
     rules: [
       {

@@ -109,4 +109,10 @@ export interface Family {
    * reply is then rendered after a stand-in assistant turn instead of after a bare user message.
    */
   readonly rolesAlternate: boolean;
+  /**
+   * An assistant message's content keeps the stop token that ended the turn (Harmony: `<|call|>`
+   * and `<|return|>` belong to the message structure its rendering parses); false: the content is
+   * the text before it, and the template writes the end of turn itself.
+   */
+  readonly messageKeepsStop: boolean;
 }
