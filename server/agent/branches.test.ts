@@ -23,6 +23,25 @@ const body = (extra: Record<string, unknown>) =>
   forkEpisodeSchema.parse({ fork: { episode: "ep_p", index: 200 }, ...extra });
 
 describe("branchRequests", () => {
+  it("reads the parent's tool names from the schemas live episodes keep (or from bare names)", () => {
+    const schema = (name: string) => ({
+      type: "function",
+      function: { name, description: name, parameters: { type: "object", properties: {} } },
+    });
+    const withSchemas = {
+      ...parent,
+      metadata: { ...parent.metadata, tools: [schema("calculator"), schema("mock")] },
+    };
+    expect(branchRequests(withSchemas, body({}), 1)[0]?.tools).toEqual(["calculator", "mock"]);
+    const mixed = {
+      ...parent,
+      metadata: { ...parent.metadata, tools: [schema("calculator"), "x"] },
+    };
+    expect(branchRequests(mixed, body({}), 1)[0]?.tools).toEqual(["calculator", "x"]);
+    const bad = { ...parent, metadata: { ...parent.metadata, tools: [{ name: 1 }] } };
+    expect(branchRequests(bad, body({}), 1)[0]?.tools).toBeUndefined();
+  });
+
   it("inherits the parent's tools, limit, policy, thinking and sampling unless the fork sets them", () => {
     const [request] = branchRequests(parent, body({}), 1);
     expect(request).toEqual({

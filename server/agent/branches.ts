@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { recordedToolNames } from "../../src/core/drift/templateInput";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { readRolloutLens } from "../../src/core/formats/rolloutLens";
 import { type ForkedPrefix, forkPrefix } from "../../src/core/tito/fork";
@@ -93,8 +94,6 @@ function metadataValue<T>(t: Trajectory, key: string, is: (v: unknown) => v is T
   return is(value) ? value : undefined;
 }
 
-const isStringArray = (v: unknown): v is string[] =>
-  Array.isArray(v) && v.every((x) => typeof x === "string");
 const isInt = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
 const isString = (v: unknown): v is string => typeof v === "string";
 const isBoolean = (v: unknown): v is boolean => typeof v === "boolean";
@@ -122,7 +121,7 @@ export function branchRequests(
     typeof given === "number" && Number.isInteger(given) ? given : n > 1 ? randomSeed() : undefined;
   const prompt =
     parent.messages?.find((m) => m.role === "user")?.content || `branch of ${parent.id}`;
-  const tools = settings.tools ?? metadataValue(parent, "tools", isStringArray);
+  const tools = settings.tools ?? recordedToolNames(parent);
   const maxIterations = settings.max_iterations ?? metadataValue(parent, "max_iterations", isInt);
   const policy = settings.policy ?? metadataValue(parent, "policy", isString);
   const thinking = thinkingOf(parent, body);

@@ -161,7 +161,12 @@ export function openRun(
     messages: prefix ? prefix.messages.slice() : [],
     metadata: {
       upstream: deps.client.upstream,
-      tools: toolNames,
+      // The schemas, not only the names, so a template re-renders the prompt that was sent (the
+      // per-turn prefix check); a name the registry lacks stays a name (the episode aborts).
+      tools: toolNames.map((name) => {
+        const tool = deps.registry.get(name);
+        return tool ? toToolSchema(tool) : name;
+      }),
       max_iterations: maxIterations,
       top_logprobs_num: request.top_logprobs_num ?? DEFAULT_TOP_LOGPROBS_NUM,
       ...(request.policy ? { policy: request.policy } : {}),
@@ -215,6 +220,18 @@ function familyMetadata(tokenizer: Tokenizer): Record<string, unknown> {
   const family = tokenizer.family === undefined ? undefined : familyById(tokenizer.family);
   if (!family) return {};
   return { family: family.id, family_rules: family.rules.map((r) => r.id) };
+}
+
+/**
+ * An assistant message's content: the turn's text without the stop token that ended it, which the
+ * template writes itself (so re-rendering the messages gives the ids the model saw), unless the
+ * family's rendering parses it as part of the message (Harmony).
+ */
+function messageContent(tokenizer: Tokenizer, outputIds: readonly number[], text: string): string {
+  const last = outputIds.at(-1);
+  if (last === undefined || !tokenizer.eosTokenIds.includes(last)) return text;
+  const family = tokenizer.family === undefined ? undefined : familyById(tokenizer.family);
+  return family?.messageKeepsStop ? text : tokenizer.decode(outputIds.slice(0, -1));
 }
 
 /** Publishes the ledger's last segment; returns its index (-1 when there is none). */
@@ -312,7 +329,10 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
     call,
   });
-  run.messages.push({ role: "assistant", content: text });
+  run.messages.push({
+    role: "assistant",
+    content: messageContent(deps.tokenizer, turn.outputIds, text),
+  });
   const segmentIndex = segment ? emitLastSegment(run) : ledger.lastSegmentIndex;
   sink.emit({ type: "call", call });
   return {

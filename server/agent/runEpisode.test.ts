@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { recordedToolNames } from "../../src/core/drift/templateInput";
 import { TitoLedger } from "../../src/core/tito/ledger";
 import { initialPrompt, toolResultSuffix } from "../../src/core/tito/prompts";
 import { recordingSink } from "../../test-support/recordingSink";
@@ -49,9 +50,10 @@ describe("runEpisode", () => {
     const out = sink();
     const t = await runEpisode(deps(client), { prompt: "loop" }, out);
     expect(t.metadata).toMatchObject({
-      tools: DEFAULT_EPISODE_TOOLS,
       max_iterations: DEFAULT_MAX_ITERATIONS,
     });
+    // The tools' schemas (the per-turn check re-renders the prompt with them); their names read back.
+    expect(recordedToolNames(t)).toEqual(DEFAULT_EPISODE_TOOLS);
     expect(requests).toHaveLength(DEFAULT_MAX_ITERATIONS);
     expect(t).toMatchObject({ status: "truncated", endReason: expect.stringMatching(/^Max tool/) });
   });

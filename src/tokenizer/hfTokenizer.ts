@@ -3,7 +3,7 @@
 // would pull onnxruntime-web (540 kB JS + a 27 MB wasm) into the tokenizer worker bundle.
 // Neither library can fetch anything: tokenizer files are always handed in, so remote loading is off.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
-import { familyById, familyOfTemplate } from "../core/families/families";
+import { familyById, familyOfName, familyOfTemplate } from "../core/families/families";
 import type { Family } from "../core/families/types";
 import { createBpeWordModel, type IdMerges, idMergesOf } from "../core/tokenizer/bpeWord";
 import { pipelineDefinition } from "../core/tokenizer/compactFormat";
@@ -125,14 +125,21 @@ function templateSource(config: Record<string, unknown>, file: string | undefine
 
 /**
  * The family of a tokenizer: a family's short name (`llama3_1`) says it; else the template's
- * markers do (a local HF folder). Undefined when neither does.
+ * markers do (a local HF folder); else, for a folder with no template, its path's name
+ * (`…/tokenizer-gptoss/models`). Undefined when none does.
  */
 export function familyOfTokenizer(
   id: string,
   config: Record<string, unknown>,
   chatTemplate: string | undefined,
 ): Family | undefined {
-  return familyById(id) ?? familyOfTemplate(templateSource(config, chatTemplate)).family;
+  const source = templateSource(config, chatTemplate);
+  // A folder that ships no template at all (the gpt-oss package) is known by its path's name.
+  return (
+    familyById(id) ??
+    familyOfTemplate(source).family ??
+    (source === "" ? familyOfName(id) : undefined)
+  );
 }
 
 /**

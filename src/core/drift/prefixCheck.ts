@@ -8,8 +8,10 @@
  * - REALIGN: the same text, other ids (the segmentation differs, e.g. at a segment boundary);
  * - FORK: the text differs: the template rewrote history the model saw.
  * A non-CLEAN turn names its first divergence (recorded token index), the removed and inserted
- * tokens of each difference, and the rule (turnRules.ts) that explains it.
+ * tokens of each difference, and the rule (turnRules.ts, the family rules from core/families) that explains it.
  */
+import { familyOfName } from "../families/families";
+import type { FamilyId } from "../families/types";
 import { displayPieces } from "../tokenizer/pieces";
 import type { ChatTemplateMessage, Tokenizer } from "../tokenizer/types";
 import type { Trajectory } from "../trajectory/types";
@@ -19,7 +21,7 @@ import type { RoundTripAccelerator } from "./detectDrift";
 import { bytesAndOffsets, firstDivergence, sameIds } from "./idBytes";
 import { roundTripPlanFor } from "./roundTripPlan";
 import { recordedTemplateOptions } from "./templateInput";
-import { ruleForTurn, type TurnFamily, turnFamilyOf, turnRule } from "./turnRules";
+import { ruleForTurn, turnRule } from "./turnRules";
 import { utf8Decode } from "./utf8Text";
 
 export type TurnClass = "CLEAN" | "REALIGN" | "FORK";
@@ -145,7 +147,7 @@ function classifyTurn(
   recorded: readonly number[],
   rendered: readonly number[],
   tokenizer: Tokenizer,
-  family: TurnFamily | undefined,
+  family: FamilyId | undefined,
   promptLength: number,
 ): TurnCheck {
   const base = {
@@ -198,8 +200,11 @@ function classifyTurn(
 }
 
 export interface TurnCheckOptions {
-  /** The family whose rules explain differences; default: recognised from the tokenizer's id. */
-  readonly family?: TurnFamily;
+  /**
+   * The family whose rules explain differences; default: the one the tokenizer's id names (a
+   * package folder's path), else the tokenizer's own.
+   */
+  readonly family?: FamilyId;
 }
 
 /**
@@ -213,7 +218,7 @@ export function classifyTurns(
   tokenizer: Tokenizer,
   options: TurnCheckOptions = {},
 ): TurnReport {
-  const family = options.family ?? turnFamilyOf(tokenizer.id);
+  const family = options.family ?? familyOfName(tokenizer.id)?.id ?? tokenizer.family;
   const ids: number[] = [];
   for (const s of t.segments) for (const id of s.tokenIds) ids.push(id);
   const first = t.segments[0];

@@ -21,6 +21,26 @@ export function recordedTools(t: Trajectory): ToolSchema[] | undefined {
 }
 
 /**
+ * The tool names a record keeps in `metadata.tools`: schemas (what live episodes write, so a
+ * template re-renders their prompt) give their function names; older records keep the names
+ * themselves. Undefined when the field is neither.
+ */
+export function recordedToolNames(t: Trajectory): string[] | undefined {
+  const tools = t.metadata.tools;
+  if (!Array.isArray(tools)) return undefined;
+  const names: string[] = [];
+  for (const tool of tools) {
+    if (typeof tool === "string") names.push(tool);
+    else {
+      const one = toolsSchema.element.safeParse(tool);
+      if (!one.success) return undefined;
+      names.push(one.data.function.name);
+    }
+  }
+  return names;
+}
+
+/**
  * The template options a record implies: its tools, and `enable_thinking` when its metadata keeps
  * that flag (live episodes do), so the generation prompt is rendered as it was sent.
  */

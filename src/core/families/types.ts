@@ -18,7 +18,19 @@ export interface FamilyRule {
   readonly id: string;
   /** One sentence: what the template rewrites, and where. */
   readonly explanation: string;
+  /**
+   * The kind of difference the per-turn prefix check (core/drift/prefixCheck) names this rule
+   * for; absent: the rule explains no per-turn difference (it is the ledger's concern).
+   */
+  readonly shows?: TurnChange;
 }
+
+/**
+ * What a FORK turn's differences look like (core/drift/turnRules reads them from the text):
+ * a `<think>` block gone, whitespace trimmed, a tool call rewritten, a Harmony analysis message
+ * gone, a Harmony `<|return|>` written `<|end|>`.
+ */
+export type TurnChange = "strip-think" | "trim" | "tool-calls" | "drop-analysis" | "return-to-end";
 
 /** A token the family writes as text; `id` is its id in the family's own vocabulary. */
 export interface FamilyToken {
@@ -97,4 +109,10 @@ export interface Family {
    * reply is then rendered after a stand-in assistant turn instead of after a bare user message.
    */
   readonly rolesAlternate: boolean;
+  /**
+   * An assistant message's content keeps the stop token that ended the turn (Harmony: `<|call|>`
+   * and `<|return|>` belong to the message structure its rendering parses); false: the content is
+   * the text before it, and the template writes the end of turn itself.
+   */
+  readonly messageKeepsStop: boolean;
 }
