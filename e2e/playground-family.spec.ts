@@ -48,4 +48,13 @@ test("pick Llama 3.1: the calculator episode's two calls are parsed from <|pytho
   await expect(page).toHaveURL(/\/episodes$/);
   await page.getByRole("link", { name: "Playground", exact: true }).click();
   await expect(page.getByLabel("tokenizer", { exact: true })).toHaveValue("llama3_1");
+
+  // Our own episode holds the prefix at every turn in Llama 3.1's rendering (its tool schemas
+  // are kept in metadata.tools; docs/templates.md): the turn strip says CLEAN three times.
+  await page.goto(`/episodes/${id}`);
+  const strip = page.getByTestId("turn-strip");
+  const cells = strip.getByTestId("turn-cell");
+  await expect(cells).toHaveText(["1", "2", "3"], { timeout: 60_000 });
+  for (let k = 0; k < 3; k++) await expect(cells.nth(k)).toHaveAttribute("data-class", "CLEAN");
+  await expect(strip.getByTestId("turn-summary")).toContainText("CLEAN");
 });
