@@ -247,8 +247,12 @@ describe("rollout-lens drift", () => {
       "all",
       "--json",
     ]);
-    const modes = reportSchema.parse(JSON.parse(all.out)).files[0]?.results.map((r) => r.mode);
-    expect(new Set(modes)).toEqual(new Set(["roundtrip", "template"]));
+    const results = reportSchema.parse(JSON.parse(all.out)).files[0]?.results ?? [];
+    expect(new Set(results.map((r) => r.mode))).toEqual(new Set(["roundtrip", "template"]));
+    // The bundled Llama-3 template writes an assistant header after the last message whatever
+    // add_generation_prompt says; a record that stops at <|eot_id|> does not drift for it.
+    expect(results.filter((r) => r.first_divergence_index !== null)).toEqual([]);
+    expect(all.code).toBe(0);
   });
 
   it.each([

@@ -148,6 +148,14 @@ describe("rollout-lens mismatch", () => {
     const none = await run(["mismatch", plain]);
     expect(none.code).toBe(2);
     expect(none.out).toContain("skipped: no lane besides sampled");
+    // Real atropos rows without inference logprobs: positive per-token scores are not a lane, and
+    // the negative ones of a zero-variance group find no sampled logprob to compare with.
+    const rubiks = join(dir, "rubiks.jsonl");
+    writeFileSync(rubiks, `${fixtureLines("atropos-rubiks-trimmed.jsonl").join("\n")}\n`);
+    const scores = await run(["mismatch", rubiks]);
+    expect(scores.code).toBe(2);
+    expect(scores.out).toContain("L1.0 (line 1) skipped: no lane besides sampled");
+    expect(scores.out).toContain("nothing compared: no trained token has a logprob in both lanes");
     expect((await run(["mismatch", file, "--correction", "nope"])).code).toBe(2);
     expect((await run(["mismatch", file, "--lanes", "trainer"])).code).toBe(2);
   });

@@ -106,6 +106,17 @@ export async function mismatchFile(
   };
 }
 
+const NOTHING_COMPARED =
+  "nothing compared: no trained token has a logprob in both lanes. A mismatch needs the sampled " +
+  "(inference) logprobs, e.g. atropos' inference_logprobs, and a second lane (trainer, " +
+  "reference, rescored: `rollout-lens rescore`); a per-token array of other values (rewards, " +
+  "weights) is not a lane";
+
+/** No trajectory of the file had two lanes, or none had a token with both (exit 2). */
+function nothingCompared(r: FileMismatchReport): boolean {
+  return r.readError === undefined && r.summary.compared === 0;
+}
+
 const f = (x: number, digits = 4) => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 
@@ -181,13 +192,14 @@ export async function runMismatch(
         io.out(`  ${t.id} (line ${t.line}, ${t.lanes[0]} vs ${t.lanes[1]}): ${statsText(t.stats)}`);
       }
       for (const s of r.skipped) io.out(`  ${s.id} (line ${s.line}) skipped: ${s.reason}`);
+      if (nothingCompared(r)) io.out(`${r.path}: ${NOTHING_COMPARED}`);
       for (const e of r.errors) {
         io.out(`  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`);
       }
     }
   }
   const broken = reports.some(
-    (r) => r.readError !== undefined || r.errors.length > 0 || r.trajectories.length === 0,
+    (r) => r.readError !== undefined || r.errors.length > 0 || nothingCompared(r),
   );
   if (broken) return 2;
   const over =

@@ -2,6 +2,7 @@ import type { CompactTokenizerData } from "../core/tokenizer/compactFormat";
 import { createCompactTokenizer } from "../core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../core/tokenizer/types";
 import { createChatTemplateRenderer } from "./chatTemplate";
+import { familyOfTokenizer, familyRenderer } from "./tokenizerFamily";
 
 /** A compact tokenizer (core/tokenizer/compactFormat.ts, read) with the folder's small files. */
 export interface CompactTokenizerFiles {
@@ -21,9 +22,14 @@ export function createTokenizerFromCompact(id: string, files: CompactTokenizerFi
     throw new Error(`tokenizer ${id}: tokenizer_config.json must be a JSON object`);
   }
   const config = tokenizerConfig as Record<string, unknown>;
+  // The same family and renderer as the library-backed tokenizer (hfTokenizer.ts) of this folder.
+  const family = familyOfTokenizer(id, config, files.chatTemplate);
   return createCompactTokenizer(files.compact, {
     id,
     tokenizerConfig: config,
-    applyChatTemplate: createChatTemplateRenderer(id, config, files.chatTemplate),
+    applyChatTemplate:
+      familyRenderer(family, config, files.chatTemplate) ??
+      createChatTemplateRenderer(id, config, files.chatTemplate),
+    family,
   });
 }

@@ -3,7 +3,6 @@
 // would pull onnxruntime-web (540 kB JS + a 27 MB wasm) into the tokenizer worker bundle.
 // Neither library can fetch anything: tokenizer files are always handed in, so remote loading is off.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
-import { familyById, familyOfName, familyOfTemplate } from "../core/families/families";
 import type { Family } from "../core/families/types";
 import { createBpeWordModel, type IdMerges, idMergesOf } from "../core/tokenizer/bpeWord";
 import { pipelineDefinition } from "../core/tokenizer/compactFormat";
@@ -16,6 +15,7 @@ import {
   vocabPieceBytes,
 } from "../core/tokenizer/vocabBytes";
 import { createChatTemplateRenderer } from "./chatTemplate";
+import { familyOfTokenizer, familyRenderer } from "./tokenizerFamily";
 
 /** The parsed contents of a model folder's `tokenizer.json` and `tokenizer_config.json`. */
 export interface TokenizerFiles {
@@ -110,38 +110,6 @@ function modelPipeline(
   return { definition, encodeWord: (bytes) => bpe.encode(bytes, 0, bytes.length) };
 }
 
-/** The template source a folder ships (config string, its `tool_use`/`default` entries, or the file). */
-function templateSource(config: Record<string, unknown>, file: string | undefined): string {
-  if (file !== undefined) return file;
-  const raw = config.chat_template;
-  if (typeof raw === "string") return raw;
-  if (Array.isArray(raw)) {
-    return raw
-      .map((e: unknown) => (isRecord(e) && typeof e.template === "string" ? e.template : ""))
-      .join("\n");
-  }
-  return "";
-}
-
-/**
- * The family of a tokenizer: a family's short name (`llama3_1`) says it; else the template's
- * markers do (a local HF folder); else, for a folder with no template, its path's name
- * (`…/tokenizer-gptoss/models`). Undefined when none does.
- */
-export function familyOfTokenizer(
-  id: string,
-  config: Record<string, unknown>,
-  chatTemplate: string | undefined,
-): Family | undefined {
-  const source = templateSource(config, chatTemplate);
-  // A folder that ships no template at all (the gpt-oss package) is known by its path's name.
-  return (
-    familyById(id) ??
-    familyOfTemplate(source).family ??
-    (source === "" ? familyOfName(id) : undefined)
-  );
-}
-
 /**
  * The package's added tokens with the family's names (the Llama-3.1 npm package ships Llama-3's
  * `<|reserved_special_token_N|>` names for `<|eom_id|>` and `<|python_tag|>`); only reserved names
@@ -158,17 +126,6 @@ function withFamilyTokenNames(json: Record<string, unknown>, family: Family | un
     return name !== undefined && reserved ? { ...token, content: name } : token;
   });
   return { ...json, added_tokens: added };
-}
-
-/** The family's rendering replaces a template that cannot render tools (or a missing one). */
-function familyRenderer(
-  family: Family | undefined,
-  config: Record<string, unknown>,
-  file: string | undefined,
-) {
-  const source = templateSource(config, file);
-  if (!family?.rendering || source.includes("tools")) return undefined;
-  return family.rendering.render;
 }
 
 /** Builds a Tokenizer from already-loaded files; works in Node, in the browser and in workers. */

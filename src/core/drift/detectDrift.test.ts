@@ -348,6 +348,36 @@ describe("template mode", () => {
   });
 });
 
+describe("template mode at the end of a record", () => {
+  // The episode ended on a user (environment) message: the record stops after it, or goes on
+  // into the generation prompt of a turn that was never sampled. Neither is drift.
+  const messages = [
+    { role: "user", content: "Hello" },
+    { role: "assistant", content: "Hi there!" },
+    { role: "user", content: "Thanks" },
+  ];
+  const model = () => modelSegment([...enc("Hi there!"), IM_END], 1);
+  const closing = () => toolSegment(enc("\n<|im_start|>user\nThanks<|im_end|>\n"), 1);
+
+  it("a record that stops before the generation prompt holds the template", () => {
+    const traj = trajectory([prompt("Hello"), model(), closing()], { messages });
+    const result = only(detectDrift(traj, tok, { modes: ["template"] }), "template");
+    expect(result.regions).toEqual([]);
+    expect(result.firstDivergenceIndex).toBeUndefined();
+  });
+
+  it("a record that holds the generation prompt holds it too; a wrong last message does not", () => {
+    const open = toolTurn("Thanks", 1);
+    const traj = trajectory([prompt("Hello"), model(), open], { messages });
+    expect(only(detectDrift(traj, tok, { modes: ["template"] }), "template").regions).toEqual([]);
+    const other = trajectory([prompt("Hello"), model(), closing()], {
+      messages: [...messages.slice(0, 2), { role: "user", content: "Thank you" }],
+    });
+    const result = only(detectDrift(other, tok, { modes: ["template"] }), "template");
+    expect(result.regions).toHaveLength(1);
+  });
+});
+
 describe("text mode", () => {
   it("flags a slime response text that lost <|im_end|> (skip_special_tokens) as lossy_text", () => {
     const p = prompt("2+2?");

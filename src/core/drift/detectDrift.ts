@@ -1,6 +1,7 @@
+import { familyById } from "../families/families";
 import { checkPrefixInvariant, type LoggedCall } from "../tito/prefixInvariant";
 import { displayPieces } from "../tokenizer/pieces";
-import type { Tokenizer } from "../tokenizer/types";
+import type { ChatTemplateMessage, ChatTemplateOptions, Tokenizer } from "../tokenizer/types";
 import { flattenSegments } from "../trajectory/flatten";
 import type { Segment, Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
@@ -171,18 +172,24 @@ function roundTripIds(
 
 /**
  * Template: the chat template over the recorded messages, encoded. The generation prompt is added
- * when the record ends outside a model turn. Templates close the last assistant turn with
- * end-of-turn + `\n`; a model stops at end-of-turn, so whitespace after the rebuilt side's last
- * end-of-turn id is dropped when the record ends with that id.
+ * when the record ends outside a model turn, unless the record stops before it (an episode that
+ * ended on a tool result or the environment's last word, as atropos writes them). Templates close
+ * the last assistant turn with end-of-turn + `\n`; a model stops at end-of-turn, so whitespace
+ * after the rebuilt side's last end-of-turn id is dropped when the record ends with that id.
  */
 function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): number[] {
   const messages = t.messages ?? [];
   const lastKind = side.segments[side.segments.length - 1]?.kind;
-  const text = tokenizer.applyChatTemplate(messages, {
-    ...recordedTemplateOptions(t),
-    addGenerationPrompt: lastKind !== undefined && lastKind !== "model",
-  });
-  const ids = tokenizer.encode(text);
+  const options = recordedTemplateOptions(t);
+  const open = lastKind !== undefined && lastKind !== "model";
+  const text = tokenizer.applyChatTemplate(messages, { ...options, addGenerationPrompt: open });
+  const tail = generationPromptTail(tokenizer, messages, options, text, open);
+  let ids: number[] | undefined;
+  if (tail.length > 0) {
+    const base = tokenizer.encode(text.slice(0, text.length - tail.length));
+    if (side.ids.length <= base.length) ids = base;
+  }
+  ids ??= tokenizer.encode(text);
   const lastRecorded = side.ids[side.ids.length - 1];
   if (lastRecorded === undefined || !tokenizer.eosTokenIds.includes(lastRecorded)) return ids;
   const k = ids.lastIndexOf(lastRecorded);
@@ -190,6 +197,28 @@ function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): n
     return ids.slice(0, k + 1);
   }
   return ids;
+}
+
+/**
+ * The generation prompt at the end of `text`, the template over `messages` with
+ * `add_generation_prompt` = `asked`: what the template adds for the flag, or, for a template that
+ * writes it regardless (the bundled Llama-3 one), the family's own generation prompt. Empty when
+ * there is none.
+ */
+function generationPromptTail(
+  tokenizer: Tokenizer,
+  messages: readonly ChatTemplateMessage[],
+  options: ChatTemplateOptions,
+  text: string,
+  asked: boolean,
+): string {
+  const family = tokenizer.family ? familyById(tokenizer.family) : undefined;
+  if (family?.alwaysAppendsGenerationPrompt && text.endsWith(family.generationPrompt)) {
+    return family.generationPrompt;
+  }
+  if (!asked) return "";
+  const bare = tokenizer.applyChatTemplate(messages, { ...options, addGenerationPrompt: false });
+  return bare.length < text.length && text.startsWith(bare) ? text.slice(bare.length) : "";
 }
 
 /** A recorded text and the [start, end) token range it claims to spell. */

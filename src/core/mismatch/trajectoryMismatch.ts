@@ -1,4 +1,4 @@
-import { laneNames, laneValues, SAMPLED_LANE } from "../trajectory/lanes";
+import { laneNames, laneValues, looksLikeLogprobs, SAMPLED_LANE } from "../trajectory/lanes";
 import type { Trajectory } from "../trajectory/types";
 import {
   type Correction,
@@ -14,7 +14,13 @@ export function defaultLanes(t: Trajectory): [string, string] | undefined {
   // A stored preferred lane wins without looking through metadata (a file scan calls this per row).
   const stored = t.logprobLanes;
   if (stored) for (const n of PREFERRED_LANES) if (stored[n]) return [n, SAMPLED_LANE];
-  const names = laneNames(t).filter((n) => n !== SAMPLED_LANE);
+  // A metadata array of other per-token values (rewards, weights, entropy) is a lane by name only.
+  const names = laneNames(t).filter((n) => {
+    if (n === SAMPLED_LANE) return false;
+    if (stored?.[n]) return true;
+    const values = laneValues(t, n);
+    return values !== undefined && looksLikeLogprobs(values);
+  });
   const preferred = PREFERRED_LANES.find((n) => names.includes(n));
   const a = preferred ?? names[0];
   return a === undefined ? undefined : [a, SAMPLED_LANE];

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readTokenizerFiles } from "../../../test-support/tokenizers";
 import { fixtureLines } from "../../test/fixtureFiles";
+import { createTokenizerFromCompact } from "../../tokenizer/compactTokenizerFiles";
 import { createHfTokenizer } from "../../tokenizer/hfTokenizer";
 import { buildCompactTokenizer, readCompactTokenizer } from "./compactFormat";
 import { compactUnusableReason, createCompactTokenizer } from "./compactTokenizer";
@@ -112,6 +113,50 @@ describe.each(["qwen3", "llama3"])("the compact %s tokenizer", (name) => {
       }),
       { numRuns: 400, seed: name.length },
     );
+  });
+});
+
+// Through the loader's own path (createTokenizerFromCompact): the family's token names, stop
+// tokens and rendering are the library-backed tokenizer's, so drift's template mode renders alike.
+describe.each(["qwen3", "llama3", "llama3_1"])("the compact %s tokenizer's family", (name) => {
+  let hf: Tokenizer;
+  let compact: Tokenizer;
+  beforeAll(async () => {
+    const files = await readTokenizerFiles(name);
+    const blob = buildCompactTokenizer(files.tokenizerJson, { test: name });
+    compact = createTokenizerFromCompact(name, { ...files, compact: readCompactTokenizer(blob) });
+    hf = createHfTokenizer(name, files);
+  }, 120_000);
+
+  it("is the library tokenizer's: family, stop ids, renamed added tokens, rendering", () => {
+    expect(compact.family).toBe(name);
+    expect(compact.family).toBe(hf.family);
+    expect([...compact.eosTokenIds].sort()).toEqual([...hf.eosTokenIds].sort());
+    const messages = [
+      { role: "system", content: "You add numbers." },
+      { role: "user", content: "What is 2+3?" },
+      { role: "assistant", content: "It is 5." },
+      { role: "user", content: "And 4+4?" },
+    ];
+    const tools = [
+      {
+        type: "function" as const,
+        function: { name: "add", parameters: { type: "object", properties: {} } },
+      },
+    ];
+    for (const options of [{ addGenerationPrompt: true }, { addGenerationPrompt: false, tools }]) {
+      const text = hf.applyChatTemplate(messages, options);
+      expect(compact.applyChatTemplate(messages, options)).toBe(text);
+      expect(compact.encode(text)).toEqual(hf.encode(text));
+    }
+    const added = [...Array(hf.vocabSize).keys()].filter((id) => hf.isAdded(id));
+    expect(added.map((id) => compact.decode([id]))).toEqual(added.map((id) => hf.decode([id])));
+    for (const id of added) expect(compact.tokenBytes(id)).toEqual(hf.tokenBytes(id));
+    if (name === "llama3_1") {
+      expect(compact.decode([128010, 128008])).toBe("<|python_tag|><|eom_id|>");
+      expect(compact.encode("<|python_tag|>{}<|eom_id|>")).toEqual([128010, 6390, 128008]);
+      expect(compact.eosTokenIds).toContain(128008);
+    }
   });
 });
 

@@ -10,6 +10,7 @@
 import { PreTokenScanner } from "../drift/preTokenScanner";
 import { proveFastRoundTrip } from "../drift/roundTripPlan";
 import { utf8Decode } from "../drift/utf8Text";
+import type { Family } from "../families/types";
 import { createCompactBpe } from "./compactBpe";
 import {
   byteLevelBytes,
@@ -31,6 +32,8 @@ export interface CompactTokenizerOptions {
   readonly tokenizerConfig: Record<string, unknown>;
   /** The chat template renderer (the template engine lives outside the core). */
   readonly applyChatTemplate: Tokenizer["applyChatTemplate"];
+  /** The model family (core/families), when known: its id, and its stop tokens end turns too. */
+  readonly family?: Family | undefined;
 }
 
 /**
@@ -97,11 +100,20 @@ export function createCompactTokenizer(
   const { header, offsets, flags, pool } = data;
   const { vocabSize } = header;
   const bpe = createCompactBpe(data);
-  const encodeText = createEncoder(header.added, proof.nfc, proof.digitRun, bpe);
+  // Added tokens the package names wrongly take the family's names (as in hfTokenizer.ts).
+  const renames = options.family?.addedTokenNames ?? {};
+  const added = header.added.map((t) => {
+    const name = renames[t.id];
+    return name === undefined ? t : { ...t, content: name };
+  });
+  const renamedBytes = new Map<number, Uint8Array>();
+  for (const t of added)
+    if (renames[t.id] !== undefined) renamedBytes.set(t.id, utf8Encode(t.content));
+  const encodeText = createEncoder(added, proof.nfc, proof.digitRun, bpe);
 
   const textOf = new Map<number, string>(header.literals);
   const addedByContent = new Map<string, CompactAddedToken>();
-  for (const t of header.added) {
+  for (const t of added) {
     textOf.set(t.id, t.content);
     addedByContent.set(t.content, t);
   }
@@ -119,7 +131,15 @@ export function createCompactTokenizer(
     return found < 0 ? undefined : found;
   };
   const isSpecial = (tokenId: number) => ((flags[tokenId] ?? 0) & FLAG_SPECIAL) !== 0;
-  const { eosTokenIds, bosTokenId } = turnEndIds(tokenizerConfig, idOf, isSpecial);
+  const turnEnds = turnEndIds(tokenizerConfig, idOf, isSpecial);
+  const eos = new Set<number>(turnEnds.eosTokenIds);
+  // The family's own stop tokens (gpt-oss's <|call|>), where this vocabulary has them as added tokens.
+  for (const token of options.family?.stopTokens ?? []) {
+    const added = addedByContent.get(token.text);
+    if (added) eos.add(added.id);
+  }
+  const eosTokenIds = [...eos];
+  const { bosTokenId } = turnEnds;
 
   return {
     id,
@@ -162,11 +182,12 @@ export function createCompactTokenizer(
           `tokenizer ${id}: token id ${tokenId} is not in the vocabulary (size ${vocabSize})`,
         );
       }
-      return bytesOf(tokenId);
+      return renamedBytes.get(tokenId) ?? bytesOf(tokenId);
     },
     isSpecial,
     isAdded: (tokenId) => ((flags[tokenId] ?? 0) & FLAG_ADDED) !== 0,
     applyChatTemplate: options.applyChatTemplate,
+    ...(options.family ? { family: options.family.id } : {}),
     pipeline: {
       definition: header.definition,
       encodeWord: (bytes) => bpe.encode(bytes, 0, bytes.length),

@@ -110,6 +110,26 @@ export function laneValues(t: Trajectory, name: string): LaneValues | undefined 
 }
 
 /**
+ * Rounding slack above 0 a logprob may show (engines return `0.0` or a few ulps above it for a
+ * certain token); a per-token array with a larger value holds something else.
+ */
+const LOGPROB_SLACK = 1e-3;
+
+/**
+ * A lane could hold logprobs: at least one number, none above 0 (up to rounding). Per-token
+ * rewards, weights or entropies (atropos' `token_scores`, `token_weights`) are positive.
+ */
+export function looksLikeLogprobs(lane: LaneValues): boolean {
+  let any = false;
+  for (const v of lane) {
+    if (v === null) continue;
+    if (!(v <= LOGPROB_SLACK)) return false;
+    any = true;
+  }
+  return any;
+}
+
+/**
  * Every lane name `laneValues` resolves: `sampled`, the stored lanes, then metadata keys holding
  * a per-token numeric array as long as the trajectory, or one such list per row of a group record
  * (with at least one number).
