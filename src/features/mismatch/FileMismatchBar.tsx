@@ -164,7 +164,7 @@ export function FileMismatchBar({
               <span className={styles.muted}>
                 {lanes
                   ? `no trajectory has both lanes ${lanes[0]} and ${lanes[1]}: nothing to compare`
-                  : "no trajectory has a lane besides its sampled logprobs (trainer, rescored, reference): nothing to compare"}
+                  : "nothing to compare: no trained token has a logprob in both the sampled lane (e.g. atropos' inference_logprobs) and a trainer, reference or rescored lane; per-token rewards or weights are not lanes"}
               </span>
             ) : (
               <>
@@ -181,7 +181,7 @@ export function FileMismatchBar({
             )}
           </span>
         )}
-        {result && !isScanning && (
+        {result && !isScanning && (charts?.compared ?? 0) > 0 && (
           <span className={styles.filters}>
             <label>
               max |δ| &gt;{" "}
