@@ -114,9 +114,10 @@ test("Rescore an episode against a noisy simulator: δ shading, verdicts and cou
     await expect(row.nth(1)).toHaveText(String(c.compared));
     await expect(row.nth(3)).toHaveText(String(c.hits));
   }
-  expect(
-    await page.locator('[data-testid="token-scroller"] [class*="masked"]').count(),
-  ).toBeGreaterThan(0);
+  // The token view repaints after the counts: wait for the masked tokens' shading.
+  await expect
+    .poll(() => page.locator('[data-testid="token-scroller"] [class*="masked"]').count())
+    .toBeGreaterThan(0);
 
   // Token truncation with cap 1.2: the clipped count.
   await page.getByLabel("correction").selectOption("token-trunc");
