@@ -144,16 +144,22 @@ test("Rescore an episode against a noisy simulator: δ shading, verdicts and cou
     String(rho >= 0.99 && rho <= 1.01 ? 0 : compared),
   );
 
-  // "Next mismatch above x" jumps to the next token with |δ| above it, from the selection.
-  await page.getByLabel("|δ| >").fill("0.4");
+  // "Next mismatch above x" jumps to the next token with |δ| above it, from the selection; x is
+  // half the episode's largest |δ| (the noise is in log-odds: how far a logprob moves varies).
+  const mask = trajectoryMask(trajectory);
+  const trainedDelta = (k: number) => {
+    const v = lane[k];
+    const y = sampled[k];
+    return typeof v === "number" && typeof y === "number" && mask[k] === 1
+      ? Math.abs(v - y)
+      : Number.NaN;
+  };
+  const largest = Math.max(...lane.map((_, k) => trainedDelta(k)).filter((d) => d >= 0));
+  const x = Number((largest / 2).toFixed(4));
+  expect(x).toBeGreaterThan(0);
+  await page.getByLabel("|δ| >").fill(String(x));
   await page.getByRole("button", { name: "Next mismatch" }).click();
-  const expected = lane.findIndex(
-    (v, k) =>
-      typeof v === "number" &&
-      typeof sampled[k] === "number" &&
-      Math.abs(v - (sampled[k] as number)) > 0.4 &&
-      trajectoryMask(trajectory)[k] === 1,
-  );
+  const expected = lane.findIndex((_, k) => trainedDelta(k) > x);
   expect(expected).toBeGreaterThanOrEqual(0);
   await expect(page.getByTestId("detail-position")).toHaveText(`#${expected}`);
   await expect(page.getByTestId("cum-delta-chart")).toBeVisible();

@@ -361,7 +361,11 @@ export function simSpec(): Command {
     .addOption(option("--context-length <N>", "context window in tokens", String(d.contextLength)))
     .addOption(option("--seed <N>", "logprob seed when a request sends none", String(d.seed)))
     .addOption(
-      option("--logprob-noise <SIGMA>", "Gaussian noise on input-scored (rescored) logprobs", "0"),
+      option(
+        "--logprob-noise <SIGMA>",
+        "Gaussian noise (log-odds) on input-scored (rescored) logprobs",
+        "0",
+      ),
     )
     .addOption(
       option(

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
-import { createLogprobModel } from "./logprobs";
+import { createLogprobModel, withLogOddsNoise } from "./logprobs";
 import { createPrefixCache } from "./prefixCache";
 
 let tokenizer: Tokenizer;
@@ -50,6 +50,33 @@ describe("createLogprobModel", () => {
         if (temperature === 0) expect(top[0]?.[1]).toBe(id);
       }
     }
+  });
+});
+
+describe("--logprob-noise", () => {
+  it("moves log-odds by the shift, exactly and without cancellation near p = 1", () => {
+    for (const lp of [-1e-6, -0.01, -0.3, -Math.LN2, -2, -9]) {
+      const logit = (x: number) => x - Math.log(-Math.expm1(x));
+      expect(withLogOddsNoise(lp, 0)).toBeCloseTo(lp, 12);
+      for (const shift of [-3, -0.2, 0.2, 3]) {
+        const moved = withLogOddsNoise(lp, shift);
+        expect(moved).toBeLessThan(0);
+        expect(logit(moved)).toBeCloseTo(logit(lp) + shift, 6);
+      }
+    }
+  });
+
+  it("is unbiased in log-odds with the asked spread, also on near-certain tokens", () => {
+    const ids = tokenizer.encode(" calculator answer returned expression .,\n".repeat(40));
+    // Greedy (temperature 0): near-certain tokens, which a clamp at 0 could only push down.
+    const model = createLogprobModel(tokenizer, 3, 0, ids, { noise: 0.3 });
+    const logit = (x: number) => x - Math.log(-Math.expm1(x));
+    const shifts = ids.map((id, i) => logit(model.scoreInput(i, id)) - logit(model.score(i, id)));
+    const m = mean(shifts);
+    const sd = Math.sqrt(mean(shifts.map((x) => (x - m) ** 2)));
+    expect(Math.abs(m)).toBeLessThan(0.05);
+    expect(sd).toBeGreaterThan(0.24);
+    expect(sd).toBeLessThan(0.36);
   });
 });
 

@@ -84,6 +84,18 @@ function prefixKeys(context: readonly number[]): Uint32Array {
   return keys;
 }
 
+/**
+ * `logprob` moved by `shift` in log-odds, log(p / (1 - p)): symmetric for every p, where adding
+ * the shift to the logprob and clamping at 0 only ever lowered a near-certain token's logprob.
+ */
+export function withLogOddsNoise(logprob: number, shift: number): number {
+  // log(1 - p) without cancellation for p near 1; then log p' = -log(1 + e^(-logit')).
+  const log1mP =
+    logprob > -Math.LN2 ? Math.log(-Math.expm1(logprob)) : Math.log1p(-Math.exp(logprob));
+  const logit = logprob - log1mP + shift;
+  return logit > 0 ? -Math.log1p(Math.exp(-logit)) : logit - Math.log1p(Math.exp(logit));
+}
+
 /** A standard normal draw from one seeded stream (Box–Muller). */
 function gaussian(random: () => number): number {
   const u = Math.max(1e-12, random());
@@ -147,7 +159,10 @@ export function createLogprobModel(
       let value = score(position, id);
       if (driftAfter !== undefined && position >= driftAfter) value *= DRIFT_SCALE;
       if (noise > 0) {
-        value += noise * gaussian(seededRandom(hashInts([seed, keyOf(position), id, 0x5e])));
+        value = withLogOddsNoise(
+          value,
+          noise * gaussian(seededRandom(hashInts([seed, keyOf(position), id, 0x5e]))),
+        );
       }
       return Math.max(MIN_LOGPROB, Math.min(-1e-7, value));
     },
