@@ -22,4 +22,27 @@ export default defineConfig({
     proxy: { "/api": `http://127.0.0.1:${apiPort}` },
   },
   worker: { format: "es", plugins: () => [pureParquetDecoders()] },
+  // The two largest libraries in chunks of their own, loaded in parallel with the app's code and
+  // cached across its releases: React with its router, and the charts (recharts and its d3 parts).
+  // No catch-all vendor chunk: it would pull the lazily loaded tokenizer libraries into first load.
+  build: {
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            {
+              name: "react",
+              test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/,
+              priority: 3,
+            },
+            {
+              name: "charts",
+              test: /node_modules[\\/](recharts|d3-[^\\/]+|victory-vendor|decimal\.js-light|es-toolkit|@reduxjs|immer|reselect|react-redux|eventemitter3|internmap|tiny-invariant|clsx|use-sync-external-store)[\\/]/,
+              priority: 2,
+            },
+          ],
+        },
+      },
+    },
+  },
 });
