@@ -112,4 +112,17 @@ test("Check drift runs over a whole Parquet table, read through its mapping", as
   await page.getByRole("button", { name: "Check drift" }).click();
   const summary = page.getByTestId("file-drift-summary");
   await expect(summary).toContainText("of 3 trajectories drifted");
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  await expect(page.getByTestId("file-mismatch-summary")).toBeVisible();
+
+  // Read through another mapping, the table is another file: both scans run again on it (their
+  // results are keyed by the mapping too: src/api/drift.test.ts).
+  await expect(page.getByRole("button", { name: "column mapping" })).toBeEnabled();
+  await page.getByRole("button", { name: "column mapping" }).click();
+  await dialog.getByLabel("reward").selectOption("pass_rate");
+  await dialog.getByRole("button", { name: "Apply mapping" }).click();
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expect(page.getByTestId("rollout-table")).toContainText("0.75");
+  await expect(summary).toContainText("of 3 trajectories drifted");
+  await expect(page.getByTestId("file-mismatch-summary")).toBeVisible();
 });

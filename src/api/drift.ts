@@ -90,13 +90,22 @@ export function progressStores<P>() {
 
 const driftProgress = progressStores<PoolScanProgress>();
 
-function progressKey(fileId: string, tokenizer: string, mode: DriftMode): string {
-  return JSON.stringify([fileId, tokenizer, mode]);
+/**
+ * What a file scan is of: the open file, and the column mapping its records are read through (a
+ * table re-read through another mapping is another scan, never the old one's results).
+ */
+export function scanSubject(fileId: string, file: DriftScanFile | undefined): string {
+  const mapping = file?.source.mapping;
+  return mapping ? JSON.stringify([fileId, mapping]) : fileId;
+}
+
+function progressKey(subject: string, tokenizer: string, mode: DriftMode): string {
+  return JSON.stringify([subject, tokenizer, mode]);
 }
 
 /** Subscribe/get pair (for useSyncExternalStore) of one file scan's progress. */
-export function scanProgressStore(fileId: string, tokenizer: string, mode: DriftMode) {
-  return driftProgress.store(progressKey(fileId, tokenizer, mode));
+export function scanProgressStore(subject: string, tokenizer: string, mode: DriftMode) {
+  return driftProgress.store(progressKey(subject, tokenizer, mode));
 }
 
 export const driftQueries = {
@@ -120,10 +129,11 @@ export const driftQueries = {
   },
   /** One mode over every trajectory of an open file, on a pool of drift workers. */
   file: (fileId: string, tokenizer: string, mode: DriftMode, file: DriftScanFile | undefined) => {
-    const key = progressKey(fileId, tokenizer, mode);
+    const subject = scanSubject(fileId, file);
+    const key = progressKey(subject, tokenizer, mode);
     const report = (p: PoolScanProgress) => driftProgress.report(key, p);
     return queryOptions({
-      queryKey: [...driftQueries.all(), "file", fileId, tokenizer, mode] as const,
+      queryKey: [...driftQueries.all(), "file", subject, tokenizer, mode] as const,
       queryFn: ({ signal }) => {
         if (!file) throw new Error(`file ${fileId} is not open in this tab`);
         driftProgress.clear(key);

@@ -5,26 +5,26 @@ import {
   mismatchWithPool,
   type PoolScanProgress,
 } from "../workers/driftScanPool";
-import { type DriftScanFile, progressStores, scanPlan } from "./drift";
+import { type DriftScanFile, progressStores, scanPlan, scanSubject } from "./drift";
 
 const mismatchProgress = progressStores<PoolScanProgress<RowMismatch>>();
 
-function progressKey(fileId: string, options: MismatchScanOptions): string {
-  return JSON.stringify([fileId, options]);
+function progressKey(subject: string, options: MismatchScanOptions): string {
+  return JSON.stringify([subject, options]);
 }
 
 /** Subscribe/get pair (for useSyncExternalStore) of one file's mismatch scan progress. */
-export function mismatchProgressStore(fileId: string, options: MismatchScanOptions) {
-  return mismatchProgress.store(progressKey(fileId, options));
+export function mismatchProgressStore(subject: string, options: MismatchScanOptions) {
+  return mismatchProgress.store(progressKey(subject, options));
 }
 
 export const mismatchQueries = {
   all: () => ["mismatch"] as const,
   /** The mismatch of every trajectory of an open file and its charts, on the scan worker pool. */
   file: (fileId: string, options: MismatchScanOptions, file: DriftScanFile | undefined) => {
-    const key = progressKey(fileId, options);
+    const key = progressKey(scanSubject(fileId, file), options);
     return queryOptions({
-      queryKey: [...mismatchQueries.all(), "file", fileId, key] as const,
+      queryKey: [...mismatchQueries.all(), "file", key] as const,
       queryFn: async ({ signal }): Promise<FileMismatch> => {
         if (!file) throw new Error(`file ${fileId} is not open in this tab`);
         mismatchProgress.clear(key);

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, useSyncExternalStore } from "react";
-import { type DriftScanFile, driftQueries, scanProgressStore } from "../../api/drift";
+import { type DriftScanFile, driftQueries, scanProgressStore, scanSubject } from "../../api/drift";
 import { summarizeFileDrift } from "../../core/drift/rowDrift";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useDriftMode } from "./driftPrefsStore";
@@ -8,7 +8,7 @@ import { useDriftTokenizer } from "./useDriftTokenizer";
 
 /**
  * The drift scan of an open file for the picked tokenizer and mode: started by `start()`, kept
- * as a query (keyed by file, tokenizer and mode) so it survives leaving and re-entering the table.
+ * as a query (keyed by file and its column mapping, tokenizer and mode) so it survives leaving and re-entering the table.
  * Unless one is picked, the tokenizer is the one chosen for `sample` (the file's first trajectory),
  * so the scan and each trajectory's views decode alike.
  */
@@ -27,9 +27,10 @@ export function useFileDrift(
     ...options,
     enabled: tokenizer !== undefined && file !== undefined && startedKey === scanKey,
   });
+  const subject = scanSubject(fileId, file);
   const store = useMemo(
-    () => scanProgressStore(fileId, tokenizer ?? "", mode),
-    [fileId, tokenizer, mode],
+    () => scanProgressStore(subject, tokenizer ?? "", mode),
+    [subject, tokenizer, mode],
   );
   const progress = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const isScanning = query.isFetching;

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, useSyncExternalStore } from "react";
-import type { DriftScanFile } from "../../api/drift";
+import { type DriftScanFile, scanSubject } from "../../api/drift";
 import { mismatchProgressStore, mismatchQueries } from "../../api/mismatch";
 import type { MismatchScanOptions } from "../../core/mismatch/fileMismatch";
 import { correction } from "../../core/mismatch/mismatch";
@@ -19,7 +19,8 @@ export function useFileMismatch(fileId: string, file: DriftScanFile | undefined)
   const queryClient = useQueryClient();
   const options = mismatchQueries.file(fileId, scanOptions, file);
   const query = useQuery({ ...options, enabled: file !== undefined && isStarted });
-  const store = useMemo(() => mismatchProgressStore(fileId, scanOptions), [fileId, scanOptions]);
+  const subject = scanSubject(fileId, file);
+  const store = useMemo(() => mismatchProgressStore(subject, scanOptions), [subject, scanOptions]);
   const progress = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const isScanning = query.isFetching;
   return {
