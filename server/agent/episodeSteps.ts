@@ -25,6 +25,7 @@ import type {
   TrajectoryStatus,
 } from "../../src/core/trajectory/types";
 import type { StartEpisodeRequest } from "../../src/core/wire/episodes";
+import { fitMaxNewTokens } from "../../src/core/wire/sglang";
 import { runTool, type ToolRegistry } from "../tools/registry";
 import { type ToolDefinition, toToolSchema } from "../tools/types";
 import {
@@ -277,16 +278,16 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
   if (sink.signal.aborted) return abortEnding(sink.signal);
   const inputIds = ledger.inputIds();
   const { contextLength } = deps.client;
-  const room = contextLength === undefined ? undefined : contextLength - inputIds.length;
-  if (room !== undefined && room <= 0) {
+  const wanted = Number(samplingParams.max_new_tokens ?? DEFAULT_SAMPLING.max_new_tokens);
+  // One token of slack: older servers reject prompt + max_new_tokens equal to the window (spec §5).
+  const fitted =
+    contextLength === undefined ? wanted : fitMaxNewTokens(contextLength, inputIds.length, wanted);
+  if (fitted <= 0 && wanted > 0) {
     const reason = `context window full (${inputIds.length} of ${contextLength} tokens)`;
     return { status: "aborted", reason };
   }
-  const wanted = Number(samplingParams.max_new_tokens ?? DEFAULT_SAMPLING.max_new_tokens);
   const turnParams =
-    room !== undefined && wanted > room
-      ? { ...samplingParams, max_new_tokens: room }
-      : samplingParams;
+    fitted < wanted ? { ...samplingParams, max_new_tokens: fitted } : samplingParams;
   const turnNumber = run.counts.toolIterations + 1;
   let cursor = STREAM_START;
   const turn = await deps.client.generate({

@@ -2,6 +2,7 @@ import type { ForkedPrefix } from "../../src/core/tito/fork";
 import { TitoLedger } from "../../src/core/tito/ledger";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import type { StartEpisodeRequest } from "../../src/core/wire/episodes";
+import { fitMaxNewTokens } from "../../src/core/wire/sglang";
 import type { EpisodeSink } from "./episodeSink";
 import {
   ContextOverflowError,
@@ -63,15 +64,19 @@ function continuingClient(client: ModelClient, prefix: ForkedPrefix): ModelClien
       // The runner fitted max_new_tokens to the ledger; the parent's tokens before N count too.
       const { contextLength } = client;
       const wanted = Number(request.samplingParams.max_new_tokens ?? Number.POSITIVE_INFINITY);
-      const room = contextLength === undefined ? undefined : contextLength - inputIds.length;
-      if (room !== undefined && room <= 0) {
+      // One token of slack, as the runner keeps (older servers reject a sum equal to the window).
+      const fitted =
+        contextLength === undefined
+          ? wanted
+          : fitMaxNewTokens(contextLength, inputIds.length, wanted);
+      if (fitted <= 0) {
         throw new ContextOverflowError(
           `the fork's prefix (${inputIds.length} tokens) fills the context window (${contextLength})`,
         );
       }
       const samplingParams =
-        room !== undefined && wanted > room
-          ? { ...request.samplingParams, max_new_tokens: room }
+        fitted < wanted
+          ? { ...request.samplingParams, max_new_tokens: fitted }
           : request.samplingParams;
       const turn = await client.generate({ ...request, inputIds, samplingParams });
       const topLogprobs =

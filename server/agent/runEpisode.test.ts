@@ -44,6 +44,28 @@ const deps = (client: ModelClient) => ({
 const call = (expression: string) =>
   `<tool_call>\n{"name": "calculator", "arguments": {"expression": "${expression}"}}\n</tool_call><|im_end|>`;
 
+describe("runEpisode near the end of the context window", () => {
+  it("asks for the room left minus one token, and stops when only that token is left", async () => {
+    const { client, requests } = scripted(["Hi!<|im_end|>"]);
+    // The prompt's length, from a first run without a window.
+    await runEpisode(deps(client), { prompt: "Say hi." }, sink());
+    const prompt = requests[0]?.inputIds.length ?? 0;
+    const windowed = (contextLength: number) => {
+      const s = scripted(["Hi!<|im_end|>"]);
+      return { ...s, client: { ...s.client, contextLength } };
+    };
+    const three = windowed(prompt + 3);
+    await runEpisode(deps(three.client), { prompt: "Say hi." }, sink());
+    // Older servers reject prompt + max_new_tokens equal to the window (spec §5): 2, not 3.
+    expect(three.requests[0]?.samplingParams.max_new_tokens).toBe(2);
+    const one = windowed(prompt + 1);
+    const t = await runEpisode(deps(one.client), { prompt: "Say hi." }, sink());
+    expect(one.requests).toHaveLength(0);
+    expect(t.status).toBe("aborted");
+    expect(t.endReason).toMatch(/context window full/);
+  });
+});
+
 describe("runEpisode", () => {
   it("uses the named defaults: the calculator tool and the iteration limit", async () => {
     const { client, requests } = scripted([call("1+1")]);
