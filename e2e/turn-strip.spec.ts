@@ -27,7 +27,9 @@ test("a Qwen3 record with stripped thinking: the turn strip shows the FORK turn 
   const explain = strip.getByTestId("turn-explain");
   await expect(explain).toContainText("Turn 2: FORK");
   await expect(explain.getByTestId("turn-rule")).toHaveText("qwen3.strip-think");
-  await expect(explain).toContainText("Qwen3's template drops <think>…</think> from assistant turns");
+  await expect(explain).toContainText(
+    "Qwen3's template drops <think>…</think> from assistant turns",
+  );
   await expect(explain.getByTestId("turn-removed")).toContainText("<think>");
   await expect(explain.getByTestId("turn-removed")).toContainText("</think>");
 

@@ -58,7 +58,9 @@ describe("rollout-lens drift --mode template: the per-turn prefix check", () => 
       ]);
       const removed = turns[1]?.diffs?.flatMap((d) => d.removed.map(([, piece]) => piece));
       expect(removed?.join("")).toBe("<think>\nTwo plus two is four.\n</think>\n\n");
-      expect(turns[1]?.sentence).toMatch(/^Qwen3's template drops <think>…<\/think> from assistant turns/);
+      expect(turns[1]?.sentence).toMatch(
+        /^Qwen3's template drops <think>…<\/think> from assistant turns/,
+      );
     },
     60_000,
   );
