@@ -1,5 +1,5 @@
-import { readRolloutLine } from "../formats/readRolloutLine";
-import type { FormatId } from "../formats/types";
+import { readRolloutLineLanes } from "../formats/readRolloutLine";
+import type { FormatId, WireLaneRow } from "../formats/types";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { LaneValues, Trajectory } from "../trajectory/types";
 import {
@@ -352,6 +352,36 @@ function gatherRow(t: Trajectory, a: LaneValues | undefined, b: LaneValues | und
       rowId[n] = ids[i] ?? -1;
       n++;
     }
+  }
+  return n;
+}
+
+/**
+ * gatherRow for a row read straight off the wire (FormatAdapter.readLanes): the same tokens
+ * compared, a token trained where its mask is not `untrained`.
+ */
+function gatherWire(row: WireLaneRow): number {
+  const { tokenIds: ids, mask, untrained, a, b } = row;
+  const total = mask.length;
+  if (!a || !b) return 0;
+  ensureRowCapacity(total);
+  copyLane(laneA, 0, a, total);
+  const ys = a === b ? laneA : laneB;
+  if (a !== b) copyLane(laneB, 0, b, total);
+  const xs = laneA;
+  let n = 0;
+  for (let k = 0; k < total; k++) {
+    if (mask[k] === untrained) continue;
+    const x = xs[k] as number;
+    const y = ys[k] as number;
+    const d = x - y;
+    if (!Number.isFinite(d)) continue;
+    rowX[n] = x;
+    rowY[n] = y;
+    rowD[n] = d;
+    rowK[n] = k;
+    rowId[n] = ids[k] ?? -1;
+    n++;
   }
   return n;
 }
@@ -742,32 +772,35 @@ function samplePush(
  */
 function cutPool(pool: SamplePool): number {
   const n = pool.count;
-  const cut = kthSmallest(pool.priority.slice(0, n), SCATTER_POINTS - 1);
-  // Ties at the cut-off priority, in (row, token) order, fill what the smaller ones leave.
-  const ties: number[] = [];
-  for (let i = 0; i < n; i++) if (pool.priority[i] === cut) ties.push(i);
+  const priority = pool.priority;
+  const cut = kthSmallest(priority.slice(0, n), SCATTER_POINTS - 1);
+  // Ties at the cut-off priority (rare) fill, in (row, token) order, what the smaller ones leave.
   let below = 0;
-  for (let i = 0; i < n; i++) if ((pool.priority[i] as number) < cut) below++;
-  ties.sort(
-    (x, y) =>
-      (pool.row[x] as number) - (pool.row[y] as number) ||
-      (pool.token[x] as number) - (pool.token[y] as number),
-  );
-  const keep = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if ((pool.priority[i] as number) < cut) keep[i] = 1;
-  for (let t = 0; t < SCATTER_POINTS - below; t++) keep[ties[t] as number] = 1;
+  let ties = 0;
+  for (let i = 0; i < n; i++) {
+    const p = priority[i] as number;
+    if (p < cut) below++;
+    else if (p === cut) ties++;
+  }
+  let tieKeep: Set<number> | undefined;
+  if (ties > SCATTER_POINTS - below) {
+    const at: number[] = [];
+    for (let i = 0; i < n; i++) if (priority[i] === cut) at.push(i);
+    at.sort(
+      (x, y) =>
+        (pool.row[x] as number) - (pool.row[y] as number) ||
+        (pool.token[x] as number) - (pool.token[y] as number),
+    );
+    tieKeep = new Set(at.slice(0, SCATTER_POINTS - below));
+  }
+  const columns = [pool.row, pool.line, pool.token, pool.tokenId, pool.a, pool.b, pool.delta];
   let to = 0;
   for (let i = 0; i < n; i++) {
-    if (keep[i] !== 1) continue;
+    const p = priority[i] as number;
+    if (p > cut || (p === cut && tieKeep && !tieKeep.has(i))) continue;
     if (to !== i) {
-      pool.priority[to] = pool.priority[i] as number;
-      pool.row[to] = pool.row[i] as number;
-      pool.line[to] = pool.line[i] as number;
-      pool.token[to] = pool.token[i] as number;
-      pool.tokenId[to] = pool.tokenId[i] as number;
-      pool.a[to] = pool.a[i] as number;
-      pool.b[to] = pool.b[i] as number;
-      pool.delta[to] = pool.delta[i] as number;
+      priority[to] = p;
+      for (const column of columns) column[to] = column[i] as number;
     }
     to++;
   }
@@ -978,13 +1011,21 @@ export function scanMismatchLine(
 ): void {
   scan.lines = lineNo;
   const clean = text.endsWith("\r") ? text.slice(0, -1) : text;
-  const result = readRolloutLine(clean, lineNo, scan.format, path);
+  const result = readRolloutLineLanes(clean, lineNo, scan.format, path, options.lanes);
   if (result.kind === "blank") return;
   if (result.kind === "error") {
     scan.badLines++;
     return;
   }
   scan.format ??= result.format;
+  if (result.kind === "lanes") {
+    const c = options.correction ?? DEFAULT_CORRECTION;
+    for (const lanes of result.rows) {
+      const row = firstRow + scan.rows.length;
+      scan.rows.push(chartRow(scan.charts, gatherWire(lanes), row, lineNo, c));
+    }
+    return;
+  }
   for (const t of result.trajectories) {
     const row = firstRow + scan.rows.length;
     const out = rowIntoCharts(scan.charts, t, row, lineNo, options);
