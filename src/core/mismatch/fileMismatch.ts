@@ -293,15 +293,27 @@ function ensureRowCapacity(n: number): void {
 }
 
 /**
- * `length` entries of `values` into `into` from index `at`, null and missing ones as NaN. A
- * null-free array of the right length is one bulk copy (a builtin, whatever its element kind).
+ * `length` entries of `values` into `into` from index `at`, null and missing ones as NaN. A loop,
+ * not TypedArray.set: set takes a slow path on arrays that hold tagged numbers (a slice of a
+ * lane with nulls), and needs a scan for null first.
  */
 function copyLane(into: Float64Array, at: number, values: LaneValues, length: number): void {
+  for (let i = 0; i < length; i++) into[at + i] = values[i] ?? Number.NaN;
+}
+
+/**
+ * copyLane for the arrays of a line as JSON.parse made them (FormatAdapter.readLanes): a
+ * null-free one holds doubles (or small integers), which TypedArray.set copies in one builtin
+ * call. Apart from copyLane so that neither loop sees the other's element kinds: a loop that has
+ * read both double and tagged arrays boxes every double it reads (the scan of one format ran
+ * ~80% slower after another format's scan).
+ */
+function copyWireLane(into: Float64Array, values: LaneValues, length: number): void {
   if (values.length === length && !values.includes(null)) {
-    into.set(values as readonly number[], at);
+    into.set(values as readonly number[]);
     return;
   }
-  for (let i = 0; i < length; i++) into[at + i] = values[i] ?? Number.NaN;
+  for (let i = 0; i < length; i++) into[i] = values[i] ?? Number.NaN;
 }
 
 /** Lane `lane` of `t` (undefined: the segments' sampled logprobs) into `into`, `total` tokens. */
@@ -365,9 +377,9 @@ function gatherWire(row: WireLaneRow): number {
   const total = mask.length;
   if (!a || !b) return 0;
   ensureRowCapacity(total);
-  copyLane(laneA, 0, a, total);
+  copyWireLane(laneA, a, total);
   const ys = a === b ? laneA : laneB;
-  if (a !== b) copyLane(laneB, 0, b, total);
+  if (a !== b) copyWireLane(laneB, b, total);
   const xs = laneA;
   let n = 0;
   for (let k = 0; k < total; k++) {
