@@ -132,7 +132,10 @@ export interface MismatchCharts {
   readonly histogram: number[];
   under: number;
   over: number;
-  /** Up to SCATTER_POINTS tokens, the same ones whatever the split of the scan. */
+  /**
+   * Up to SCATTER_POINTS tokens, the same ones whatever the split of the scan. While a scan runs
+   * its candidates wait in the scan's pool: complete after finishCharts or mergeCharts.
+   */
   scatter: MismatchToken[];
   readonly byProbability: MismatchBucket[];
   /** Buckets of the token index: 0, 1, 2, 3, 4, 5–7, 8–10, 11–15, 16–21, … (half octaves). */
@@ -919,7 +922,7 @@ export function mergeCharts(into: MismatchCharts, from: MismatchCharts): Mismatc
   return into;
 }
 
-/** The charts as they are final: the sample and worst tokens sorted and cut. */
+/** The charts as they are final: the sample (its pool flushed) and worst tokens sorted and cut. */
 export function finishCharts(charts: MismatchCharts): MismatchCharts {
   flushSample(charts);
   charts.scatter = topKBySample(charts.scatter, SCATTER_POINTS);
