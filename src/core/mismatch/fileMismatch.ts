@@ -347,6 +347,7 @@ function gatherRow(t: Trajectory, a: LaneValues | undefined, b: LaneValues | und
   let total = 0;
   for (const seg of t.segments) total += seg.lossMask.length;
   ensureRowCapacity(total);
+  if (a && !b) return gatherLaneVsSampled(t, laneInto(laneA, t, a, total));
   const xs = laneInto(laneA, t, a, total);
   const ys = !a && !b ? xs : laneInto(laneB, t, b, total);
   let n = 0;
@@ -358,6 +359,36 @@ function gatherRow(t: Trajectory, a: LaneValues | undefined, b: LaneValues | und
       if (mask[i] !== 1) continue;
       const x = xs[k] as number;
       const y = ys[k] as number;
+      const d = x - y;
+      if (!Number.isFinite(d)) continue;
+      rowX[n] = x;
+      rowY[n] = y;
+      rowD[n] = d;
+      rowK[n] = k;
+      rowId[n] = ids[i] ?? -1;
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * gatherRow's usual case, a lane (copied into `xs`) against the sampled logprobs, read where they
+ * are: only trained tokens reach that read, so it sees the model segments' arrays alone (one
+ * element kind per format), not the prompt's nulls too, and no copy of the sampled lane is made.
+ */
+function gatherLaneVsSampled(t: Trajectory, xs: Float64Array): number {
+  let n = 0;
+  let k = 0;
+  for (const seg of t.segments) {
+    const mask = seg.lossMask;
+    const ids = seg.tokenIds;
+    const lps = seg.logprobs;
+    for (let i = 0; i < mask.length; i++, k++) {
+      if (mask[i] !== 1) continue;
+      const y = lps[i];
+      if (y === null || y === undefined) continue;
+      const x = xs[k] as number;
       const d = x - y;
       if (!Number.isFinite(d)) continue;
       rowX[n] = x;
