@@ -1,10 +1,18 @@
 /**
  * File-wide mismatch scan benchmark (issue 18): the lines of a file read and scanned into the
  * per-row mismatch and the file-wide charts (`scanMismatchLine`, what each scan worker runs), next
- * to reading the same lines into trajectories (`readRolloutLine`, the parse every scan pays), in
+ * to reading the same lines into trajectories (`readRolloutLine`, the parse the app does), in
  * the same run. Target: the scan at >= 80% of the speed of the parse.
  * Run: `npx tsx bench/run.ts mismatch`.
+ *
+ * Each format is timed in a process of its own, as a scan worker meets one file: in one process
+ * the formats timed first leave their element kinds and object shapes in the JIT's feedback of
+ * both paths, and the later ones were measured slower (atropos after NeMo-RL). Within a process
+ * parse and scan alternate round by round on the same lines, so both see the same load.
+ * MISMATCH_BENCH_FORMAT=<name> times that format alone in this process; MISMATCH_BENCH_FORMAT=all
+ * times every format in this one process, one after the other (the order effect, for comparison).
  */
+import { spawnSync } from "node:child_process";
 import { atroposMismatchFile, nemoRlMismatchFile } from "../e2e/fixtures/mismatchFiles";
 import { stringifyJsonLine } from "../src/core/formats/jsonLine";
 import { readRolloutLine } from "../src/core/formats/readRolloutLine";
@@ -58,33 +66,55 @@ function rolloutLensLines(count: number): string[] {
   });
 }
 
-export default async function main(): Promise<void> {
-  const files = [
-    { name: "nemo-rl", lines: nemoRlMismatchFile(2_000).text.trimEnd().split("\n") },
-    { name: "atropos", lines: atroposMismatchFile(500).text.trimEnd().split("\n") },
-    { name: "rollout-lens/v1", lines: rolloutLensLines(48) },
-  ];
+const FILES: Record<string, () => string[]> = {
+  "nemo-rl": () => nemoRlMismatchFile(2_000).text.trimEnd().split("\n"),
+  atropos: () => atroposMismatchFile(500).text.trimEnd().split("\n"),
+  "rollout-lens/v1": () => rolloutLensLines(48),
+};
+
+function timeFormat(name: string, lines: readonly string[]): void {
   const options = { correction: correction("token-trunc") };
-  for (const { name, lines } of files) {
-    const bytes = lines.reduce((s, l) => s + l.length + 1, 0);
-    let tokens = 0;
-    const parse = () => {
-      lines.forEach((line, i) => {
-        readRolloutLine(line, i + 1);
-      });
-    };
-    const scan = () => {
-      const state = createFileMismatchScan();
-      lines.forEach((line, i) => {
-        scanMismatchLine(state, line, i + 1, 0, options);
-      });
-      tokens = finishCharts(state.charts).compared;
-    };
-    medianMsPair(parse, scan); // warm-up: let both reach optimized code
-    const [parseMs, scanMs] = medianMsPair(parse, scan);
-    const mibps = (ms: number) => bytes / 1024 ** 2 / (ms / 1000);
-    console.log(
-      `${name.padEnd(16)} ${lines.length} lines, ${fmt(bytes / 1024 ** 2)} MiB, ${tokens} compared tokens: parse ${fmt(parseMs)} ms (${fmt(mibps(parseMs))} MiB/s), mismatch scan ${fmt(scanMs)} ms (${fmt(mibps(scanMs))} MiB/s), ratio ${fmt((parseMs / scanMs) * 100, 0)}% (target >= 80%; medians of ${ROUNDS})`,
-    );
+  const bytes = lines.reduce((s, l) => s + l.length + 1, 0);
+  let tokens = 0;
+  const parse = () => {
+    lines.forEach((line, i) => {
+      readRolloutLine(line, i + 1);
+    });
+  };
+  const scan = () => {
+    const state = createFileMismatchScan();
+    lines.forEach((line, i) => {
+      scanMismatchLine(state, line, i + 1, 0, options);
+    });
+    tokens = finishCharts(state.charts).compared;
+  };
+  medianMsPair(parse, scan); // warm-up: let both reach optimized code
+  const [parseMs, scanMs] = medianMsPair(parse, scan);
+  const mibps = (ms: number) => bytes / 1024 ** 2 / (ms / 1000);
+  console.log(
+    `${name.padEnd(16)} ${lines.length} lines, ${fmt(bytes / 1024 ** 2)} MiB, ${tokens} compared tokens: parse ${fmt(parseMs)} ms (${fmt(mibps(parseMs))} MiB/s), mismatch scan ${fmt(scanMs)} ms (${fmt(mibps(scanMs))} MiB/s), ratio ${fmt((parseMs / scanMs) * 100, 0)}% (target >= 80%; medians of ${ROUNDS})`,
+  );
+}
+
+export default async function main(): Promise<void> {
+  const only = process.env.MISMATCH_BENCH_FORMAT;
+  if (only !== undefined) {
+    const names = only === "all" ? Object.keys(FILES) : [only];
+    for (const name of names) {
+      const file = FILES[name];
+      if (!file) throw new Error(`no bench file ${name} (${Object.keys(FILES).join(", ")})`);
+      timeFormat(name, file());
+    }
+    return;
+  }
+  // One child per format: this same runner, told which format to time.
+  for (const name of Object.keys(FILES)) {
+    const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+      env: { ...process.env, MISMATCH_BENCH_FORMAT: name },
+      stdio: ["ignore", "pipe", "inherit"],
+      encoding: "utf8",
+    });
+    if (child.status !== 0) throw new Error(`the ${name} bench process failed (${child.status})`);
+    process.stdout.write(child.stdout.replace(/^\n## .*\n/, ""));
   }
 }

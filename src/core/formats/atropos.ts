@@ -1,12 +1,19 @@
 import { z } from "zod";
 import { flattenSegments, type SegmentSpan } from "../trajectory/flatten";
-import { lanesFromArrays } from "../trajectory/lanes";
+import { lanesFromArrays, SAMPLED_LANE } from "../trajectory/lanes";
 import type { ChatMessage, LaneInfo, LaneValues, Trajectory } from "../trajectory/types";
 import { fastLogprobs, fastTokenIds, safeParseFast } from "./fastArrays";
 import { type LaneInfoWire, laneInfoToWire, readLanesWire } from "./lanesWire";
 import { nulls, segmentsByKind } from "./maskSegments";
 import { chatMessageWireSchema } from "./rolloutLensSchema";
-import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
+import type {
+  FieldError,
+  FormatAdapter,
+  LaneRead,
+  ReadContext,
+  ReadResult,
+  WireLaneRow,
+} from "./types";
 import {
   anyNumber,
   lengthError,
@@ -139,6 +146,38 @@ function withoutSentinels(
   return out;
 }
 
+/** The group line checked as readAtropos checks it (schema, then lengths and masks), or why not. */
+function parseGroup(
+  value: Readonly<Record<string, unknown>>,
+): { ok: true; group: z.infer<typeof groupSchema> } | { ok: false; error: FieldError } {
+  const parsed = safeParseFast(fastGroupSchema, groupSchema, value);
+  if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
+  const problem = checkGroup(parsed.data);
+  if (problem) {
+    // The exact schema's error comes first, as it did when masks were checked for integers up front.
+    const exact = groupSchema.safeParse(value);
+    return { ok: false, error: exact.success ? problem : zodFieldError(exact.error) };
+  }
+  return { ok: true, group: parsed.data };
+}
+
+/**
+ * ref_logprobs (the reference model's logprob per token) as each row's `reference` lane, when
+ * every row has one of the right length; undefined otherwise (it then stays in metadata as read).
+ */
+function referenceRows(g: z.infer<typeof groupSchema>): LaneValues[] | undefined {
+  const rows = refRows(g.ref_logprobs, g.tokens.length);
+  const out: LaneValues[] = [];
+  for (const [i, tokens] of g.tokens.entries()) {
+    const lane = lanesFromArrays({ [REFERENCE_LANE]: rows?.[i] }, tokens.length).logprobLanes?.[
+      REFERENCE_LANE
+    ];
+    if (!lane) return undefined;
+    out.push(lane);
+  }
+  return out;
+}
+
 /**
  * Reads one atropos ScoredDataGroup line (rollout-formats.md §2) into one trajectory per row.
  * Group-level keys stay verbatim in every row's metadata (index per-row lists with source.row),
@@ -148,28 +187,15 @@ export function readAtropos(
   value: Readonly<Record<string, unknown>>,
   context: ReadContext,
 ): ReadResult {
-  const parsed = safeParseFast(fastGroupSchema, groupSchema, value);
-  if (!parsed.success) return { ok: false, error: zodFieldError(parsed.error) };
-  const g = parsed.data;
-  const problem = checkGroup(g);
-  if (problem) {
-    // The exact schema's error comes first, as it did when masks were checked for integers up front.
-    const exact = groupSchema.safeParse(value);
-    return { ok: false, error: exact.success ? problem : zodFieldError(exact.error) };
-  }
+  const parsed = parseGroup(value);
+  if (!parsed.ok) return parsed;
+  const g = parsed.group;
   const consumed = new Set(["tokens", "masks", "scores"]);
   if (g.inference_logprobs) consumed.add("inference_logprobs");
   const messages = messagesSchema.safeParse(g.messages);
   if (messages.success && messages.data.length === g.tokens.length) consumed.add("messages");
-  // ref_logprobs (the reference model's logprob per token) is the `reference` lane when every row
-  // has one of the right length; otherwise it stays in metadata as read.
-  const refLanes = g.tokens.map((tokens, i) =>
-    lanesFromArrays(
-      { [REFERENCE_LANE]: refRows(g.ref_logprobs, g.tokens.length)?.[i] },
-      tokens.length,
-    ),
-  );
-  if (refLanes.every((l) => l.logprobLanes)) consumed.add("ref_logprobs");
+  const refs = referenceRows(g);
+  if (refs) consumed.add("ref_logprobs");
   const ownLanes = readGroupLanes(value, g.tokens);
   if (!ownLanes.ok) return { ok: false, error: ownLanes.error };
   consumed.add("logprob_lanes").add("logprob_lane_info");
@@ -189,10 +215,8 @@ export function readAtropos(
     const rowMessages: ChatMessage[] | undefined = consumed.has("messages")
       ? messages.data?.[i]
       : undefined;
-    const lanes = {
-      ...(consumed.has("ref_logprobs") ? refLanes[i]?.logprobLanes : undefined),
-      ...ownLanes.rows[i]?.lanes,
-    };
+    const ref = refs?.[i];
+    const lanes = { ...(ref ? { [REFERENCE_LANE]: ref } : undefined), ...ownLanes.rows[i]?.lanes };
     return {
       id: `${group}.${i}`,
       source: { kind: "file", path: context.path, line: context.line, row: i },
@@ -211,6 +235,50 @@ export function readAtropos(
   // A positive logprob on a model token is left for the invariant check to report.
   const proven = { tokenIds: true, lossMask: true, modelLogprobs: !positiveOnModel };
   return { ok: true, trajectories, proven };
+}
+
+/**
+ * readAtropos for a lane scan (FormatAdapter.readLanes): the sampled logprobs and the
+ * `reference` lane of every row straight from the group's arrays, for the plain line only — the
+ * group valid, ref_logprobs a lane on every row, no lanes of our own, the lanes asked for among
+ * those two, and every row passing the checks its trajectory would face (it opens with its
+ * prompt; no logprob > 0 on a trained token). Anything else: undefined, and readAtropos reads it.
+ */
+export function readAtroposLanes(
+  value: Readonly<Record<string, unknown>>,
+  lanes: readonly [string, string] | undefined,
+): LaneRead | undefined {
+  if (value.logprob_lanes !== undefined || value.logprob_lane_info !== undefined) return undefined;
+  // A row's default lanes with only a reference lane stored (trajectoryMismatch.defaultLanes).
+  const compared = lanes ?? ([REFERENCE_LANE, SAMPLED_LANE] as const);
+  if (!compared.every((name) => name === REFERENCE_LANE || name === SAMPLED_LANE)) {
+    return undefined;
+  }
+  const parsed = parseGroup(value);
+  if (!parsed.ok) return undefined;
+  const g = parsed.group;
+  const refs = referenceRows(g);
+  if (!refs) return undefined;
+  const rows: WireLaneRow[] = [];
+  for (const [i, tokenIds] of g.tokens.entries()) {
+    const masks = g.masks[i] ?? [];
+    const rowLp = g.inference_logprobs?.[i];
+    const spans = spansOfRow(masks);
+    if (spans[0] && spans[0].kind !== "prompt") return undefined;
+    if (rowLp && spans.some((s) => s.kind === "model" && hasPositive(rowLp, s.start, s.end))) {
+      return undefined;
+    }
+    // A trained token's sampled logprob is rowLp's own entry (model spans keep it as read).
+    const lane = (name: string) => (name === REFERENCE_LANE ? refs[i] : rowLp);
+    rows.push({
+      tokenIds,
+      mask: masks,
+      untrained: IGNORE,
+      a: lane(compared[0]),
+      b: lane(compared[1]),
+    });
+  }
+  return { lanes: compared, rows };
 }
 
 /** The lane atropos' `ref_logprobs` maps to. */
@@ -307,4 +375,5 @@ export const atroposAdapter: FormatAdapter = {
   id: "atropos",
   detect: (v) => Array.isArray(v.tokens) && Array.isArray(v.masks) && Array.isArray(v.scores),
   read: readAtropos,
+  readLanes: readAtroposLanes,
 };

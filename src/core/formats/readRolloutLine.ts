@@ -7,7 +7,7 @@ import { rolloutLensAdapter } from "./rolloutLens";
 import { slimeAdapter } from "./slime";
 import { strandsAdapter } from "./strands";
 import { artAdapter, primeAdapter } from "./textRecords";
-import type { FormatAdapter, FormatId, LineResult } from "./types";
+import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
 import { verlAdapter } from "./verl";
 
 /** Sniffing order: explicit `format` markers first, then the key patterns of rollout-formats.md §6. */
@@ -60,25 +60,53 @@ export function readRolloutValue(
   formatHint?: FormatId,
   path?: string,
 ): LineResult {
-  const fail = (message: string, field?: string): LineResult => ({
+  const found = adapterFor(value, lineNo, formatHint);
+  return "adapter" in found ? readWith(found.adapter, found.value, lineNo, path) : found;
+}
+
+/** A bad line's result: its line, message and field. */
+function lineError(lineNo: number, message: string, field?: string): LineResult {
+  return {
     kind: "error",
     error: field === undefined ? { line: lineNo, message } : { line: lineNo, field, message },
-  });
-  if (!isRecord(value)) return fail("a rollout line must be a JSON object");
+  };
+}
+
+/** The adapter that reads `value` (sniffed, or the hint's when it agrees), or why none does. */
+function adapterFor(
+  value: unknown,
+  lineNo: number,
+  formatHint: FormatId | undefined,
+): { adapter: FormatAdapter; value: Readonly<Record<string, unknown>> } | LineResult {
+  if (!isRecord(value)) return lineError(lineNo, "a rollout line must be a JSON object");
   const detected = detectFormat(value);
   const format = formatHint ?? detected;
   const adapter = ADAPTERS.find((a) => a.id === format);
   if (!adapter) {
     const keys = Object.keys(value).slice(0, 8).join(", ");
-    return fail(`unknown record format (keys: ${keys}); see docs/format.md for the formats read`);
+    return lineError(
+      lineNo,
+      `unknown record format (keys: ${keys}); see docs/format.md for the formats read`,
+    );
   }
   if (formatHint !== undefined && detected !== undefined && detected !== formatHint) {
-    return fail(
+    return lineError(
+      lineNo,
       `expected a ${formatHint} record but the keys look like ${detected ?? "no known format"}`,
     );
   }
+  return { adapter, value };
+}
+
+/** `value` read by `adapter` into trajectories, each checked against the model's invariants. */
+function readWith(
+  adapter: FormatAdapter,
+  value: Readonly<Record<string, unknown>>,
+  lineNo: number,
+  path: string | undefined,
+): LineResult {
   const result = adapter.read(value, { line: lineNo, path });
-  if (!result.ok) return fail(result.error.message, result.error.field);
+  if (!result.ok) return lineError(lineNo, result.error.message, result.error.field);
   for (const t of result.trajectories) {
     const violations = checkTrajectory(t, result.proven);
     const first = violations[0];
@@ -86,8 +114,35 @@ export function readRolloutValue(
       const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : "";
       const row = t.source.row ? `row ${t.source.row}: ` : "";
       const at = first.index === undefined ? "" : ` at token ${first.index}`;
-      return fail(`${row}${first.message}${at}${more}`, first.field);
+      return lineError(lineNo, `${row}${first.message}${at}${more}`, first.field);
     }
   }
   return { kind: "trajectories", format: adapter.id, trajectories: result.trajectories };
+}
+
+/** A line's rows as a lane scan reads them: see FormatAdapter.readLanes. */
+export type LaneLineResult =
+  | LineResult
+  | ({ readonly kind: "lanes"; readonly format: FormatId } & LaneRead);
+
+/**
+ * readRolloutLine for a file-wide lane scan comparing `lanes` (undefined: each trajectory's
+ * default): the line's rows as wire lanes when its adapter reads them without trajectories (the
+ * plain case), otherwise exactly what readRolloutLine gives (blank, error or trajectories).
+ */
+export function readRolloutLineLanes(
+  lineText: string,
+  lineNo: number,
+  formatHint: FormatId | undefined,
+  path: string | undefined,
+  lanes: readonly [string, string] | undefined,
+): LaneLineResult {
+  if (lineText.trim().length === 0) return { kind: "blank" };
+  const parsed = parseJsonLine(lineText);
+  if (!parsed.ok) return { kind: "error", error: { line: lineNo, message: parsed.message } };
+  const found = adapterFor(parsed.value, lineNo, formatHint);
+  if (!("adapter" in found)) return found;
+  const read = found.adapter.readLanes?.(found.value, lanes);
+  if (read) return { kind: "lanes", format: found.adapter.id, ...read };
+  return readWith(found.adapter, found.value, lineNo, path);
 }

@@ -65,10 +65,40 @@ export type ReadResult =
     }
   | { readonly ok: false; readonly error: FieldError };
 
+/**
+ * One trajectory's two compared lanes as a lane scan reads them off the wire, in token index
+ * space: its token ids, the mask (a token is trained where `mask[k] !== untrained`), lane a
+ * (π_train) and lane b (π_rollout), null where a lane has no value (undefined: none at all).
+ */
+export interface WireLaneRow {
+  readonly tokenIds: readonly number[];
+  readonly mask: readonly number[];
+  readonly untrained: number;
+  readonly a: readonly (number | null)[] | undefined;
+  readonly b: readonly (number | null)[] | undefined;
+}
+
+/** The rows of a line whose lanes `lanes` [a, b] a lane scan compares. */
+export interface LaneRead {
+  readonly lanes: readonly [string, string];
+  readonly rows: readonly WireLaneRow[];
+}
+
 /** One format: sniff a parsed line, read it into trajectories. */
 export interface FormatAdapter {
   readonly id: FormatId;
   /** True when the object's keys look like this format (rollout-formats.md §6 sniffer table). */
   detect(value: Readonly<Record<string, unknown>>): boolean;
   read(value: Readonly<Record<string, unknown>>, context: ReadContext): ReadResult;
+  /**
+   * Optional fast path of a file-wide lane scan (docs/mismatch.md): the rows' lanes `lanes`
+   * (undefined: each trajectory's default lanes) read without building trajectories, exactly as
+   * `read`, the invariant check and `laneValues` would give them. Undefined whenever the line is
+   * not the plain case (a problem, other lanes, a lane kept elsewhere): the scan then reads it
+   * with `read`, so its verdicts and numbers never depend on this shortcut.
+   */
+  readLanes?(
+    value: Readonly<Record<string, unknown>>,
+    lanes: readonly [string, string] | undefined,
+  ): LaneRead | undefined;
 }

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixtureLines } from "../../test/fixtureFiles";
 import { modelSegment, promptSegment, trajectory } from "../../test/trajectoryBuilders";
@@ -13,11 +14,13 @@ import {
   HIST_BINS,
   HIST_SPAN,
   HIST_WIDTH,
+  kthSmallest,
   type MismatchToken,
   mergeCharts,
   mismatchIntoCharts,
   positionBucket,
   positionBucketStart,
+  probBucketOfLog,
   rowIntoCharts,
   rowMismatchOf,
   SCATTER_POINTS,
@@ -223,5 +226,66 @@ describe("file-wide mismatch charts", () => {
     // Line 1's first model token: prev −0.3 against generation −0.31.
     expect(scan.charts.worst[0]).toMatchObject({ row: 0, line: 1, token: 13, tokenId: 151657 });
     expect(scan.charts.worst[0]?.delta).toBeCloseTo(0.01, 12);
+  });
+});
+
+/** The double next to `x` towards +∞ (`up`) or −∞. */
+function nextDouble(x: number, up: boolean): number {
+  if (x === 0) return up ? Number.MIN_VALUE : -Number.MIN_VALUE;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  view.setBigUint64(0, x > 0 === up ? bits + 1n : bits - 1n);
+  return view.getFloat64(0);
+}
+
+describe("the charts' building blocks", () => {
+  /** The rollout-probability bucket by its definition: how many of log 0.1 … log 0.9 y reaches. */
+  const bucketOf = (y: number) => {
+    let b = 0;
+    for (let i = 1; i < 10; i++) if (y >= Math.log(i / 10)) b = i;
+    return b;
+  };
+
+  it("finds the probability bucket of every logprob as the definition does, at each edge", () => {
+    const ys: number[] = [0, -0, 1e-300, -1e-300, 3, -50, -Number.MAX_VALUE, Number.MAX_VALUE];
+    const edges = [
+      ...Array.from({ length: 9 }, (_, i) => Math.log((i + 1) / 10)),
+      // The table's cell edges, and just past the last cell.
+      ...Array.from({ length: 200 }, (_, ci) => -ci / 64),
+    ];
+    for (const e of edges) {
+      let down = e;
+      let up = e;
+      ys.push(e);
+      for (let step = 0; step < 4; step++) {
+        down = nextDouble(down, false);
+        up = nextDouble(up, true);
+        ys.push(down, up);
+      }
+    }
+    const wrong = ys.filter((y) => probBucketOfLog(y) !== bucketOf(y));
+    expect(wrong).toEqual([]);
+    fc.assert(
+      fc.property(fc.double({ min: -10, max: 1, noNaN: true }), (y) => {
+        expect(probBucketOfLog(y)).toBe(bucketOf(y));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it("selects the k-th smallest value, duplicates included", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 1, maxLength: 300 }),
+        fc.nat(),
+        (values, pick) => {
+          const k = pick % values.length;
+          const sorted = [...values].sort((x, y) => x - y);
+          expect(kthSmallest(Float64Array.from(values), k)).toBe(sorted[k]);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -1,5 +1,5 @@
-import { readRolloutLine } from "../formats/readRolloutLine";
-import type { FormatId } from "../formats/types";
+import { readRolloutLineLanes } from "../formats/readRolloutLine";
+import type { FormatId, WireLaneRow } from "../formats/types";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { LaneValues, Trajectory } from "../trajectory/types";
 import {
@@ -39,8 +39,47 @@ const LOG10E = Math.LOG10E;
 const LOG_PROB_STARTS = Float64Array.from({ length: PROB_BUCKETS }, (_, i) =>
   Math.log(i / PROB_BUCKETS),
 );
-/** log 0.9: most tokens are confident and land in the top bucket with this one comparison. */
-const LOG_TOP_START = LOG_PROB_STARTS[PROB_BUCKETS - 1] as number;
+
+/** The probability bucket of p = e^y, by the definition: how many of log 0.1 … log 0.9 y reaches. */
+export function probBucketExact(y: number): number {
+  let pi = 0;
+  for (let i = 1; i < PROB_BUCKETS; i++) if (y >= (LOG_PROB_STARTS[i] as number)) pi = i;
+  return pi;
+}
+
+/*
+ * probBucketExact without its search (the search's unpredictable branches were most of the
+ * buckets' cost): y in cells of 1/CELLS_PER_UNIT below 0, each cell holding at most one bucket
+ * start (they are ≥ 0.1 apart). A cell's tokens are in bucket CELL_BUCKET, or one below when y is
+ * under the start CELL_EDGE inside the cell (−∞ when none). The cells are widened by far more than
+ * the rounding of −y·CELLS_PER_UNIT, so the table agrees with the definition on every y.
+ */
+const CELLS_PER_UNIT = 64;
+const CELLS = Math.ceil(-(LOG_PROB_STARTS[1] as number) * CELLS_PER_UNIT) + 1;
+const CELL_EDGE = new Float64Array(CELLS);
+const CELL_BUCKET = new Int32Array(CELLS);
+for (let ci = 0; ci < CELLS; ci++) {
+  const top = -ci / CELLS_PER_UNIT + 1e-9;
+  const bottom = -(ci + 1) / CELLS_PER_UNIT - 1e-9;
+  let edge = Number.NEGATIVE_INFINITY;
+  for (let i = 1; i < PROB_BUCKETS; i++) {
+    const start = LOG_PROB_STARTS[i] as number;
+    if (start > bottom && start <= top) edge = start;
+  }
+  CELL_EDGE[ci] = edge;
+  CELL_BUCKET[ci] = probBucketExact(top);
+}
+
+/** probBucketExact(y) by the cell table, for a finite y. */
+export function probBucketOfLog(y: number): number {
+  const cell = -y * CELLS_PER_UNIT;
+  if (!(cell > 0)) return PROB_BUCKETS - 1;
+  if (cell >= CELLS) return 0;
+  const ci = cell | 0;
+  const b = CELL_BUCKET[ci] as number;
+  return y >= (CELL_EDGE[ci] as number) ? b : b - 1;
+}
+
 /**
  * The probability buckets' fields while a row is scanned, loaded from and stored back to the
  * charts' buckets once per row (the same additions in the same order: the sums are unchanged).
@@ -93,7 +132,10 @@ export interface MismatchCharts {
   readonly histogram: number[];
   under: number;
   over: number;
-  /** Up to SCATTER_POINTS tokens, the same ones whatever the split of the scan. */
+  /**
+   * Up to SCATTER_POINTS tokens, the same ones whatever the split of the scan. While a scan runs
+   * its candidates wait in the scan's pool: complete after finishCharts or mergeCharts.
+   */
   scatter: MismatchToken[];
   readonly byProbability: MismatchBucket[];
   /** Buckets of the token index: 0, 1, 2, 3, 4, 5–7, 8–10, 11–15, 16–21, … (half octaves). */
@@ -225,6 +267,172 @@ const LN2 = Math.LN2;
 const LN5 = Math.log(5);
 
 /**
+ * Lane a and lane b of the row being charted by token index, as doubles (NaN where a lane has no
+ * value: null and a missing entry compare alike, as a δ that is not finite does), then its
+ * compared tokens in token order: a's and b's logprob, δ = a − b, the token index and the token
+ * id. Typed arrays grown to the longest row seen: the loops read plain doubles whatever the
+ * element kinds of the arrays the lanes came in (which differ by format, and had made the loop
+ * slower on one format after another had run through it).
+ */
+let laneA = new Float64Array(1024);
+let laneB = new Float64Array(1024);
+let rowX = new Float64Array(1024);
+let rowY = new Float64Array(1024);
+let rowD = new Float64Array(1024);
+let rowK = new Float64Array(1024);
+let rowId = new Float64Array(1024);
+
+/** The row scratch able to hold `n` tokens (its contents are not kept). */
+function ensureRowCapacity(n: number): void {
+  if (rowX.length >= n) return;
+  const size = Math.max(n, rowX.length * 2);
+  laneA = new Float64Array(size);
+  laneB = new Float64Array(size);
+  rowX = new Float64Array(size);
+  rowY = new Float64Array(size);
+  rowD = new Float64Array(size);
+  rowK = new Float64Array(size);
+  rowId = new Float64Array(size);
+}
+
+/**
+ * `length` entries of `values` into `into` from index `at`, null and missing ones as NaN. A loop,
+ * not TypedArray.set: set takes a slow path on arrays that hold tagged numbers (a slice of a
+ * lane with nulls), and needs a scan for null first.
+ */
+function copyLane(into: Float64Array, at: number, values: LaneValues, length: number): void {
+  for (let i = 0; i < length; i++) into[at + i] = values[i] ?? Number.NaN;
+}
+
+/**
+ * copyLane for the arrays of a line as JSON.parse made them (FormatAdapter.readLanes): a
+ * null-free one holds doubles (or small integers), which TypedArray.set copies in one builtin
+ * call. Apart from copyLane so that neither loop sees the other's element kinds: a loop that has
+ * read both double and tagged arrays boxes every double it reads (the scan of one format ran
+ * ~80% slower after another format's scan).
+ */
+function copyWireLane(into: Float64Array, values: LaneValues, length: number): void {
+  if (values.length === length && !values.includes(null)) {
+    into.set(values as readonly number[]);
+    return;
+  }
+  for (let i = 0; i < length; i++) into[i] = values[i] ?? Number.NaN;
+}
+
+/** Lane `lane` of `t` (undefined: the segments' sampled logprobs) into `into`, `total` tokens. */
+function laneInto(
+  into: Float64Array,
+  t: Trajectory,
+  lane: LaneValues | undefined,
+  total: number,
+): Float64Array {
+  if (lane) {
+    copyLane(into, 0, lane, total);
+    return into;
+  }
+  let k = 0;
+  for (const seg of t.segments) {
+    copyLane(into, k, seg.logprobs, seg.lossMask.length);
+    k += seg.lossMask.length;
+  }
+  return into;
+}
+
+/**
+ * The trained tokens of `t` where lanes `a` and `b` (undefined: the segments' own sampled
+ * logprobs) compare into the row scratch; returns how many. A token compares when its mask is 1
+ * and both logprobs are numbers with a finite difference.
+ */
+function gatherRow(t: Trajectory, a: LaneValues | undefined, b: LaneValues | undefined): number {
+  let total = 0;
+  for (const seg of t.segments) total += seg.lossMask.length;
+  ensureRowCapacity(total);
+  if (a && !b) return gatherLaneVsSampled(t, laneInto(laneA, t, a, total));
+  const xs = laneInto(laneA, t, a, total);
+  const ys = !a && !b ? xs : laneInto(laneB, t, b, total);
+  let n = 0;
+  let k = 0;
+  for (const seg of t.segments) {
+    const mask = seg.lossMask;
+    const ids = seg.tokenIds;
+    for (let i = 0; i < mask.length; i++, k++) {
+      if (mask[i] !== 1) continue;
+      const x = xs[k] as number;
+      const y = ys[k] as number;
+      const d = x - y;
+      if (!Number.isFinite(d)) continue;
+      rowX[n] = x;
+      rowY[n] = y;
+      rowD[n] = d;
+      rowK[n] = k;
+      rowId[n] = ids[i] ?? -1;
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * gatherRow's usual case, a lane (copied into `xs`) against the sampled logprobs, read where they
+ * are: only trained tokens reach that read, so it sees the model segments' arrays alone (one
+ * element kind per format), not the prompt's nulls too, and no copy of the sampled lane is made.
+ */
+function gatherLaneVsSampled(t: Trajectory, xs: Float64Array): number {
+  let n = 0;
+  let k = 0;
+  for (const seg of t.segments) {
+    const mask = seg.lossMask;
+    const ids = seg.tokenIds;
+    const lps = seg.logprobs;
+    for (let i = 0; i < mask.length; i++, k++) {
+      if (mask[i] !== 1) continue;
+      const y = lps[i];
+      if (y === null || y === undefined) continue;
+      const x = xs[k] as number;
+      const d = x - y;
+      if (!Number.isFinite(d)) continue;
+      rowX[n] = x;
+      rowY[n] = y;
+      rowD[n] = d;
+      rowK[n] = k;
+      rowId[n] = ids[i] ?? -1;
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * gatherRow for a row read straight off the wire (FormatAdapter.readLanes): the same tokens
+ * compared, a token trained where its mask is not `untrained`.
+ */
+function gatherWire(row: WireLaneRow): number {
+  const { tokenIds: ids, mask, untrained, a, b } = row;
+  const total = mask.length;
+  if (!a || !b) return 0;
+  ensureRowCapacity(total);
+  copyWireLane(laneA, a, total);
+  const ys = a === b ? laneA : laneB;
+  if (a !== b) copyWireLane(laneB, b, total);
+  const xs = laneA;
+  let n = 0;
+  for (let k = 0; k < total; k++) {
+    if (mask[k] === untrained) continue;
+    const x = xs[k] as number;
+    const y = ys[k] as number;
+    const d = x - y;
+    if (!Number.isFinite(d)) continue;
+    rowX[n] = x;
+    rowY[n] = y;
+    rowD[n] = d;
+    rowK[n] = k;
+    rowId[n] = ids[k] ?? -1;
+    n++;
+  }
+  return n;
+}
+
+/**
  * One pass over a trajectory's trained tokens comparing lane `a` (π_train) with lane `b`
  * (π_rollout): every compared token goes into `charts`, and the row's summary comes back (the
  * same numbers computeMismatch gives, without its per-token arrays: a file scan keeps only
@@ -240,28 +448,129 @@ export function addToCharts(
   b: LaneValues | undefined,
   c: Correction,
 ): RowMismatch {
-  const { histogram, byProbability, byPosition } = charts;
-  // Candidates past the current cut-offs are appended; sorted and cut when there are twice enough.
-  const cuts = cutsOf(charts);
-  let scatterCut = cuts.scatter;
-  let worstCut = cuts.worst;
-  // The position bucket being filled, in locals, added to its bucket when the position leaves it.
-  let nextPosition = 0;
-  let posIndex = 0;
-  let posBucket: MismatchBucket | undefined;
-  let posCount = 0;
-  let posSum = 0;
-  let posMax = 0;
-  let posFar = 0;
+  return chartRow(charts, gatherRow(t, a, b), row, line, c);
+}
+
+/** Position bucket starts as doubles for the loop (index b: positionBucketStart(b)). */
+const POSITION_STARTS_F64 = Float64Array.from(POSITION_STARTS);
+/** Per position bucket of the row: count, Σ|δ|, max |δ|, beyond 2×, written as the loop leaves it. */
+const rowPosCount = new Float64Array(POSITION_STARTS.length);
+const rowPosSum = new Float64Array(POSITION_STARTS.length);
+const rowPosMax = new Float64Array(POSITION_STARTS.length);
+const rowPosFar = new Float64Array(POSITION_STARTS.length);
+/** Row positions (index into the row scratch) past a cut-off: offered after the loop, in order. */
+let rowOffers = new Int32Array(1024);
+/** The loop's totals: see the OUT_* indices. */
+const rowOut = new Float64Array(11);
+const OUT_SUM = 0;
+const OUT_SUM_ABS = 1;
+const OUT_MAX_ABS = 2;
+const OUT_CORRECTED = 3;
+const OUT_BEYOND2X = 4;
+const OUT_BEYOND5X = 5;
+const OUT_UNDER = 6;
+const OUT_OVER = 7;
+const OUT_OFFERS = 8;
+const OUT_FIRST_POSITION = 9;
+const OUT_LAST_POSITION = 10;
+
+/**
+ * The `n` tokens in the row scratch (gathered by gatherRow) into `charts`: the row's summary,
+ * as addToCharts returns it.
+ */
+function chartRow(
+  charts: MismatchCharts,
+  n: number,
+  row: number,
+  line: number,
+  c: Correction,
+): RowMismatch {
+  const state = scanStateOf(charts);
+  if (rowOffers.length < n) rowOffers = new Int32Array(Math.max(n, rowOffers.length * 2));
+  loadProbBuckets(charts.byProbability);
+  chartLoop(n, charts.histogram, c, Math.imul(row ^ 0x9e3779b9, 0x85ebca6b), state);
+  storeProbBuckets(charts.byProbability);
+  addPositions(charts.byPosition);
+  // Candidates past the cut-offs at the row's start, offered in token order: the cut-offs only
+  // tighten as tokens are offered, so each is offered exactly when the loop would have.
+  const offers = rowOut[OUT_OFFERS] as number;
+  for (let o = 0; o < offers; o++) {
+    const j = rowOffers[o] as number;
+    const k = rowK[j] as number;
+    const d = rowD[j] as number;
+    const priority = samplePriority(row, k);
+    if (priority < state.scatter) {
+      samplePush(
+        state,
+        priority,
+        row,
+        line,
+        k,
+        rowId[j] as number,
+        rowX[j] as number,
+        rowY[j] as number,
+        d,
+      );
+    }
+    if (Math.abs(d) > state.worst) {
+      const token = {
+        row,
+        line,
+        token: k,
+        tokenId: rowId[j] as number,
+        a: rowX[j] as number,
+        b: rowY[j] as number,
+        delta: d,
+      };
+      charts.worst.push(token);
+      if (charts.worst.length >= 2 * WORST_TOKENS) state.worst = worstLimit(charts);
+    }
+  }
+  charts.compared += n;
+  charts.beyond2x += rowOut[OUT_BEYOND2X] as number;
+  charts.beyond5x += rowOut[OUT_BEYOND5X] as number;
+  charts.under += rowOut[OUT_UNDER] as number;
+  charts.over += rowOut[OUT_OVER] as number;
+  const sum = rowOut[OUT_SUM] as number;
+  let corrected = rowOut[OUT_CORRECTED] as number;
+  if (!isTokenLevel(c) && n > 0 && isCorrected(c, sequenceWeight(c, sum, n))) corrected = n;
+  return {
+    compared: n,
+    maxAbsDelta: rowOut[OUT_MAX_ABS] as number,
+    meanAbsDelta: n === 0 ? 0 : (rowOut[OUT_SUM_ABS] as number) / n,
+    fractionCorrected: n === 0 ? 0 : corrected / n,
+  };
+}
+
+/**
+ * The per-token loop of chartRow, on numbers and typed arrays only (stable type feedback, so it
+ * stays optimized whatever the rows and lanes): totals into rowOut, the probability buckets into
+ * their scratch, the position buckets into the row's, the tokens past a cut-off into rowOffers.
+ */
+function chartLoop(
+  n: number,
+  histogram: number[],
+  c: Correction,
+  rowHash: number,
+  cuts: { readonly scatter: number; readonly worst: number },
+): void {
+  const scatterCut = cuts.scatter;
+  const worstCut = cuts.worst;
   const tokenLevel = isTokenLevel(c);
-  const rowHash = Math.imul(row ^ 0x9e3779b9, 0x85ebca6b);
   // Open interval of δ surely kept by a token rule: [ln lo, ln hi] (or below ln cap), shrunk by
   // far more than exp's rounding; δ outside it is decided by the rule itself.
   const isTrunc = c.kind === "token-trunc";
   const keepBelow = Math.log(isTrunc ? c.cap : c.hi) - 1e-9;
   const keepAbove = isTrunc ? Number.NEGATIVE_INFINITY : Math.log(c.lo) + 1e-9;
-  // Counters in locals, written back once: the loop stays free of stores to `charts`.
-  let compared = 0;
+  const ds = rowD;
+  const ys = rowY;
+  const ks = rowK;
+  const pCount = probCount;
+  const pSum = probSum;
+  const pMax = probMax;
+  const pFar = probFar;
+  const starts = POSITION_STARTS_F64;
+  const offers = rowOffers;
   let sum = 0;
   let sumAbs = 0;
   let maxAbs = 0;
@@ -270,114 +579,114 @@ export function addToCharts(
   let beyond5x = 0;
   let under = 0;
   let over = 0;
-  let k = 0;
-  loadProbBuckets(byProbability);
-  let topCount = probCount[PROB_BUCKETS - 1] as number;
-  let topSum = probSum[PROB_BUCKETS - 1] as number;
-  let topMax = probMax[PROB_BUCKETS - 1] as number;
-  let topFar = probFar[PROB_BUCKETS - 1] as number;
-  for (const seg of t.segments) {
-    const mask = seg.lossMask;
-    const lps = seg.logprobs;
-    const ids = seg.tokenIds;
-    for (let i = 0; i < mask.length; i++, k++) {
-      if (mask[i] !== 1) continue;
-      const x = a ? a[k] : lps[i];
-      const y = b ? b[k] : lps[i];
-      if (x === null || y === null || x === undefined || y === undefined) continue;
-      const d = x - y;
-      if (!Number.isFinite(d)) continue;
-      const abs = d < 0 ? -d : d;
-      compared++;
-      sum += d;
-      sumAbs += abs;
-      if (abs > maxAbs) maxAbs = abs;
-      // The rule decides by r = e^δ; δ well inside the log bounds is kept without an exp.
-      if (tokenLevel && !(d > keepAbove && d < keepBelow) && isCorrected(c, safeExp(d))) {
-        corrected++;
-      }
-      const far2 = abs > LN2;
-      if (far2) {
-        beyond2x++;
-        if (abs > LN5) beyond5x++;
-      }
-      // histogramBin(d) written out; `| 0` is Math.floor on [0, HIST_BINS).
-      const binAt = d * BIN_SCALE + BIN_OFFSET;
-      if (binAt < 0) under++;
-      else if (binAt >= HIST_BINS) over++;
-      else {
-        const bin = binAt | 0;
-        histogram[bin] = (histogram[bin] as number) + 1;
-      }
-      // The bucket of p = e^y without an exp: the last log threshold y reaches (most tokens are
-      // confident, so the search starts at the top).
-      // The top bucket (p >= 0.9, most tokens) is kept in locals.
-      if (y >= LOG_TOP_START) {
-        topCount++;
-        topSum += abs;
-        if (abs > topMax) topMax = abs;
-        if (far2) topFar++;
-      } else {
-        let pi = PROB_BUCKETS - 2;
-        while (pi > 0 && y < (LOG_PROB_STARTS[pi] as number)) pi--;
-        probCount[pi] = (probCount[pi] as number) + 1;
-        probSum[pi] = (probSum[pi] as number) + abs;
-        if (abs > (probMax[pi] as number)) probMax[pi] = abs;
-        if (far2) probFar[pi] = (probFar[pi] as number) + 1;
-      }
-      if (k >= nextPosition) {
-        addPosition(posBucket, posCount, posSum, posMax, posFar);
-        posCount = 0;
-        posSum = 0;
-        posMax = 0;
-        posFar = 0;
-        // Token indices only grow along a row: step up from the bucket just left (the starts
-        // increase strictly; the same bucket positionBucket(k) finds, without its log2).
-        let p = posIndex;
-        while (positionBucketStart(p + 1) <= k) p++;
-        posIndex = p;
-        while (byPosition.length <= p) {
-          const j = byPosition.length;
-          byPosition.push(bucket(positionBucketStart(j), positionBucketStart(j + 1)));
-        }
-        posBucket = byPosition[p] as MismatchBucket;
-        nextPosition = posBucket.end;
-      }
-      posCount++;
-      posSum += abs;
-      if (abs > posMax) posMax = abs;
-      if (far2) posFar++;
-      // samplePriority(row, k), written out: a call returning a uint32 boxes it once past 2^30.
-      let h = rowHash ^ Math.imul(k + 0x632be5ab, 0xc2b2ae35);
-      h ^= h >>> 16;
-      h = Math.imul(h, 0x7feb352d);
-      h ^= h >>> 15;
-      h = Math.imul(h, 0x846ca68b);
-      h ^= h >>> 16;
-      const priority = h >>> 0;
-      if (priority < scatterCut || abs > worstCut) {
-        offer(charts, cuts, { row, line, token: k, tokenId: ids[i] ?? -1, a: x, b: y, delta: d });
-        scatterCut = cuts.scatter;
-        worstCut = cuts.worst;
-      }
+  let offered = 0;
+  // The position bucket being filled (−1: none yet), in locals until the position leaves it.
+  let pos = -1;
+  let firstPos = 0;
+  let nextPosition = 0;
+  let posCount = 0;
+  let posSum = 0;
+  let posMax = 0;
+  let posFar = 0;
+  for (let j = 0; j < n; j++) {
+    const d = ds[j] as number;
+    const y = ys[j] as number;
+    const k = ks[j] as number;
+    const abs = Math.abs(d);
+    sum += d;
+    sumAbs += abs;
+    if (abs > maxAbs) maxAbs = abs;
+    // The rule decides by r = e^δ; δ well inside the log bounds is kept without an exp.
+    if (tokenLevel && !(d > keepAbove && d < keepBelow) && isCorrected(c, safeExp(d))) {
+      corrected++;
     }
+    const far2 = abs > LN2;
+    if (far2) {
+      beyond2x++;
+      if (abs > LN5) beyond5x++;
+    }
+    // histogramBin(d) written out; `| 0` is Math.floor on [0, HIST_BINS).
+    const binAt = d * BIN_SCALE + BIN_OFFSET;
+    if (binAt < 0) under++;
+    else if (binAt >= HIST_BINS) over++;
+    else {
+      const bin = binAt | 0;
+      histogram[bin] = (histogram[bin] as number) + 1;
+    }
+    const pi = probBucketOfLog(y);
+    pCount[pi] = (pCount[pi] as number) + 1;
+    pSum[pi] = (pSum[pi] as number) + abs;
+    if (abs > (pMax[pi] as number)) pMax[pi] = abs;
+    if (far2) pFar[pi] = (pFar[pi] as number) + 1;
+    if (k >= nextPosition) {
+      // Token indices only grow along a row: step up from the bucket just left (the starts
+      // increase strictly; the same bucket positionBucket(k) finds, without its log2).
+      if (pos >= 0) {
+        storePosition(pos, posCount, posSum, posMax, posFar);
+        while ((starts[pos + 1] as number) <= k) storePosition(++pos, 0, 0, 0, 0);
+      } else {
+        pos = 0;
+        while ((starts[pos + 1] as number) <= k) pos++;
+        firstPos = pos;
+      }
+      nextPosition = starts[pos + 1] as number;
+      posCount = 0;
+      posSum = 0;
+      posMax = 0;
+      posFar = 0;
+    }
+    posCount++;
+    posSum += abs;
+    if (abs > posMax) posMax = abs;
+    if (far2) posFar++;
+    // samplePriority(row, k), written out: a call returning a uint32 boxes it once past 2^30.
+    let h = rowHash ^ Math.imul(k + 0x632be5ab, 0xc2b2ae35);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x7feb352d);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x846ca68b);
+    h ^= h >>> 16;
+    if (h >>> 0 < scatterCut || abs > worstCut) offers[offered++] = j;
   }
-  addPosition(posBucket, posCount, posSum, posMax, posFar);
-  storeProbBuckets(byProbability, topCount, topSum, topMax, topFar);
-  charts.compared += compared;
-  charts.beyond2x += beyond2x;
-  charts.beyond5x += beyond5x;
-  charts.under += under;
-  charts.over += over;
-  if (!tokenLevel && compared > 0 && isCorrected(c, sequenceWeight(c, sum, compared))) {
-    corrected = compared;
+  if (pos >= 0) storePosition(pos, posCount, posSum, posMax, posFar);
+  const out = rowOut;
+  out[OUT_SUM] = sum;
+  out[OUT_SUM_ABS] = sumAbs;
+  out[OUT_MAX_ABS] = maxAbs;
+  out[OUT_CORRECTED] = corrected;
+  out[OUT_BEYOND2X] = beyond2x;
+  out[OUT_BEYOND5X] = beyond5x;
+  out[OUT_UNDER] = under;
+  out[OUT_OVER] = over;
+  out[OUT_OFFERS] = offered;
+  out[OUT_FIRST_POSITION] = firstPos;
+  out[OUT_LAST_POSITION] = pos;
+}
+
+/** Position bucket `p`'s counts in the row, into the row's position scratch. */
+function storePosition(p: number, count: number, sum: number, max: number, far: number): void {
+  rowPosCount[p] = count;
+  rowPosSum[p] = sum;
+  rowPosMax[p] = max;
+  rowPosFar[p] = far;
+}
+
+/** The row's position buckets (rowOut's first to last) added to the charts' buckets. */
+function addPositions(byPosition: MismatchBucket[]): void {
+  const last = rowOut[OUT_LAST_POSITION] as number;
+  while (byPosition.length <= last) {
+    const i = byPosition.length;
+    byPosition.push(bucket(positionBucketStart(i), positionBucketStart(i + 1)));
   }
-  return {
-    compared,
-    maxAbsDelta: maxAbs,
-    meanAbsDelta: compared === 0 ? 0 : sumAbs / compared,
-    fractionCorrected: compared === 0 ? 0 : corrected / compared,
-  };
+  for (let p = rowOut[OUT_FIRST_POSITION] as number; p <= last; p++) {
+    addPosition(
+      byPosition[p],
+      rowPosCount[p] as number,
+      rowPosSum[p] as number,
+      rowPosMax[p] as number,
+      rowPosFar[p] as number,
+    );
+  }
 }
 
 /** The probability buckets' fields into the scratch arrays, at the start of a row. */
@@ -391,18 +700,8 @@ function loadProbBuckets(byProbability: readonly MismatchBucket[]): void {
   }
 }
 
-/** The scratch arrays (and the top bucket's locals) back into the buckets, at the end of a row. */
-function storeProbBuckets(
-  byProbability: readonly MismatchBucket[],
-  topCount: number,
-  topSum: number,
-  topMax: number,
-  topFar: number,
-): void {
-  probCount[PROB_BUCKETS - 1] = topCount;
-  probSum[PROB_BUCKETS - 1] = topSum;
-  probMax[PROB_BUCKETS - 1] = topMax;
-  probFar[PROB_BUCKETS - 1] = topFar;
+/** The scratch arrays back into the buckets, at the end of a row. */
+function storeProbBuckets(byProbability: readonly MismatchBucket[]): void {
   for (let p = 0; p < PROB_BUCKETS; p++) {
     const pb = byProbability[p] as MismatchBucket;
     pb.count = probCount[p] as number;
@@ -430,43 +729,191 @@ function addPosition(
   b.beyond2x += far;
 }
 
-/** A token past a cut-off into the sample and/or the worst tokens (off the hot loop). */
-function offer(
-  charts: MismatchCharts,
-  cuts: { scatter: number; worst: number },
-  token: MismatchToken,
-): void {
-  if (samplePriority(token.row, token.token) < cuts.scatter) {
-    charts.scatter.push(token);
-    if (charts.scatter.length >= 2 * SCATTER_POINTS) cuts.scatter = scatterLimit(charts);
-  }
-  if (Math.abs(token.delta) > cuts.worst) {
-    charts.worst.push(token);
-    if (charts.worst.length >= 2 * WORST_TOKENS) cuts.worst = worstLimit(charts);
-  }
+/**
+ * The sample's candidates while a scan runs, column by column (no object per token: most are
+ * dropped again at the next cut), made MismatchTokens into `charts.scatter` by flushSample.
+ */
+interface SamplePool {
+  count: number;
+  readonly priority: Float64Array;
+  readonly row: Float64Array;
+  readonly line: Float64Array;
+  readonly token: Float64Array;
+  readonly tokenId: Float64Array;
+  readonly a: Float64Array;
+  readonly b: Float64Array;
+  readonly delta: Float64Array;
+}
+
+/** Candidates a pool holds before it is cut back to SCATTER_POINTS. */
+const POOL_SIZE = 2 * SCATTER_POINTS;
+
+function samplePool(): SamplePool {
+  const column = () => new Float64Array(POOL_SIZE);
+  return {
+    count: 0,
+    priority: column(),
+    row: column(),
+    line: column(),
+    token: column(),
+    tokenId: column(),
+    a: column(),
+    b: column(),
+    delta: column(),
+  };
 }
 
 /**
- * The priority below which a token enters the sample and the |δ| above which it enters the worst
- * tokens, per charts object (not part of its JSON); found again after a merge or a copy.
+ * A scan's state beside its charts (not part of their JSON): the priority below which a token
+ * enters the sample, the |δ| above which it enters the worst tokens, and the sample's pool.
+ * Found again (cut-offs from the lists) after a merge or for a copy.
  */
-const cutOffs = new WeakMap<MismatchCharts, { scatter: number; worst: number }>();
-function cutsOf(charts: MismatchCharts): { scatter: number; worst: number } {
-  let cuts = cutOffs.get(charts);
-  if (!cuts) {
-    cuts = {
+interface ScanState {
+  scatter: number;
+  worst: number;
+  readonly pool: SamplePool;
+}
+const scanStates = new WeakMap<MismatchCharts, ScanState>();
+function scanStateOf(charts: MismatchCharts): ScanState {
+  let state = scanStates.get(charts);
+  if (!state) {
+    state = {
       scatter: charts.scatter.length >= SCATTER_POINTS ? scatterLimit(charts) : Infinity,
       worst: charts.worst.length >= WORST_TOKENS ? worstLimit(charts) : -1,
+      pool: samplePool(),
     };
-    cutOffs.set(charts, cuts);
+    scanStates.set(charts, state);
   }
-  return cuts;
+  return state;
 }
 
+/** A token below the sample's cut-off into its pool; a full pool is cut back, the cut-off lowered. */
+function samplePush(
+  state: ScanState,
+  priority: number,
+  row: number,
+  line: number,
+  token: number,
+  tokenId: number,
+  a: number,
+  b: number,
+  delta: number,
+): void {
+  const pool = state.pool;
+  const i = pool.count++;
+  pool.priority[i] = priority;
+  pool.row[i] = row;
+  pool.line[i] = line;
+  pool.token[i] = token;
+  pool.tokenId[i] = tokenId;
+  pool.a[i] = a;
+  pool.b[i] = b;
+  pool.delta[i] = delta;
+  if (pool.count >= POOL_SIZE) state.scatter = cutPool(pool);
+}
+
+/**
+ * The pool cut to its SCATTER_POINTS first tokens in the sample's order (priority, then row,
+ * then token), in place and in no order; returns the priority of the last kept, the new cut-off.
+ */
+function cutPool(pool: SamplePool): number {
+  const n = pool.count;
+  const priority = pool.priority;
+  const cut = kthSmallest(priority.slice(0, n), SCATTER_POINTS - 1);
+  // Ties at the cut-off priority (rare) fill, in (row, token) order, what the smaller ones leave.
+  let below = 0;
+  let ties = 0;
+  for (let i = 0; i < n; i++) {
+    const p = priority[i] as number;
+    if (p < cut) below++;
+    else if (p === cut) ties++;
+  }
+  let tieKeep: Set<number> | undefined;
+  if (ties > SCATTER_POINTS - below) {
+    const at: number[] = [];
+    for (let i = 0; i < n; i++) if (priority[i] === cut) at.push(i);
+    at.sort(
+      (x, y) =>
+        (pool.row[x] as number) - (pool.row[y] as number) ||
+        (pool.token[x] as number) - (pool.token[y] as number),
+    );
+    tieKeep = new Set(at.slice(0, SCATTER_POINTS - below));
+  }
+  const columns = [pool.row, pool.line, pool.token, pool.tokenId, pool.a, pool.b, pool.delta];
+  let to = 0;
+  for (let i = 0; i < n; i++) {
+    const p = priority[i] as number;
+    if (p > cut || (p === cut && tieKeep && !tieKeep.has(i))) continue;
+    if (to !== i) {
+      priority[to] = p;
+      for (const column of columns) column[to] = column[i] as number;
+    }
+    to++;
+  }
+  pool.count = to;
+  return cut;
+}
+
+/** The pool's tokens into `charts.scatter`, as MismatchTokens; the pool emptied. */
+function flushSample(charts: MismatchCharts): void {
+  const pool = scanStates.get(charts)?.pool;
+  if (!pool) return;
+  for (let i = 0; i < pool.count; i++) {
+    charts.scatter.push({
+      row: pool.row[i] as number,
+      line: pool.line[i] as number,
+      token: pool.token[i] as number,
+      tokenId: pool.tokenId[i] as number,
+      a: pool.a[i] as number,
+      b: pool.b[i] as number,
+      delta: pool.delta[i] as number,
+    });
+  }
+  pool.count = 0;
+}
+
+/**
+ * `charts.scatter` cut to its SCATTER_POINTS first tokens in the sample's order; returns the
+ * priority of the last of them, the cut-off (Infinity while there are fewer).
+ */
 function scatterLimit(charts: MismatchCharts): number {
   charts.scatter = topKBySample(charts.scatter, SCATTER_POINTS);
   const last = charts.scatter[SCATTER_POINTS - 1];
   return last ? samplePriority(last.row, last.token) : Infinity;
+}
+
+/**
+ * The `k`-th smallest (0-based) of `a`, which is reordered: a quickselect (Hoare's partition),
+ * linear on average, where the sort it replaces was n log n on every cut of the sample.
+ */
+export function kthSmallest(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    // Median of three as the pivot.
+    const x = a[lo] as number;
+    const y = a[(lo + hi) >> 1] as number;
+    const z = a[hi] as number;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((a[i] as number) < pivot) i++;
+      while ((a[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = a[i] as number;
+        a[i] = a[j] as number;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    // Now a[lo..j] <= pivot <= a[i..hi], and every entry strictly between j and i is the pivot.
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k] as number;
+  }
+  return a[k] as number;
 }
 
 function worstLimit(charts: MismatchCharts): number {
@@ -488,6 +935,8 @@ function mergeBuckets(into: MismatchBucket[], from: readonly MismatchBucket[]): 
 
 /** The charts of two scans as one (of the tokens of both); `into` is changed and returned. */
 export function mergeCharts(into: MismatchCharts, from: MismatchCharts): MismatchCharts {
+  flushSample(into);
+  flushSample(from);
   into.compared += from.compared;
   into.beyond2x += from.beyond2x;
   into.beyond5x += from.beyond5x;
@@ -500,15 +949,16 @@ export function mergeCharts(into: MismatchCharts, from: MismatchCharts): Mismatc
   mergeBuckets(into.byPosition, from.byPosition);
   into.scatter = topKBySample(into.scatter.concat(from.scatter), SCATTER_POINTS);
   into.worst = topK(into.worst.concat(from.worst), WORST_TOKENS, byWorst);
-  cutOffs.delete(into);
+  scanStates.delete(into);
   return into;
 }
 
-/** The charts as they are final: the sample and worst tokens sorted and cut. */
+/** The charts as they are final: the sample (its pool flushed) and worst tokens sorted and cut. */
 export function finishCharts(charts: MismatchCharts): MismatchCharts {
+  flushSample(charts);
   charts.scatter = topKBySample(charts.scatter, SCATTER_POINTS);
   charts.worst = topK(charts.worst, WORST_TOKENS, byWorst);
-  cutOffs.delete(charts);
+  scanStates.delete(charts);
   return charts;
 }
 
@@ -607,13 +1057,21 @@ export function scanMismatchLine(
 ): void {
   scan.lines = lineNo;
   const clean = text.endsWith("\r") ? text.slice(0, -1) : text;
-  const result = readRolloutLine(clean, lineNo, scan.format, path);
+  const result = readRolloutLineLanes(clean, lineNo, scan.format, path, options.lanes);
   if (result.kind === "blank") return;
   if (result.kind === "error") {
     scan.badLines++;
     return;
   }
   scan.format ??= result.format;
+  if (result.kind === "lanes") {
+    const c = options.correction ?? DEFAULT_CORRECTION;
+    for (const lanes of result.rows) {
+      const row = firstRow + scan.rows.length;
+      scan.rows.push(chartRow(scan.charts, gatherWire(lanes), row, lineNo, c));
+    }
+    return;
+  }
   for (const t of result.trajectories) {
     const row = firstRow + scan.rows.length;
     const out = rowIntoCharts(scan.charts, t, row, lineNo, options);
