@@ -1,6 +1,14 @@
 import { checkTrajectory } from "../trajectory/invariants";
 import { atifAdapter } from "./atif";
 import { atroposAdapter } from "./atropos";
+import {
+  applyColumnMapping,
+  type ColumnMapping,
+  formatMapSpec,
+  mappedFieldName,
+  mappedRecordProblem,
+  suggestColumnMapping,
+} from "./columnMapping";
 import { parseJsonLine } from "./jsonLine";
 import { nemoRlAdapter } from "./nemoRl";
 import { rolloutLensAdapter } from "./rolloutLens";
@@ -35,19 +43,42 @@ export function detectFormat(value: Readonly<Record<string, unknown>>): FormatId
 /**
  * Reads one JSONL line (1-based `lineNo`) into trajectories, or a typed error naming the field.
  * Blank lines are `blank`, not errors. With a `formatHint` the line must be of that format;
- * without, the format is sniffed from the line's keys. Every trajectory read is also checked
- * against the model's invariants: the first violation makes the line an error (never fixed).
+ * without, the format is sniffed from the line's keys. With a `mapping` (a record no known
+ * producer wrote, columnMapping.ts), an object line is read through it as a slime Sample. Every
+ * trajectory read is also checked against the model's invariants: the first violation makes the
+ * line an error (never fixed).
  */
 export function readRolloutLine(
   lineText: string,
   lineNo: number,
   formatHint?: FormatId,
   path?: string,
+  mapping?: ColumnMapping,
 ): LineResult {
   if (lineText.trim().length === 0) return { kind: "blank" };
   const parsed = parseJsonLine(lineText);
   if (!parsed.ok) return { kind: "error", error: { line: lineNo, message: parsed.message } };
-  return readRolloutValue(parsed.value, lineNo, formatHint, path);
+  return readRolloutValue(parsed.value, lineNo, formatHint, path, mapping);
+}
+
+function failure(lineNo: number, message: string, field?: string): LineResult {
+  return {
+    kind: "error",
+    error: field === undefined ? { line: lineNo, message } : { line: lineNo, field, message },
+  };
+}
+
+/**
+ * The error of a record no format reads: its keys, and when they look like a table's token-id
+ * columns, the `--map` flag that would read it.
+ */
+export function unknownFormatMessage(keys: readonly string[]): string {
+  const shown = keys.slice(0, 8).join(", ") + (keys.length > 8 ? ", ..." : "");
+  const suggested = suggestColumnMapping(keys);
+  const how = suggested
+    ? `; its columns look like token ids: read it with --map ${formatMapSpec(suggested)}`
+    : "";
+  return `unknown record format (keys: ${shown})${how}; see docs/format.md for the formats read`;
 }
 
 /**
@@ -59,26 +90,54 @@ export function readRolloutValue(
   lineNo: number,
   formatHint?: FormatId,
   path?: string,
+  mapping?: ColumnMapping,
 ): LineResult {
-  const fail = (message: string, field?: string): LineResult => ({
-    kind: "error",
-    error: field === undefined ? { line: lineNo, message } : { line: lineNo, field, message },
-  });
-  if (!isRecord(value)) return fail("a rollout line must be a JSON object");
+  if (!isRecord(value)) return failure(lineNo, "a rollout line must be a JSON object");
+  if (mapping) return readMappedValue(value, lineNo, formatHint, path, mapping);
   const detected = detectFormat(value);
   const format = formatHint ?? detected;
   const adapter = ADAPTERS.find((a) => a.id === format);
-  if (!adapter) {
-    const keys = Object.keys(value).slice(0, 8).join(", ");
-    return fail(`unknown record format (keys: ${keys}); see docs/format.md for the formats read`);
-  }
+  if (!adapter) return failure(lineNo, unknownFormatMessage(Object.keys(value)));
   if (formatHint !== undefined && detected !== undefined && detected !== formatHint) {
-    return fail(
+    return failure(
+      lineNo,
       `expected a ${formatHint} record but the keys look like ${detected ?? "no known format"}`,
     );
   }
+  return readWith(adapter, value, lineNo, path);
+}
+
+/** A record read through a column mapping: a slime Sample, errors named by the record's columns. */
+function readMappedValue(
+  value: Readonly<Record<string, unknown>>,
+  lineNo: number,
+  formatHint: FormatId | undefined,
+  path: string | undefined,
+  mapping: ColumnMapping,
+): LineResult {
+  if (formatHint !== undefined && formatHint !== slimeAdapter.id) {
+    return failure(
+      lineNo,
+      `a column mapping reads records as ${slimeAdapter.id} samples, not as ${formatHint}`,
+    );
+  }
+  const problem = mappedRecordProblem(value, mapping);
+  if (problem) return failure(lineNo, problem.message, problem.field);
+  const sample = applyColumnMapping(value, mapping);
+  const result = readWith(slimeAdapter, sample, lineNo, path);
+  if (result.kind !== "error" || result.error.field === undefined) return result;
+  const field = mappedFieldName(mapping, result.error.field, sample);
+  return failure(lineNo, result.error.message, field);
+}
+
+function readWith(
+  adapter: FormatAdapter,
+  value: Readonly<Record<string, unknown>>,
+  lineNo: number,
+  path: string | undefined,
+): LineResult {
   const result = adapter.read(value, { line: lineNo, path });
-  if (!result.ok) return fail(result.error.message, result.error.field);
+  if (!result.ok) return failure(lineNo, result.error.message, result.error.field);
   for (const t of result.trajectories) {
     const violations = checkTrajectory(t, result.proven);
     const first = violations[0];
@@ -86,7 +145,7 @@ export function readRolloutValue(
       const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : "";
       const row = t.source.row ? `row ${t.source.row}: ` : "";
       const at = first.index === undefined ? "" : ` at token ${first.index}`;
-      return fail(`${row}${first.message}${at}${more}`, first.field);
+      return failure(lineNo, `${row}${first.message}${at}${more}`, first.field);
     }
   }
   return { kind: "trajectories", format: adapter.id, trajectories: result.trajectories };
