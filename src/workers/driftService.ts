@@ -10,6 +10,7 @@ import {
   finishCharts,
   scanMismatchLine,
 } from "../core/mismatch/fileMismatch";
+import { scanMappedMismatchLine } from "../core/mismatch/mappedMismatchLine";
 import { displayPieces } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
@@ -101,6 +102,7 @@ async function mismatchRange(
   cancelled: Set<number>,
 ): Promise<MismatchRangeScanned> {
   const { id, source, range, format, options } = request;
+  const { mapping, name } = source;
   const state = createFileMismatchScan();
   state.format = format;
   let posted = 0;
@@ -112,7 +114,10 @@ async function mismatchRange(
     await forEachLine(
       source,
       range,
-      (text, lineNo) => scanMismatchLine(state, text, lineNo, range.firstRow, options, source.name),
+      (text, lineNo) =>
+        mapping
+          ? scanMappedMismatchLine(state, text, lineNo, range.firstRow, options, mapping, name)
+          : scanMismatchLine(state, text, lineNo, range.firstRow, options, name),
       postNew,
       () => cancelled.delete(id),
     );
@@ -163,7 +168,8 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     format: FormatId | undefined,
     onChunk: (state: FileDriftScan, bytesRead: number) => void,
   ): Promise<FileDriftScan> {
-    const { state, checkOne } = startFileDriftScan(await tokenizerOf(name), mode, format);
+    const tok = await tokenizerOf(name);
+    const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping);
     try {
       await forEachLine(
         source,

@@ -3,7 +3,12 @@ import { type ExportFormat, exportLine } from "../core/files/exportRows";
 import type { IndexDelta } from "../core/files/fileIndexer";
 import { createFileIndex, finishFileIndex, indexChunk } from "../core/files/fileIndexer";
 import { lineRange } from "../core/files/lineIndex";
-import { indexRecords, needsColumnMapping, type RecordSource } from "../core/files/recordIndexer";
+import {
+  indexRecords,
+  jsonLinesNeedingMapping,
+  needsColumnMapping,
+  type RecordSource,
+} from "../core/files/recordIndexer";
 import { splitRecordRanges, splitScanRanges } from "../core/files/scanRanges";
 import { mappingProblem, suggestColumnMapping } from "../core/formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../core/formats/readRolloutLine";
@@ -30,6 +35,8 @@ let opened:
     }
   | undefined;
 let paused = false;
+/** Bumped by every "open": a tailing loop of an earlier open (another mapping) then stops. */
+let openCount = 0;
 let wake: (() => void) | undefined;
 
 function post(reply: WorkerReply): void {
@@ -67,6 +74,8 @@ async function indexRecordFile(
 }
 
 async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void> {
+  const generation = ++openCount;
+  const current = () => generation === openCount;
   const { mapping } = source;
   const bytes = byteSource(source);
   const firstSize = await bytes.size();
@@ -83,7 +92,16 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
     await indexRecordFile(bytes, source.name, firstSize, records);
     return;
   }
-  const index = createFileIndex(source.name);
+  if (!mapping) {
+    // JSON lines no format reads (their first record's keys): ask for a mapping, as for a table.
+    const head = decode(await bytes.read(0, Math.min(firstSize, FIRST_CHUNK)));
+    const columns = jsonLinesNeedingMapping(head, firstSize <= FIRST_CHUNK);
+    if (columns) {
+      post({ type: "mapping-needed", columns, suggested: suggestColumnMapping(columns) });
+      return;
+    }
+  }
+  const index = createFileIndex(source.name, mapping);
   opened = { source: bytes, name: source.name, index };
   const started = performance.now();
   let chunkSize = FIRST_CHUNK;
@@ -101,9 +119,11 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
     });
   for (;;) {
     const size = await bytes.size();
+    if (!current()) return;
     while (index.lines.scanned < size) {
       const end = Math.min(size, index.lines.scanned + chunkSize);
       const chunk = await bytes.read(index.lines.scanned, end);
+      if (!current()) return;
       if (chunk.length === 0) break;
       report(indexChunk(index, chunk, decode), size, false);
       chunkSize = CHUNK;
@@ -117,6 +137,7 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
       setTimeout(resolve, TAIL_POLL_MS);
     });
     while (paused) await new Promise<void>((resolve) => (wake = resolve));
+    if (!current()) return;
   }
 }
 
@@ -137,6 +158,7 @@ async function readTrajectory(rowIndex: number): Promise<Trajectory> {
       row.line,
       index.format,
       name,
+      index.mapping,
     );
   }
   if (result.kind === "error") throw new Error(`${name}:${row.line}: ${result.error.message}`);
