@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -89,6 +89,15 @@ describe("validate --map", () => {
     const r = await run(validateCommand, [clean, "--map", MAP]);
     expect(r).toMatchObject({ code: 0, err: "" });
     expect(r.out).toContain("slime, 2 trajectories from 2 valid lines (2 lines, 0 blank, 0 bad)");
+  });
+
+  it("reads a JSON table (one document) through the mapping too", async () => {
+    const records = readFileSync(clean, "utf8").trim().split("\n");
+    const table = tempFile("table.json", [`[${records.join(",")}]`]);
+    expect((await run(validateCommand, [table])).code).toBe(2);
+    const r = await run(validateCommand, [table, "--map", MAP]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("slime, 2 trajectories from 2 valid lines");
   });
 
   it("bad lines name the line and the mapped column; exit 1", async () => {
