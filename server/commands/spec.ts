@@ -3,7 +3,6 @@
 // nothing else, and each command's module, with the server or tokenizers, is imported only when
 // that command runs. The command modules parse their arguments with these same definitions.
 import { Command, CommanderError, Option } from "commander";
-import { MAP_SPEC_KEYS } from "../../src/core/formats/columnMapping";
 import { SERVER_DEFAULTS } from "../configDefaults";
 import { POLICY_NAMES, SIM_DEFAULTS } from "../sim/defaults";
 import { DRIFT_FORMAT_FLAGS, formatChoices, VALIDATE_FORMAT_FLAGS } from "./formatFlags";
@@ -152,9 +151,8 @@ const MAP_DESCRIPTION =
 export const MAP_HELP = `--map SPEC: KEY=COLUMN pairs, comma-separated; the records are read as slime samples.
   full layout:  tokens=COL (required), mask=COL, logprobs=COL, prompt-length=COL, reward=COL
   split layout: prompt=COL, response=COL (both required), logprobs=COL, mask=COL, reward=COL
-  Keys: ${Object.entries(MAP_SPEC_KEYS)
-    .map(([k, what]) => `${k} = ${what}`)
-    .join("; ")}.
+  logprobs and mask: one per token (full) or per response token (split); prompt-length: the
+  prompt's token count when there is no mask. A column name may hold "=" but not ",".
   e.g. --map prompt=prompt_ids,response=completion_ids,logprobs=completion_logprobs,reward=score`;
 
 function repeatable(value: string, previous: readonly string[] | undefined): string[] {
