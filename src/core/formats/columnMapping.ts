@@ -308,7 +308,7 @@ export function mappedRecordProblem(
     if (bad >= 0) {
       return {
         field: `${column}[${bad}]`,
-        message: `expected a token id (an integer >= 0), got ${JSON.stringify(value[bad])}`,
+        message: `expected a token id (an integer >= 0), got ${kindOf(value[bad])}`,
       };
     }
   }
@@ -359,9 +359,12 @@ export function mappedRecordProblem(
 function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (typeof value === "string") {
+    const shown = JSON.stringify(value.slice(0, 40));
+    return `the string ${value.length > 40 ? `${shown.slice(0, -1)}..."` : shown}`;
+  }
   if (typeof value === "object") return "an object";
-  return String(value);
+  return String(value).slice(0, 40);
 }
 
 /**

@@ -85,6 +85,13 @@ describe("a JSON line read through a column mapping", () => {
     expect(result.error.message).toContain(
       "its columns look like token ids: read it with --map prompt=prompt_ids,response=completion_ids,reward=score",
     );
+    // Many keys, or long ones: the message stays short.
+    const wide = Object.fromEntries(
+      Array.from({ length: 12 }, (_, k) => [`${"k".repeat(k === 0 ? 5000 : 1)}${k}`, k]),
+    );
+    const many = readRolloutLine(JSON.stringify(wide), 1);
+    expect(many.kind === "error" && many.error.message.length).toBeLessThan(300);
+    expect(many.kind === "error" && many.error.message).toMatch(/k\.\.\., k1, .*k7, \.\.\.\)/);
     // Columns that look like nothing: no flag suggested.
     const plain = readRolloutLine(JSON.stringify({ text: "hi", score: 1 }), 2);
     expect(plain.kind === "error" && plain.error.message).toMatch(
@@ -118,7 +125,12 @@ describe("a JSON line read through a column mapping", () => {
     });
     expect(err(line({ completion_ids: [19, -4] }))).toMatchObject({
       field: "completion_ids[1]",
-      message: expect.stringMatching(/expected a token id/),
+      message: "expected a token id (an integer >= 0), got -4",
+    });
+    // A huge value is shown cut, never whole.
+    const huge = err(line({ completion_ids: [19, "y".repeat(100_000)] }));
+    expect(huge).toMatchObject({
+      message: `expected a token id (an integer >= 0), got the string "${"y".repeat(40)}..."`,
     });
     expect(err(line({ prompt_ids: "abc" }))).toMatchObject({
       field: "prompt_ids",

@@ -73,7 +73,8 @@ function failure(lineNo: number, message: string, field?: string): LineResult {
  * columns, the `--map` flag that would read it.
  */
 export function unknownFormatMessage(keys: readonly string[]): string {
-  const shown = keys.slice(0, 8).join(", ") + (keys.length > 8 ? ", ..." : "");
+  const cut = (key: string) => (key.length > 40 ? `${key.slice(0, 40)}...` : key);
+  const shown = keys.slice(0, 8).map(cut).join(", ") + (keys.length > 8 ? ", ..." : "");
   const suggested = suggestColumnMapping(keys);
   const how = suggested
     ? `; its columns look like token ids: read it with --map ${formatMapSpec(suggested)}`
