@@ -157,6 +157,10 @@ describe("drift --map", () => {
     expect(report.files[0]).toMatchObject({ checked: 2, drifted: 1, errors: [] });
     const drifted = report.files[0]?.results.filter((x) => x.first_divergence_index !== null);
     expect(drifted?.map((x) => x.line)).toEqual([2]);
+    // Worker threads check the trajectories read through the mapping the same way.
+    const pooled = await run(driftCommand, [drifting, "--map", MAP, "--jobs", "2"]);
+    expect(pooled.code).toBe(1);
+    expect(pooled.out).toContain("drift.jsonl:2");
   }, 60_000);
 });
 
