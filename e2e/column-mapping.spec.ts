@@ -12,6 +12,7 @@ let dir: string;
 let parquetFile: string;
 let jsonFile: string;
 let jsonlFile: string;
+let longJsonlFile: string;
 
 const ROWS = [
   {
@@ -51,6 +52,13 @@ test.beforeAll(async () => {
     JSON.stringify({ ...r, logprobs: completion_logprobs, reward: pass_rate, step: 7 }),
   );
   await writeFile(jsonlFile, `\n${lines.join("\n")}\n`);
+  // A first line longer than the worker's first read (256 KiB): a long trajectory's dump.
+  longJsonlFile = join(dir, "long.jsonl");
+  const notes = "x".repeat(600_000);
+  await writeFile(
+    longJsonlFile,
+    `${ROWS.map((r) => JSON.stringify({ ...r, reward: r.pass_rate, notes })).join("\n")}\n`,
+  );
 });
 test.afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -170,4 +178,15 @@ test("a JSONL dump of unknown shape opens the same dialog; rows, drift and misma
   await page.getByLabel("rollout file").setInputFiles(jsonlFile);
   await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
   await expect(dialog).toBeHidden();
+});
+
+test("a JSONL dump whose first line is longer than the first read still asks for a mapping", async ({
+  page,
+}) => {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(longJsonlFile);
+  const dialog = page.getByRole("dialog", { name: "column mapping" });
+  await expect(dialog.getByLabel("prompt token ids")).toHaveValue("prompt_ids");
+  await dialog.getByRole("button", { name: "Apply mapping" }).click();
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
 });

@@ -13,7 +13,7 @@ import { splitRecordRanges, splitScanRanges } from "../core/files/scanRanges";
 import { mappingProblem, suggestColumnMapping } from "../core/formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../core/formats/readRolloutLine";
 import type { Trajectory } from "../core/trajectory/types";
-import { type ByteSource, byteSource, recordSourceOf } from "./recordFiles";
+import { type ByteSource, byteSource, readSpan, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource, WorkerReply, WorkerRequest } from "./rolloutFileProtocol";
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -73,6 +73,17 @@ async function indexRecordFile(
   if (records.rows === 0) report({ rows: [], errors: [], lines: 0 }, size);
 }
 
+/** Largest head read to find the first whole line of a JSONL file (its first record may be long). */
+const MAX_HEAD_BYTES = 64 * 1024 * 1024;
+
+/** The file's first bytes: FIRST_CHUNK, grown until they hold a line break (or the whole file). */
+async function firstLines(bytes: ByteSource, size: number): Promise<Uint8Array> {
+  for (let end = Math.min(size, FIRST_CHUNK); ; end = Math.min(size, MAX_HEAD_BYTES, end * 4)) {
+    const head = await readSpan(bytes, 0, end);
+    if (head.includes(0x0a) || end >= size || end >= MAX_HEAD_BYTES) return head;
+  }
+}
+
 async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void> {
   const generation = ++openCount;
   const current = () => generation === openCount;
@@ -94,8 +105,8 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
   }
   if (!mapping) {
     // JSON lines no format reads (their first record's keys): ask for a mapping, as for a table.
-    const head = decode(await bytes.read(0, Math.min(firstSize, FIRST_CHUNK)));
-    const columns = jsonLinesNeedingMapping(head, firstSize <= FIRST_CHUNK);
+    const head = await firstLines(bytes, firstSize);
+    const columns = jsonLinesNeedingMapping(decode(head), head.length >= firstSize);
     if (columns) {
       post({ type: "mapping-needed", columns, suggested: suggestColumnMapping(columns) });
       return;
