@@ -4,13 +4,15 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { parquetWriteBuffer } from "hyparquet-writer";
 
-// A Parquet table and a JSON table no known producer wrote: the column-mapping dialog offers the
-// suggested mapping, the user completes it, the table reads through it, and the mapping is
-// remembered for tables of the same columns.
+// A Parquet table, a JSON table and a JSONL dump no known producer wrote: the column-mapping
+// dialog offers the suggested mapping, the user completes it, the table reads through it, and the
+// mapping is remembered for tables of the same columns.
 
 let dir: string;
 let parquetFile: string;
 let jsonFile: string;
+let jsonlFile: string;
+let longJsonlFile: string;
 
 const ROWS = [
   {
@@ -43,6 +45,19 @@ test.beforeAll(async () => {
   await writeFile(
     jsonFile,
     JSON.stringify(ROWS.map(({ pass_rate, ...r }) => ({ ...r, score: pass_rate }))),
+  );
+  // OpenRLHF/TRL-style JSON lines: a blank line and a line that is not JSON before the records.
+  jsonlFile = join(dir, "dump.jsonl");
+  const lines = ROWS.map(({ pass_rate, completion_logprobs, ...r }) =>
+    JSON.stringify({ ...r, logprobs: completion_logprobs, reward: pass_rate, step: 7 }),
+  );
+  await writeFile(jsonlFile, `\n${lines.join("\n")}\n`);
+  // A first line longer than the worker's first read (256 KiB): a long trajectory's dump.
+  longJsonlFile = join(dir, "long.jsonl");
+  const notes = "x".repeat(600_000);
+  await writeFile(
+    longJsonlFile,
+    `${ROWS.map((r) => JSON.stringify({ ...r, reward: r.pass_rate, notes })).join("\n")}\n`,
   );
 });
 test.afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -125,4 +140,53 @@ test("Check drift runs over a whole Parquet table, read through its mapping", as
   await expect(page.getByTestId("rollout-table")).toContainText("0.75");
   await expect(summary).toContainText("of 3 trajectories drifted");
   await expect(page.getByTestId("file-mismatch-summary")).toBeVisible();
+});
+
+test("a JSONL dump of unknown shape opens the same dialog; rows, drift and mismatch read through it", async ({
+  page,
+}) => {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(jsonlFile);
+  const dialog = page.getByRole("dialog", { name: "column mapping" });
+  await expect(dialog).toBeVisible();
+  // Nothing is indexed (no line of "unknown record format" errors) until the dump is mapped.
+  await expect(page.getByTestId("row-count")).toHaveText("0 / 0 trajectories");
+  await expect(dialog.getByLabel("prompt token ids")).toHaveValue("prompt_ids");
+  await expect(dialog.getByLabel("response token ids")).toHaveValue("completion_ids");
+  await expect(dialog.getByLabel("reward")).toHaveValue("reward");
+  // `logprobs` is no response-logprob name the suggestion knows: picked by hand.
+  await expect(dialog.getByLabel("response logprobs")).toHaveValue("");
+  await dialog.getByLabel("response logprobs").selectOption("logprobs");
+  await dialog.getByRole("button", { name: "Apply mapping" }).click();
+
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
+  await expect(page.getByTestId("rollout-table")).toContainText("0.75");
+  await page.getByRole("button", { name: "Check drift" }).click();
+  await expect(page.getByTestId("file-drift-summary")).toContainText("of 3 trajectories drifted");
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  await expect(page.getByTestId("file-mismatch-summary")).toBeVisible();
+
+  // The first trajectory opens: read through the mapping from its line.
+  await page.getByTestId("rollout-table").focus();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/files\/local-1\/0/);
+
+  // Another page load, the same dump: the mapping remembered for its keys, no dialog.
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(jsonlFile);
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expect(dialog).toBeHidden();
+});
+
+test("a JSONL dump whose first line is longer than the first read still asks for a mapping", async ({
+  page,
+}) => {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles(longJsonlFile);
+  const dialog = page.getByRole("dialog", { name: "column mapping" });
+  await expect(dialog.getByLabel("prompt token ids")).toHaveValue("prompt_ids");
+  await dialog.getByRole("button", { name: "Apply mapping" }).click();
+  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
 });

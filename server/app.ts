@@ -48,14 +48,17 @@ export function buildApp(
             runner: services.runner,
             runnerFor: services.runnerFor,
             findStored: (id) => index.find(id),
-            files: registerFiles(config.files, config.data),
+            files: registerFiles(config.files, config.data, config.map),
           },
           body,
         ),
       sseGate,
     }),
   );
-  app.route("/api/files", filesRoutes({ files: config.files, dataDir: config.data }));
+  app.route(
+    "/api/files",
+    filesRoutes({ files: config.files, dataDir: config.data, map: config.map }),
+  );
   app.route(
     "/api/rescore",
     rescoreRoutes({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseMapSpec } from "../src/core/formats/columnMapping";
 import { SERVER_DEFAULTS } from "./configDefaults";
 
 /** Server settings, parsed and validated once at startup from flags. */
@@ -10,6 +11,17 @@ export const serverConfigSchema = z.object({
   data: z.string().default(SERVER_DEFAULTS.data),
   tools: z.array(z.string()).default([]),
   files: z.array(z.string()).default([]),
+  /**
+   * `--map SPEC`: the column mapping the browser reads the named files through (records no known
+   * producer wrote); kept as the spec, checked here, parsed again where it is used.
+   */
+  map: z
+    .string()
+    .optional()
+    .superRefine((spec, ctx) => {
+      const parsed = spec === undefined ? undefined : parseMapSpec(spec);
+      if (parsed && !parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+    }),
   maxEpisodes: z.coerce.number().int().min(1).max(10_000).default(SERVER_DEFAULTS.maxEpisodes),
   /** Access token for every request; generated at startup when binding beyond loopback. */
   token: z.string().min(16, "a token needs at least 16 characters").max(512).optional(),

@@ -9,7 +9,7 @@ import type {
   ForkSpec,
   StartEpisodeRequest,
 } from "../../src/core/wire/episodes";
-import type { RegisteredFile } from "../files/fileRegistry";
+import { mappingOf, type RegisteredFile } from "../files/fileRegistry";
 import { readLines } from "../files/readLines";
 import type { EpisodeManager } from "./episodeManager";
 import { runBranch } from "./runBranch";
@@ -62,7 +62,7 @@ export async function findFileRow(
   try {
     for await (const { lineNo, text } of readLines(file.path)) {
       if (spec.line !== undefined && lineNo !== spec.line) continue;
-      const result = readRolloutLine(text, lineNo, undefined, file.name);
+      const result = readRolloutLine(text, lineNo, undefined, file.name, mappingOf(file));
       if (result.kind === "error") {
         if (spec.line !== undefined) {
           const field = result.error.field ? ` field ${result.error.field}:` : "";

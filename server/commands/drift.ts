@@ -4,6 +4,7 @@ import { driftFile, type FileDrift, hasDrift, type TrajectoryDrift } from "../dr
 import { driftExitCode, humanReport, jsonReport, jsonResults } from "../drift/driftReport";
 import { createDriftTokenizers } from "../drift/driftTokenizers";
 import { DRIFT_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
+import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
 import { type DriftFlags, driftSpec, type ParsedArgs, parseCommand } from "./spec";
 import type { CommandIo } from "./validate";
@@ -21,7 +22,7 @@ const processIo: CommandIo = {
   write: (text) => process.stdout.write(text),
 };
 
-/** `rollout-lens drift FILE|DIR|GLOB... [--tokenizer T] [--format F] [--mode M] [--json] [--jobs N] [--shard I/N]`. */
+/** `rollout-lens drift FILE|DIR|GLOB... [--tokenizer T] [--format F] [--mode M] [--json] [--jobs N] [--shard I/N] [--map SPEC]`. */
 export async function driftCommand(args: string[], io: CommandIo = processIo): Promise<number> {
   const parsed = parseCommand<DriftFlags>(driftSpec(), args, io);
   return typeof parsed === "number" ? parsed : runDrift(parsed, io);
@@ -41,6 +42,8 @@ export async function runDrift(
     io.err(`drift: --mode must be one of ${Object.keys(MODE_FLAG).join(", ")}`);
     return 2;
   }
+  const mapping = mappingOfFlags("drift", values, io);
+  if (typeof mapping === "number") return mapping;
   if (positionals.length === 0) {
     io.err("drift: give at least one FILE");
     return 2;
@@ -81,7 +84,7 @@ export async function runDrift(
           }
         };
         const file = await driftFile(path, {
-          ...{ tokenizers, picked, modes, format, shard, onChecked },
+          ...{ tokenizers, picked, modes, format, shard, onChecked, mapping },
           keep: () => false,
         });
         files.push(file);
@@ -92,7 +95,7 @@ export async function runDrift(
     } else {
       for (const { path, shard } of inputs.files) {
         // Only drifted trajectories are printed: only those are kept.
-        const options = { tokenizers, picked, modes, format, shard, keep: hasDrift };
+        const options = { tokenizers, picked, modes, format, shard, mapping, keep: hasDrift };
         files.push(await driftFile(path, options));
       }
     }

@@ -1,3 +1,4 @@
+import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import {
@@ -17,6 +18,7 @@ import {
   type FileMismatchStats,
 } from "../../src/core/mismatch/trajectoryMismatch";
 import { readLines } from "../files/readLines";
+import { mappingOfFlags } from "./mapFlag";
 import type { MismatchFlags, ParsedArgs } from "./spec";
 import type { CommandIo } from "./validate";
 
@@ -57,6 +59,7 @@ export async function mismatchFile(
   path: string,
   c: Correction,
   lanes: readonly [string, string] | undefined,
+  mapping?: ColumnMapping,
 ): Promise<FileMismatchReport> {
   let format: FormatId | undefined;
   const trajectories: TrajectoryMismatchReport[] = [];
@@ -67,7 +70,7 @@ export async function mismatchFile(
   let row = 0;
   try {
     for await (const { lineNo, text } of readLines(path)) {
-      const result = readRolloutLine(text, lineNo, format, path);
+      const result = readRolloutLine(text, lineNo, format, path, mapping);
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.push(result.error);
@@ -174,8 +177,10 @@ export async function runMismatch(
       return 2;
     }
   }
+  const mapping = mappingOfFlags("mismatch", values, io);
+  if (typeof mapping === "number") return mapping;
   const reports: FileMismatchReport[] = [];
-  for (const path of positionals) reports.push(await mismatchFile(path, c, lanes));
+  for (const path of positionals) reports.push(await mismatchFile(path, c, lanes, mapping));
   if (values.json) {
     io.out(JSON.stringify({ correction: c, files: reports }));
   } else {

@@ -41,5 +41,6 @@ export function serveConfigFrom(values: ServeFlags, files: readonly string[]): S
     token: values.token ?? (envToken === "" ? undefined : envToken),
     sglang: values.sglang?.split(",").filter((u) => u.length > 0),
     files: files.length > 0 || values.demo === false ? files : demoRolloutFiles(),
+    map: values.map,
   });
 }

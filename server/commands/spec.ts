@@ -24,6 +24,8 @@ export interface ParsedArgs<Flags> {
 
 /** `rollout-lens validate` flags. */
 export interface ValidateFlags {
+  /** `--map SPEC`: read records of unknown shape through this column mapping. */
+  readonly map?: string;
   readonly format: string;
   readonly json?: boolean;
   readonly shard?: string;
@@ -31,6 +33,8 @@ export interface ValidateFlags {
 
 /** `rollout-lens drift` flags. */
 export interface DriftFlags {
+  /** `--map SPEC`: read records of unknown shape through this column mapping. */
+  readonly map?: string;
   /** Unset: each file's tokenizer is chosen from its first trajectory. */
   readonly tokenizer?: string;
   readonly format: string;
@@ -69,6 +73,8 @@ export interface BranchFlags {
 
 /** `rollout-lens mismatch` flags. */
 export interface MismatchFlags {
+  /** `--map SPEC`: read records of unknown shape through this column mapping. */
+  readonly map?: string;
   readonly lanes?: string;
   readonly correction: string;
   readonly cap: string;
@@ -79,6 +85,8 @@ export interface MismatchFlags {
 
 /** `rollout-lens serve` flags (and `view`'s, which adds `open`). */
 export interface ServeFlags {
+  /** `--map SPEC`: read records of unknown shape through this column mapping. */
+  readonly map?: string;
   readonly host?: string;
   readonly port?: string | number;
   readonly sglang?: string;
@@ -135,6 +143,18 @@ const VALIDATE_FORMATS = formatChoices(VALIDATE_FORMAT_FLAGS);
 const DRIFT_FORMATS = formatChoices(DRIFT_FORMAT_FLAGS);
 const DRIFT_MODES = ["roundtrip", "template", "text", "all"];
 
+const MAP_FLAG = "--map <SPEC>";
+const MAP_DESCRIPTION =
+  "read records no known producer wrote through a column mapping: KEY=COLUMN,... (below)";
+
+/** What `--map` takes, for the `--help` of every command that has it (docs/format.md). */
+export const MAP_HELP = `--map SPEC: KEY=COLUMN pairs, comma-separated; the records are read as slime samples.
+  full layout:  tokens=COL (required), mask=COL, logprobs=COL, prompt-length=COL, reward=COL
+  split layout: prompt=COL, response=COL (both required), logprobs=COL, mask=COL, reward=COL
+  logprobs and mask: one per token (full) or per response token (split); prompt-length: the
+  prompt's token count when there is no mask. A column name may hold "=" but not ",".
+  e.g. --map prompt=prompt_ids,response=completion_ids,logprobs=completion_logprobs,reward=score`;
+
 function repeatable(value: string, previous: readonly string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -157,9 +177,11 @@ export function validateSpec(): Command {
     .addOption(option("--format <F>", `${VALIDATE_FORMATS.join("|")}`, "auto"))
     .addOption(option("--json", "print one JSON object (docs/format.md)"))
     .addOption(option("--shard <I/N>", SHARD_HELP))
+    .addOption(option(MAP_FLAG, MAP_DESCRIPTION))
     .addHelpText(
       "after",
-      "\nExit status: 0 every line valid, 1 some line bad, 2 a file unreadable or nothing in it valid.",
+      "\nExit status: 0 every line valid, 1 some line bad, 2 a file unreadable or nothing in it valid." +
+        `\n\n${MAP_HELP}`,
     );
 }
 
@@ -189,7 +211,8 @@ export function driftSpec(): Command {
     .addOption(option("--json", "print one JSON object (docs/drift.md)"))
     .addOption(option("--jobs <N>", "worker threads (each loads its own tokenizer)", "1"))
     .addOption(option("--shard <I/N>", SHARD_HELP))
-    .addHelpText("after", `\n${DRIFT_EXIT_CODES}`);
+    .addOption(option(MAP_FLAG, MAP_DESCRIPTION))
+    .addHelpText("after", `\n${DRIFT_EXIT_CODES}\n\n${MAP_HELP}`);
 }
 
 /** `rollout-lens rescore`. */
@@ -267,9 +290,11 @@ export function mismatchSpec(): Command {
     .addOption(option("--bounds <LO,HI>", "mask bounds (default: 1/cap,cap)"))
     .addOption(option("--json", "print one JSON object (docs/mismatch.md)"))
     .addOption(option("--fail-above <X>", "exit 1 when a file's fraction clipped/masked exceeds X"))
+    .addOption(option(MAP_FLAG, MAP_DESCRIPTION))
     .addHelpText(
       "after",
-      "\nExit status: 0 fine, 1 a fraction above --fail-above, 2 a file unreadable, a bad line, or no trajectory with the lanes.",
+      "\nExit status: 0 fine, 1 a fraction above --fail-above, 2 a file unreadable, a bad line, or no trajectory with the lanes." +
+        `\n\n${MAP_HELP}`,
     );
 }
 
@@ -315,7 +340,9 @@ function addServeOptions(command: Command): Command {
     .addOption(option("--max-sse-clients <N>", "open event streams at once", d.maxSseClients))
     .addOption(option("--sglang-timeout-ms <MS>", "per-attempt SGLang timeout", d.sglangTimeoutMs))
     .addOption(option("--sglang-attempts <N>", "attempts per SGLang call", d.sglangAttempts))
-    .addOption(option("--no-demo", "do not list the demo rollouts when no FILE is named"));
+    .addOption(option("--no-demo", "do not list the demo rollouts when no FILE is named"))
+    .addOption(option(MAP_FLAG, `${MAP_DESCRIPTION}; applies to every FILE`))
+    .addHelpText("after", `\n${MAP_HELP}`);
 }
 
 /** `rollout-lens serve`. */

@@ -1,8 +1,10 @@
+import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { FileShard } from "../drift/driftFile";
 import { readLines } from "../files/readLines";
 import { VALIDATE_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
+import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
 import { type ParsedArgs, parseCommand, type ValidateFlags, validateSpec } from "./spec";
 
@@ -27,12 +29,14 @@ export interface FileReport {
 /**
  * Reads `path` line by line and checks every line. With no forced format, the first line that
  * loads fixes the file's format and later lines must match it. With `shard`, reads only the lines
- * starting in its byte range (`lines` then counts those).
+ * starting in its byte range (`lines` then counts those). With `mapping`, every line is read
+ * through it (`--map`).
  */
 export async function validateFile(
   path: string,
   forced?: FormatId,
   shard?: FileShard,
+  mapping?: ColumnMapping,
 ): Promise<FileReport> {
   let format = forced;
   let lines = 0;
@@ -44,7 +48,7 @@ export async function validateFile(
   try {
     for await (const { lineNo, text } of readLines(path, shard)) {
       lines += 1;
-      const result = readRolloutLine(text, lineNo, format, path);
+      const result = readRolloutLine(text, lineNo, format, path, mapping);
       if (result.kind === "blank") blank += 1;
       else if (result.kind === "error") errors.push(result.error);
       else {
@@ -103,7 +107,7 @@ const processIo: CommandIo = {
   err: (text) => process.stderr.write(`${text}\n`),
 };
 
-/** `rollout-lens validate FILE|DIR|GLOB... [--format F] [--json] [--shard I/N]`; resolves to the exit code. */
+/** `rollout-lens validate FILE|DIR|GLOB... [--format F] [--json] [--shard I/N] [--map SPEC]`; resolves to the exit code. */
 export async function validateCommand(args: string[], io: CommandIo = processIo): Promise<number> {
   const parsed = parseCommand<ValidateFlags>(validateSpec(), args, io);
   return typeof parsed === "number" ? parsed : runValidate(parsed, io);
@@ -118,6 +122,8 @@ export async function runValidate(
     io.err(`validate: --format must be one of ${Object.keys(FORMAT_FLAG).join(", ")}`);
     return 2;
   }
+  const mapping = mappingOfFlags("validate", values, io);
+  if (typeof mapping === "number") return mapping;
   if (positionals.length === 0) {
     io.err("validate: give at least one FILE");
     return 2;
@@ -126,7 +132,9 @@ export async function runValidate(
   if (typeof inputs === "number") return inputs;
   const forced = FORMAT_FLAG[values.format];
   const reports: FileReport[] = [];
-  for (const { path, shard } of inputs.files) reports.push(await validateFile(path, forced, shard));
+  for (const { path, shard } of inputs.files) {
+    reports.push(await validateFile(path, forced, shard, mapping));
+  }
   if (values.json) {
     const shard = inputs.shard && { index: inputs.shard.index, count: inputs.shard.count };
     io.out(JSON.stringify({ ...(shard ? { shard } : {}), files: reports.map(toJson) }));

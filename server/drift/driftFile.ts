@@ -1,6 +1,7 @@
 import { checkCallPrefixes, detectDrift } from "../../src/core/drift/detectDrift";
 import { type RoundTripPath, roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import type { CallPrefixResult, DriftMode, DriftResult } from "../../src/core/drift/types";
+import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
@@ -77,6 +78,8 @@ export interface DriftFileOptions {
   readonly picked?: string;
   readonly modes: readonly DriftMode[];
   readonly format?: FormatId;
+  /** Read every line through this column mapping (`--map`; records of unknown shape). */
+  readonly mapping?: ColumnMapping;
   /** Check only the lines starting in this byte range (numbered as in the whole file). */
   readonly shard?: FileShard;
   /**
@@ -160,10 +163,11 @@ function roundTripOf(
 async function fileHead(
   path: string,
   forced: FormatId | undefined,
+  mapping: ColumnMapping | undefined,
 ): Promise<{ format?: FormatId; trajectory?: Trajectory }> {
   let format = forced;
   for await (const { lineNo, text } of readLines(path)) {
-    const result = readRolloutLine(text, lineNo, format, path);
+    const result = readRolloutLine(text, lineNo, format, path, mapping);
     if (result.kind !== "blank" && result.kind !== "error") {
       format ??= result.format;
       const trajectory = result.trajectories[0];
@@ -274,12 +278,12 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     if (options.shard !== undefined && options.shard.start > 0) {
       // A later byte range is judged as the whole file is: with the format of the file's first
       // valid line and the tokenizer of its first trajectory (usually line 1: a short read).
-      const head = await fileHead(path, format);
+      const head = await fileHead(path, format, options.mapping);
       format ??= head.format;
       if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
     }
     for await (const { lineNo, text } of readLines(path, options.shard)) {
-      const result = readRolloutLine(text, lineNo, format, path);
+      const result = readRolloutLine(text, lineNo, format, path, options.mapping);
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.push(result.error);

@@ -1,6 +1,7 @@
 import { open, stat } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import type { ServerFile } from "../../src/core/files/filesWire";
+import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
 import { isDirectory, listRunDirectory } from "./runDirectory";
 
 /** A file the server may serve: its public id and its absolute path (never sent to the browser). */
@@ -11,6 +12,8 @@ export interface RegisteredFile {
   readonly path: string;
   /** The run directory it is a step file of (`view DIR`). */
   readonly run?: ServerFile["run"];
+  /** `--map SPEC`: the column mapping a CLI file is read through (sent to the browser as is). */
+  readonly map?: string;
 }
 
 /**
@@ -19,8 +22,13 @@ export interface RegisteredFile {
  * A CLI argument that is a directory is a training run: its step files (server/files/runDirectory)
  * are registered in step order, named by their path below it, each with its run and step.
  */
-export function registerFiles(cliFiles: readonly string[], dataDir: string): RegisteredFile[] {
+export function registerFiles(
+  cliFiles: readonly string[],
+  dataDir: string,
+  map?: string,
+): RegisteredFile[] {
   const cli: RegisteredFile[] = [];
+  const mapped = map === undefined ? {} : { map };
   let runs = 0;
   for (const file of cliFiles) {
     if (!isDirectory(file)) {
@@ -29,6 +37,7 @@ export function registerFiles(cliFiles: readonly string[], dataDir: string): Reg
         name: basename(file),
         origin: "cli",
         path: resolve(file),
+        ...mapped,
       });
       continue;
     }
@@ -37,15 +46,30 @@ export function registerFiles(cliFiles: readonly string[], dataDir: string): Reg
     const run = { id: `r${runs}`, name: basename(dir) };
     for (const { path, step } of listRunDirectory(dir).steps) {
       const name = relative(dir, path).split("\\").join("/");
-      cli.push({ id: `f${cli.length + 1}`, name, origin: "cli", path, run: { ...run, step } });
+      cli.push({
+        id: `f${cli.length + 1}`,
+        ...{ name, origin: "cli", path, run: { ...run, step } },
+        ...mapped,
+      });
     }
   }
   const episodes = resolve(join(dataDir, "episodes.jsonl"));
   return [...cli, { id: "episodes", name: "episodes.jsonl", origin: "data", path: episodes }];
 }
 
+/** The column mapping a file is read through (`--map`, checked at startup), if any. */
+export function mappingOf(file: RegisteredFile): ColumnMapping | undefined {
+  const parsed = file.map === undefined ? undefined : parseMapSpec(file.map);
+  return parsed?.ok ? parsed.mapping : undefined;
+}
+
 function listed(file: RegisteredFile): ServerFile {
-  const entry = { id: file.id, name: file.name, origin: file.origin };
+  const entry = {
+    id: file.id,
+    name: file.name,
+    origin: file.origin,
+    ...(file.map === undefined ? {} : { map: file.map }),
+  };
   return file.run ? { ...entry, run: file.run } : entry;
 }
 
@@ -87,11 +111,16 @@ const byPathNatural = new Intl.Collator("en", { numeric: true }).compare;
 export function createFileRegistry(
   cliFiles: readonly string[],
   dataDir: string,
-  options: { readonly rescanMs?: number; readonly now?: () => number } = {},
+  options: {
+    readonly rescanMs?: number;
+    readonly now?: () => number;
+    /** `--map SPEC` of the CLI files. */
+    readonly map?: string;
+  } = {},
 ): FileRegistry {
   const now = options.now ?? Date.now;
   const rescanMs = options.rescanMs ?? 2000;
-  let files = registerFiles(cliFiles, dataDir);
+  let files = registerFiles(cliFiles, dataDir, options.map);
   const known = new Map(files.map((f) => [f.path, f]));
   let nextId = files.filter((f) => f.origin === "cli").length + 1;
   // Each run directory and its run, in argument order (as registerFiles numbered them).
@@ -118,6 +147,7 @@ export function createFileRegistry(
           origin: "cli",
           path,
           run: { ...run, step },
+          ...(options.map === undefined ? {} : { map: options.map }),
         };
         known.set(path, file);
         added = true;

@@ -198,3 +198,36 @@ describe("/api/files for a run directory", () => {
     expect(calls).toBe(1);
   });
 });
+
+describe("/api/files with --map (records no known producer wrote)", () => {
+  it("lists each CLI file with its map; step statistics read through it", async () => {
+    const dumps = join(root, "dumps");
+    mkdirSync(dumps);
+    const qwen = await loadTokenizer("qwen3");
+    const line = (reward: number) =>
+      JSON.stringify({
+        prompt_ids: qwen.encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"),
+        completion_ids: [...qwen.encode("Hello there."), 151645],
+        score: reward,
+      });
+    writeFileSync(join(dumps, "step_1.jsonl"), `${line(1)}\n${line(0)}\n`);
+    const map = "prompt=prompt_ids,response=completion_ids,reward=score";
+    const app = new Hono().route(
+      "/api/files",
+      filesRoutes({ files: [dumps], dataDir: join(root, "data-map"), map }),
+    );
+    const list = serverFileListSchema.parse(await (await app.request("/api/files")).json());
+    expect(list.files.map((f) => [f.name, f.map])).toEqual([
+      ["step_1.jsonl", map],
+      ["episodes.jsonl", undefined],
+    ]);
+    const stats = stepStatsSchema.parse(
+      await (await app.request("/api/files/f1/step-stats")).json(),
+    );
+    expect(stats).toMatchObject({ trajectories: 2, errors: 0, reward: 0.5, driftChecked: 2 });
+    // Without the map the same file has no record to read.
+    const tokenizers = fixedDriftTokenizer({ tokenizer: qwen });
+    const plain = await computeStepStats(join(dumps, "step_1.jsonl"), tokenizers);
+    expect(plain).toMatchObject({ trajectories: 0, errors: 2 });
+  }, 60_000);
+});

@@ -6,6 +6,7 @@ import {
   type StepDrift,
   type StepStats,
 } from "../../src/core/files/stepStats";
+import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { driftFile, hasDrift } from "../drift/driftFile";
@@ -20,12 +21,13 @@ import { readLines } from "./readLines";
 export async function computeStepStats(
   path: string,
   tokenizers: DriftTokenizers,
+  mapping?: ColumnMapping,
 ): Promise<StepStats> {
   const stats = createStepStatsBuilder();
   let withIds = 0;
   let idsAbsent: string | undefined;
   for await (const { lineNo, text } of readLines(path)) {
-    const result = readRolloutLine(text, lineNo, undefined, path);
+    const result = readRolloutLine(text, lineNo, undefined, path, mapping);
     if (result.kind === "blank") continue;
     if (result.kind === "error") {
       stats.addError();
@@ -42,7 +44,7 @@ export async function computeStepStats(
   if (withIds === 0) {
     drift = { reason: idsAbsent ?? "no trajectory was read" };
   } else {
-    const found = await driftFile(path, { tokenizers, modes: ["roundtrip"] });
+    const found = await driftFile(path, { tokenizers, modes: ["roundtrip"], mapping });
     drift =
       found.readError === undefined
         ? {
@@ -58,8 +60,11 @@ export async function computeStepStats(
 const CACHE_VERSION = 2;
 
 export interface StepStatsCache {
-  /** The file's statistics: cached while its path, size and mtime are unchanged. */
-  get(path: string): Promise<StepStats>;
+  /**
+   * The file's statistics (its records read through `map`, a `--map` spec, when given): cached
+   * while its path, size, mtime and map are unchanged.
+   */
+  get(path: string, map?: string): Promise<StepStats>;
 }
 
 interface CacheEntry {
@@ -74,12 +79,12 @@ interface CacheEntry {
  */
 export function createStepStatsCache(options: {
   readonly dir: string;
-  readonly compute: (path: string) => Promise<StepStats>;
+  readonly compute: (path: string, map?: string) => Promise<StepStats>;
 }): StepStatsCache {
   const memory = new Map<string, Promise<StepStats>>();
   const fileOf = (path: string) =>
     join(options.dir, `${createHash("sha256").update(path).digest("hex").slice(0, 32)}.json`);
-  const load = async (path: string, key: string): Promise<StepStats> => {
+  const load = async (path: string, key: string, map?: string): Promise<StepStats> => {
     const cached = fileOf(path);
     try {
       const entry = JSON.parse(await readFile(cached, "utf8")) as CacheEntry;
@@ -87,7 +92,7 @@ export function createStepStatsCache(options: {
     } catch {
       // Absent or unreadable: computed below.
     }
-    const stats = await options.compute(path);
+    const stats = await options.compute(path, map);
     await mkdir(options.dir, { recursive: true });
     const temp = `${cached}.${process.pid}.tmp`;
     await writeFile(temp, JSON.stringify({ key, stats } satisfies CacheEntry));
@@ -95,12 +100,12 @@ export function createStepStatsCache(options: {
     return stats;
   };
   return {
-    async get(path) {
+    async get(path, map) {
       const s = await stat(path);
-      const key = JSON.stringify([CACHE_VERSION, path, s.size, s.mtimeMs]);
+      const key = JSON.stringify([CACHE_VERSION, path, s.size, s.mtimeMs, ...(map ? [map] : [])]);
       let stats = memory.get(key);
       if (!stats) {
-        stats = load(path, key);
+        stats = load(path, key, map);
         memory.set(key, stats);
         // A failed computation is not cached: the next request tries again.
         stats.catch(() => memory.delete(key));

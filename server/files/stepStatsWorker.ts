@@ -5,6 +5,8 @@ import { IS_COMPILED } from "../paths";
 export interface StepStatsRequest {
   readonly id: number;
   readonly path: string;
+  /** `--map SPEC` the file is read through. */
+  readonly map?: string;
 }
 
 type StepStatsReply =
@@ -21,7 +23,7 @@ function workerUrl(): URL {
 }
 
 export interface StepStatsWorker {
-  compute(path: string): Promise<StepStats>;
+  compute(path: string, map?: string): Promise<StepStats>;
   close(): Promise<void>;
 }
 
@@ -50,13 +52,13 @@ export function createStepStatsWorker(): StepStatsWorker {
     return w;
   };
   return {
-    async compute(path) {
+    async compute(path, map) {
       worker ??= start();
       const id = nextId++;
       const target = worker;
       const reply = await new Promise<StepStatsReply>((resolve) => {
         waiting.set(id, resolve);
-        target.postMessage({ id, path } satisfies StepStatsRequest);
+        target.postMessage({ id, path, map } satisfies StepStatsRequest);
       });
       if (!reply.ok) throw new Error(reply.message);
       return reply.stats;

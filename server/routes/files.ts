@@ -12,6 +12,8 @@ export interface FilesRoutesOptions {
   readonly files: readonly string[];
   /** The data directory; its `episodes.jsonl` is listed too. */
   readonly dataDir: string;
+  /** `--map SPEC`: the column mapping the CLI files are read through (listed with each). */
+  readonly map?: string;
   /** Step statistics (run charts); default: computed on a worker thread, cached in `<data>/cache`. */
   readonly stepStats?: StepStatsCache;
   /** How long a step-stats request waits for a computation before answering 202 (ms). */
@@ -34,7 +36,7 @@ const rangeQuery = z
  * `app.route("/api/files", filesRoutes({ files: config.files, dataDir: config.data }))`.
  */
 export function filesRoutes(options: FilesRoutesOptions) {
-  const registry = createFileRegistry(options.files, options.dataDir);
+  const registry = createFileRegistry(options.files, options.dataDir, { map: options.map });
   const find = (id: string) => registry.find(id);
   const stepStatsWaitMs = options.stepStatsWaitMs ?? 5000;
   const stepStats =
@@ -57,7 +59,7 @@ export function filesRoutes(options: FilesRoutesOptions) {
         // A big file takes long: after a while the reply is 202 "pending" (the computation goes
         // on) and the browser asks again, so no request outlives the server's timeouts.
         const stats = await Promise.race([
-          stepStats.get(file.path),
+          stepStats.get(file.path, file.map),
           sleep(stepStatsWaitMs, undefined, { ref: false }),
         ]);
         // undefined fields are left out of the JSON: the wire schema reads them as absent.

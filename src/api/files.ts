@@ -5,6 +5,7 @@ import {
   stepStatsSchema,
 } from "../core/files/filesWire";
 import type { StepStats } from "../core/files/stepStats";
+import { parseMapSpec } from "../core/formats/columnMapping";
 import type { RolloutFileSource } from "../workers/rolloutFileProtocol";
 
 const BASE = "/api/files";
@@ -66,8 +67,13 @@ export const filesQueries = {
     }),
 };
 
-/** Where the worker reads server file `id` from. */
-export function serverFileSource(id: string, name: string): RolloutFileSource {
+/**
+ * Where the worker reads server file `id` from, through the column mapping of `map` when the
+ * server was started with `--map` (checked there; a spec that does not parse is not used).
+ */
+export function serverFileSource(id: string, name: string, map?: string): RolloutFileSource {
   const file = `${BASE}/${encodeURIComponent(id)}`;
-  return { kind: "http", name, infoUrl: file, rangeUrl: `${file}/range` };
+  const parsed = map === undefined ? undefined : parseMapSpec(map);
+  const mapping = parsed?.ok ? { mapping: parsed.mapping } : {};
+  return { kind: "http", name, infoUrl: file, rangeUrl: `${file}/range`, ...mapping };
 }

@@ -101,6 +101,7 @@ async function mismatchRange(
   cancelled: Set<number>,
 ): Promise<MismatchRangeScanned> {
   const { id, source, range, format, options } = request;
+  const { mapping, name } = source;
   const state = createFileMismatchScan();
   state.format = format;
   let posted = 0;
@@ -112,7 +113,8 @@ async function mismatchRange(
     await forEachLine(
       source,
       range,
-      (text, lineNo) => scanMismatchLine(state, text, lineNo, range.firstRow, options, source.name),
+      (text, lineNo) =>
+        scanMismatchLine(state, text, lineNo, range.firstRow, options, name, mapping),
       postNew,
       () => cancelled.delete(id),
     );
@@ -163,7 +165,8 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     format: FormatId | undefined,
     onChunk: (state: FileDriftScan, bytesRead: number) => void,
   ): Promise<FileDriftScan> {
-    const { state, checkOne } = startFileDriftScan(await tokenizerOf(name), mode, format);
+    const tok = await tokenizerOf(name);
+    const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping);
     try {
       await forEachLine(
         source,

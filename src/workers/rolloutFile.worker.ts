@@ -3,12 +3,17 @@ import { type ExportFormat, exportLine } from "../core/files/exportRows";
 import type { IndexDelta } from "../core/files/fileIndexer";
 import { createFileIndex, finishFileIndex, indexChunk } from "../core/files/fileIndexer";
 import { lineRange } from "../core/files/lineIndex";
-import { indexRecords, needsColumnMapping, type RecordSource } from "../core/files/recordIndexer";
+import {
+  indexRecords,
+  jsonLinesNeedingMapping,
+  needsColumnMapping,
+  type RecordSource,
+} from "../core/files/recordIndexer";
 import { splitRecordRanges, splitScanRanges } from "../core/files/scanRanges";
 import { mappingProblem, suggestColumnMapping } from "../core/formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../core/formats/readRolloutLine";
 import type { Trajectory } from "../core/trajectory/types";
-import { type ByteSource, byteSource, recordSourceOf } from "./recordFiles";
+import { type ByteSource, byteSource, readSpan, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource, WorkerReply, WorkerRequest } from "./rolloutFileProtocol";
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -30,6 +35,8 @@ let opened:
     }
   | undefined;
 let paused = false;
+/** Bumped by every "open": a tailing loop of an earlier open (another mapping) then stops. */
+let openCount = 0;
 let wake: (() => void) | undefined;
 
 function post(reply: WorkerReply): void {
@@ -66,7 +73,20 @@ async function indexRecordFile(
   if (records.rows === 0) report({ rows: [], errors: [], lines: 0 }, size);
 }
 
+/** Largest head read to find the first whole line of a JSONL file (its first record may be long). */
+const MAX_HEAD_BYTES = 64 * 1024 * 1024;
+
+/** The file's first bytes: FIRST_CHUNK, grown until they hold a line break (or the whole file). */
+async function firstLines(bytes: ByteSource, size: number): Promise<Uint8Array> {
+  for (let end = Math.min(size, FIRST_CHUNK); ; end = Math.min(size, MAX_HEAD_BYTES, end * 4)) {
+    const head = await readSpan(bytes, 0, end);
+    if (head.includes(0x0a) || end >= size || end >= MAX_HEAD_BYTES) return head;
+  }
+}
+
 async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void> {
+  const generation = ++openCount;
+  const current = () => generation === openCount;
   const { mapping } = source;
   const bytes = byteSource(source);
   const firstSize = await bytes.size();
@@ -83,7 +103,16 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
     await indexRecordFile(bytes, source.name, firstSize, records);
     return;
   }
-  const index = createFileIndex(source.name);
+  if (!mapping) {
+    // JSON lines no format reads (their first record's keys): ask for a mapping, as for a table.
+    const head = await firstLines(bytes, firstSize);
+    const columns = jsonLinesNeedingMapping(decode(head), head.length >= firstSize);
+    if (columns) {
+      post({ type: "mapping-needed", columns, suggested: suggestColumnMapping(columns) });
+      return;
+    }
+  }
+  const index = createFileIndex(source.name, mapping);
   opened = { source: bytes, name: source.name, index };
   const started = performance.now();
   let chunkSize = FIRST_CHUNK;
@@ -101,9 +130,11 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
     });
   for (;;) {
     const size = await bytes.size();
+    if (!current()) return;
     while (index.lines.scanned < size) {
       const end = Math.min(size, index.lines.scanned + chunkSize);
       const chunk = await bytes.read(index.lines.scanned, end);
+      if (!current()) return;
       if (chunk.length === 0) break;
       report(indexChunk(index, chunk, decode), size, false);
       chunkSize = CHUNK;
@@ -117,6 +148,7 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
       setTimeout(resolve, TAIL_POLL_MS);
     });
     while (paused) await new Promise<void>((resolve) => (wake = resolve));
+    if (!current()) return;
   }
 }
 
@@ -137,6 +169,7 @@ async function readTrajectory(rowIndex: number): Promise<Trajectory> {
       row.line,
       index.format,
       name,
+      index.mapping,
     );
   }
   if (result.kind === "error") throw new Error(`${name}:${row.line}: ${result.error.message}`);

@@ -42,7 +42,7 @@ export interface RolloutFileState {
   readonly isPaused: boolean;
   readonly failure: string | undefined;
   /**
-   * Set for a Parquet or JSON table no known producer wrote: its columns, the suggested mapping,
+   * Set for a Parquet, JSON or JSONL table no known producer wrote: its columns, the suggested mapping,
    * and the mapping it is read through (undefined while one is needed: nothing is indexed yet).
    */
   readonly table: TableMapping | undefined;

@@ -63,8 +63,9 @@ export interface IndexProgress {
 }
 
 /**
- * A Parquet or JSON table whose records no format reads: nothing is indexed until the main thread
- * opens it again with a column mapping.
+ * A Parquet or JSON table, or JSON lines, whose records no format reads (`columns`: a table's
+ * columns, a JSONL file's first record's keys): nothing is indexed until the main thread opens it
+ * again with a column mapping.
  */
 export interface MappingNeeded {
   readonly type: "mapping-needed";

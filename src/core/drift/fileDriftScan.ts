@@ -1,3 +1,4 @@
+import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId } from "../formats/types";
 import type { Tokenizer } from "../tokenizer/types";
@@ -17,6 +18,8 @@ export interface FileDriftScan {
   badLines: number;
   /** For a round-trip scan: which path ran, and why not the fast one when it did not. */
   roundTrip?: { readonly path: RoundTripPath; readonly reason?: string };
+  /** Lines are read through this column mapping (a JSONL file no known producer wrote). */
+  mapping?: ColumnMapping;
 }
 
 /** A fresh scan. */
@@ -33,9 +36,11 @@ export function startFileDriftScan(
   tok: Tokenizer,
   mode: DriftMode,
   format: FormatId | undefined,
+  mapping?: ColumnMapping,
 ): { state: FileDriftScan; checkOne: (t: Trajectory) => DriftResult | undefined } {
   const state = createFileDriftScan();
   state.format = format;
+  if (mapping) state.mapping = mapping;
   const plan = roundTripPlanFor(tok);
   if (mode === "roundtrip") {
     state.roundTrip =
@@ -49,7 +54,8 @@ export function startFileDriftScan(
 /**
  * Checks every trajectory of one line (1-based `lineNo`, trailing `\r` dropped) with `check`,
  * which answers undefined when its mode does not apply to a record. Bad and blank lines add no
- * row, exactly as in `summarizeLine`, so the scan's row indices are the table's.
+ * row, exactly as in `summarizeLine`, so the scan's row indices are the table's. A scan with a
+ * column mapping reads the line through it, as the file index does.
  */
 export function scanDriftLine(
   scan: FileDriftScan,
@@ -60,7 +66,7 @@ export function scanDriftLine(
 ): void {
   scan.lines = lineNo;
   const clean = text.endsWith("\r") ? text.slice(0, -1) : text;
-  addRows(scan, readRolloutLine(clean, lineNo, scan.format, path), check);
+  addRows(scan, readRolloutLine(clean, lineNo, scan.format, path, scan.mapping), check);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ColumnMapping } from "../formats/columnMapping";
 import type { FormatId, LineError } from "../formats/types";
 import { createLineIndex, finishLineIndex, type LineIndex, scanChunk } from "./lineIndex";
 import { type RowSummary, summarizeLine } from "./rowSummary";
@@ -18,6 +19,8 @@ export interface FileIndex {
   /** Bytes of the line still open at the end of the last chunk. */
   carry: Uint8Array;
   readonly path: string | undefined;
+  /** Every line is read through this column mapping (a JSONL file no known producer wrote). */
+  readonly mapping?: ColumnMapping;
 }
 
 /** What one chunk added: the new rows and bad lines (for posting as a delta). */
@@ -27,9 +30,13 @@ export interface IndexDelta {
   readonly lines: number;
 }
 
-/** A fresh index for the file at `path` (used in ids and error messages only). */
-export function createFileIndex(path?: string): FileIndex {
+/**
+ * A fresh index for the file at `path` (used in ids and error messages only), its lines read
+ * through `mapping` when one is given.
+ */
+export function createFileIndex(path?: string, mapping?: ColumnMapping): FileIndex {
   return {
+    ...(mapping ? { mapping } : {}),
     lines: createLineIndex(),
     rows: [],
     errors: [],
@@ -62,10 +69,15 @@ function summarizeLines(
     const start = (starts[k] ?? 0) - bytesBase;
     const end = (k + 1 < index.lines.count ? (starts[k + 1] ?? 0) : index.lines.pendingStart) - 1;
     const text = decode(bytes.subarray(start, end - bytesBase));
-    addSummary(index, summarizeLine(text, k + 1, index.rows.length, index.format, index.path), {
-      rows,
-      errors,
-    });
+    const summary = summarizeLine(
+      text,
+      k + 1,
+      index.rows.length,
+      index.format,
+      index.path,
+      index.mapping,
+    );
+    addSummary(index, summary, { rows, errors });
   }
   return { rows, errors, lines: toLine - fromLine };
 }

@@ -15,6 +15,11 @@ export const serverFileSchema = z.object({
   run: z
     .object({ id: z.string(), name: z.string(), step: z.number().int().nonnegative() })
     .optional(),
+  /**
+   * `rollout-lens view --map SPEC`: the column mapping (columnMapping.ts parseMapSpec syntax) its
+   * records are read through (records no known producer wrote).
+   */
+  map: z.string().optional(),
 });
 export type ServerFile = z.infer<typeof serverFileSchema>;
 

@@ -120,6 +120,28 @@ export async function needsColumnMapping(source: RecordSource): Promise<boolean>
     : false;
 }
 
+/**
+ * The keys of a JSONL file's first record when no format reads it (a dump no known producer
+ * wrote: it needs a column mapping), else undefined. `head` is the file's first bytes as text,
+ * `complete` true when it is the whole file (else its last, maybe cut, line is not looked at).
+ * Blank lines and lines that are not JSON objects are passed over (they are errors either way);
+ * the first object decides.
+ */
+export function jsonLinesNeedingMapping(head: string, complete: boolean): string[] | undefined {
+  const lines = head.split("\n");
+  if (!complete) lines.pop();
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    const parsed = parseJsonLine(line.endsWith("\r") ? line.slice(0, -1) : line);
+    if (!parsed.ok) continue;
+    const value = parsed.value;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    const record = value as Record<string, unknown>;
+    return detectFormat(record) === undefined ? Object.keys(record) : undefined;
+  }
+  return undefined;
+}
+
 /** What one chunk of records added, and the file bytes indexed so far. */
 export interface RecordIndexDelta extends IndexDelta {
   readonly bytes: number;

@@ -1,3 +1,4 @@
+import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId, LineError } from "../formats/types";
 import { logprobSumsByPosition, type PositionSums } from "../series/positionSeries";
@@ -145,7 +146,8 @@ export type LineSummary =
 
 /**
  * Parses one line (1-based `lineNo`) once and keeps only its row summaries, numbered from
- * `firstIndex`. A trailing `\r` (CRLF files) is dropped before parsing.
+ * `firstIndex`. A trailing `\r` (CRLF files) is dropped before parsing. With `mapping`, the line
+ * is read through it (readRolloutLine).
  */
 export function summarizeLine(
   text: string,
@@ -153,9 +155,10 @@ export function summarizeLine(
   firstIndex: number,
   formatHint?: FormatId,
   path?: string,
+  mapping?: ColumnMapping,
 ): LineSummary {
   const clean = text.endsWith("\r") ? text.slice(0, -1) : text;
-  const result = readRolloutLine(clean, lineNo, formatHint, path);
+  const result = readRolloutLine(clean, lineNo, formatHint, path, mapping);
   if (result.kind !== "trajectories") return result;
   return {
     kind: "rows",

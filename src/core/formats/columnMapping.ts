@@ -166,3 +166,244 @@ export function applyColumnMapping(
   }
   return { ...rest, ...sample, ...(reward === undefined ? {} : { reward }) };
 }
+
+/*
+ * `--map SPEC`: a mapping on one command line, `key=column` pairs separated by commas. The keys:
+ *   full layout:  tokens=COL (required), mask=COL, logprobs=COL, prompt-length=COL, reward=COL
+ *   split layout: prompt=COL and response=COL (both required), logprobs=COL, mask=COL, reward=COL
+ * `logprobs` and `mask` are per token in the full layout and per response token in the split one.
+ * A column name may hold `=` (the first one splits) but not `,`.
+ */
+
+/** The keys of a `--map` spec, each with what it names (for errors and `--help`). */
+export const MAP_SPEC_KEYS: Readonly<Record<string, string>> = {
+  tokens: "every token's id (full layout)",
+  prompt: "the prompt's token ids (split layout)",
+  response: "the response's token ids (split layout)",
+  mask: "0/1 per token (full) or per response token (split)",
+  logprobs: "a logprob per token (full) or per response token (split)",
+  "prompt-length": "the prompt's token count, without a mask (full layout)",
+  reward: "the reward",
+};
+
+export type MapSpecParse =
+  | { readonly ok: true; readonly mapping: ColumnMapping }
+  | { readonly ok: false; readonly message: string };
+
+/** Parses a `--map` spec (syntax above) into a mapping, or says what is wrong with it. */
+export function parseMapSpec(spec: string): MapSpecParse {
+  const fail = (message: string): MapSpecParse => ({ ok: false, message });
+  const pairs = new Map<string, string>();
+  for (const part of spec.split(",")) {
+    const item = part.trim();
+    if (item === "") continue;
+    const eq = item.indexOf("=");
+    if (eq <= 0) return fail(`"${item}" is not key=column (keys: ${keyList()})`);
+    const key = item.slice(0, eq).trim();
+    const column = item.slice(eq + 1).trim();
+    if (!Object.hasOwn(MAP_SPEC_KEYS, key)) {
+      return fail(`unknown key "${key}" (keys: ${keyList()})`);
+    }
+    if (column === "") return fail(`"${key}" names no column`);
+    if (pairs.has(key)) return fail(`"${key}" is given twice`);
+    pairs.set(key, column);
+  }
+  const get = (key: string) => pairs.get(key);
+  const tokens = get("tokens");
+  const prompt = get("prompt");
+  const response = get("response");
+  let mapping: ColumnMapping;
+  if (tokens !== undefined) {
+    const split = ["prompt", "response"].find((k) => pairs.has(k));
+    if (split) return fail(`"tokens" (full layout) and "${split}" (split layout) cannot be mixed`);
+    mapping = dropUndefined({
+      layout: "full",
+      tokenIds: tokens,
+      lossMask: get("mask"),
+      logprobs: get("logprobs"),
+      promptLength: get("prompt-length"),
+      reward: get("reward"),
+    });
+  } else if (prompt !== undefined || response !== undefined) {
+    if (prompt === undefined) return fail(`"response" needs "prompt" (the split layout)`);
+    if (response === undefined) return fail(`"prompt" needs "response" (the split layout)`);
+    if (pairs.has("prompt-length")) {
+      return fail(`"prompt-length" is for the full layout (tokens=...); "prompt" gives the prompt`);
+    }
+    mapping = dropUndefined({
+      layout: "split",
+      promptTokenIds: prompt,
+      responseTokenIds: response,
+      responseLogprobs: get("logprobs"),
+      responseMask: get("mask"),
+      reward: get("reward"),
+    });
+  } else {
+    return fail(`name the token ids: tokens=COL, or prompt=COL,response=COL`);
+  }
+  const twice = mappedColumns(mapping).find((c, k, all) => all.indexOf(c) !== k);
+  if (twice !== undefined) return fail(`column "${twice}" is mapped twice`);
+  return { ok: true, mapping };
+}
+
+function keyList(): string {
+  return Object.keys(MAP_SPEC_KEYS).join(", ");
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A mapping as the `--map` spec that parses back to it. */
+export function formatMapSpec(mapping: ColumnMapping): string {
+  const pairs: [string, string | undefined][] =
+    mapping.layout === "full"
+      ? [
+          ["tokens", mapping.tokenIds],
+          ["mask", mapping.lossMask],
+          ["logprobs", mapping.logprobs],
+          ["prompt-length", mapping.promptLength],
+          ["reward", mapping.reward],
+        ]
+      : [
+          ["prompt", mapping.promptTokenIds],
+          ["response", mapping.responseTokenIds],
+          ["logprobs", mapping.responseLogprobs],
+          ["mask", mapping.responseMask],
+          ["reward", mapping.reward],
+        ];
+  return pairs.flatMap(([k, c]) => (c === undefined ? [] : [`${k}=${c}`])).join(",");
+}
+
+/** A record's problem with a mapping: the column at fault (`field`) and what is wrong. */
+export interface MappedRecordProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * Why `row` cannot be read through `mapping`, checked before it is: a named column missing from
+ * the row, or a token-id column that is not a list of non-negative integers, a per-token column
+ * that is not a list, a prompt length that is not a count. Null values of optional columns are
+ * absent ones. Undefined when the row fits.
+ */
+export function mappedRecordProblem(
+  row: Readonly<Record<string, unknown>>,
+  mapping: ColumnMapping,
+): MappedRecordProblem | undefined {
+  const missing = mappedColumns(mapping).find((c) => !Object.hasOwn(row, c));
+  if (missing !== undefined) {
+    return { field: missing, message: "missing: the column mapping reads this column" };
+  }
+  const ids =
+    mapping.layout === "full"
+      ? [mapping.tokenIds]
+      : [mapping.promptTokenIds, mapping.responseTokenIds];
+  for (const column of ids) {
+    const value = row[column];
+    if (!Array.isArray(value)) {
+      return { field: column, message: `expected a list of token ids, got ${kindOf(value)}` };
+    }
+    const bad = value.findIndex((v) => !(Number.isSafeInteger(v) && (v as number) >= 0));
+    if (bad >= 0) {
+      return {
+        field: `${column}[${bad}]`,
+        message: `expected a token id (an integer >= 0), got ${kindOf(value[bad])}`,
+      };
+    }
+  }
+  const lists =
+    mapping.layout === "full"
+      ? [mapping.lossMask, mapping.logprobs]
+      : [mapping.responseMask, mapping.responseLogprobs];
+  for (const column of lists) {
+    if (column === undefined) continue;
+    const value = row[column];
+    if (value !== null && !Array.isArray(value)) {
+      return {
+        field: column,
+        message: `expected a list (one value per token), got ${kindOf(value)}`,
+      };
+    }
+  }
+  const [idsColumn, perToken] =
+    mapping.layout === "full"
+      ? [mapping.tokenIds, "token"]
+      : [mapping.responseTokenIds, "response token"];
+  const count = (row[idsColumn] as unknown[]).length;
+  for (const column of lists) {
+    const value = column === undefined ? undefined : row[column];
+    if (column !== undefined && Array.isArray(value) && value.length !== count) {
+      return {
+        field: column,
+        message: `${value.length} values for the ${count} ${perToken}s of ${idsColumn}: expected one per ${perToken}`,
+      };
+    }
+  }
+  if (mapping.layout === "full" && mapping.promptLength !== undefined) {
+    const value = row[mapping.promptLength];
+    if (value !== null && !(Number.isSafeInteger(value) && (value as number) >= 0)) {
+      return {
+        field: mapping.promptLength,
+        message: `expected a token count, got ${kindOf(value)}`,
+      };
+    }
+    if (typeof value === "number" && value > count) {
+      const message = `${value} exceeds the ${count} tokens of ${mapping.tokenIds}`;
+      return { field: mapping.promptLength, message };
+    }
+  }
+  return undefined;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "string") {
+    const shown = JSON.stringify(value.slice(0, 40));
+    return `the string ${value.length > 40 ? `${shown.slice(0, -1)}..."` : shown}`;
+  }
+  if (typeof value === "object") return "an object";
+  return String(value).slice(0, 40);
+}
+
+/**
+ * A field of the slime Sample a row was mapped to (an error's `field`, e.g. `loss_mask[3]`), named
+ * as the row's own column and index (`completion_mask[3]`); fields not mapped are unchanged.
+ * `sample` is the mapped Sample (its `tokens` and `response_length` place the prompt).
+ */
+export function mappedFieldName(
+  mapping: ColumnMapping,
+  field: string,
+  sample: Readonly<Record<string, unknown>>,
+): string {
+  // Fields are `name`, `name[3]` (or `name.3`), maybe with more after.
+  const parts = /^([^.[]+)(?:\[(\d+)\]|\.(\d+))?/.exec(field);
+  const head = parts?.[1] ?? field;
+  const digits = parts?.[2] ?? parts?.[3];
+  const index = digits === undefined ? undefined : Number(digits);
+  const tokens = Array.isArray(sample.tokens) ? sample.tokens.length : 0;
+  const responseLength = typeof sample.response_length === "number" ? sample.response_length : 0;
+  const prompt = Math.max(0, tokens - responseLength);
+  const at = (column: string | undefined, offset: number) => {
+    if (column === undefined) return field;
+    return index === undefined ? column : `${column}[${index + offset}]`;
+  };
+  if (head === "reward" && mapping.reward !== undefined) return mapping.reward;
+  if (mapping.layout === "full") {
+    if (head === "tokens") return at(mapping.tokenIds, 0);
+    if (head === "loss_mask") return at(mapping.lossMask, prompt);
+    if (head === "rollout_log_probs") return at(mapping.logprobs, prompt);
+    if (head === "response_length") return mapping.promptLength ?? mapping.lossMask ?? field;
+    return field;
+  }
+  if (head === "tokens") {
+    return index !== undefined && index >= prompt
+      ? at(mapping.responseTokenIds, -prompt)
+      : at(mapping.promptTokenIds, 0);
+  }
+  if (head === "loss_mask") return at(mapping.responseMask, 0);
+  if (head === "rollout_log_probs") return at(mapping.responseLogprobs, 0);
+  if (head === "response_length") return mapping.responseTokenIds;
+  return field;
+}

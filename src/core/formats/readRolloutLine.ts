@@ -1,6 +1,14 @@
 import { checkTrajectory } from "../trajectory/invariants";
 import { atifAdapter } from "./atif";
 import { atroposAdapter } from "./atropos";
+import {
+  applyColumnMapping,
+  type ColumnMapping,
+  formatMapSpec,
+  mappedFieldName,
+  mappedRecordProblem,
+  suggestColumnMapping,
+} from "./columnMapping";
 import { parseJsonLine } from "./jsonLine";
 import { nemoRlAdapter } from "./nemoRl";
 import { rolloutLensAdapter } from "./rolloutLens";
@@ -35,19 +43,36 @@ export function detectFormat(value: Readonly<Record<string, unknown>>): FormatId
 /**
  * Reads one JSONL line (1-based `lineNo`) into trajectories, or a typed error naming the field.
  * Blank lines are `blank`, not errors. With a `formatHint` the line must be of that format;
- * without, the format is sniffed from the line's keys. Every trajectory read is also checked
- * against the model's invariants: the first violation makes the line an error (never fixed).
+ * without, the format is sniffed from the line's keys. With a `mapping` (a record no known
+ * producer wrote, columnMapping.ts), an object line is read through it as a slime Sample. Every
+ * trajectory read is also checked against the model's invariants: the first violation makes the
+ * line an error (never fixed).
  */
 export function readRolloutLine(
   lineText: string,
   lineNo: number,
   formatHint?: FormatId,
   path?: string,
+  mapping?: ColumnMapping,
 ): LineResult {
   if (lineText.trim().length === 0) return { kind: "blank" };
   const parsed = parseJsonLine(lineText);
   if (!parsed.ok) return { kind: "error", error: { line: lineNo, message: parsed.message } };
-  return readRolloutValue(parsed.value, lineNo, formatHint, path);
+  return readRolloutValue(parsed.value, lineNo, formatHint, path, mapping);
+}
+
+/**
+ * The error of a record no format reads: its keys, and when they look like a table's token-id
+ * columns, the `--map` flag that would read it.
+ */
+export function unknownFormatMessage(keys: readonly string[]): string {
+  const cut = (key: string) => (key.length > 40 ? `${key.slice(0, 40)}...` : key);
+  const shown = keys.slice(0, 8).map(cut).join(", ") + (keys.length > 8 ? ", ..." : "");
+  const suggested = suggestColumnMapping(keys);
+  const how = suggested
+    ? `; its columns look like token ids: read it with --map ${formatMapSpec(suggested)}`
+    : "";
+  return `unknown record format (keys: ${shown})${how}; see docs/format.md for the formats read`;
 }
 
 /**
@@ -59,7 +84,12 @@ export function readRolloutValue(
   lineNo: number,
   formatHint?: FormatId,
   path?: string,
+  mapping?: ColumnMapping,
 ): LineResult {
+  if (mapping) {
+    if (!isRecord(value)) return lineError(lineNo, "a rollout line must be a JSON object");
+    return readMappedValue(value, lineNo, formatHint, path, mapping);
+  }
   const found = adapterFor(value, lineNo, formatHint);
   return "adapter" in found ? readWith(found.adapter, found.value, lineNo, path) : found;
 }
@@ -82,13 +112,7 @@ function adapterFor(
   const detected = detectFormat(value);
   const format = formatHint ?? detected;
   const adapter = ADAPTERS.find((a) => a.id === format);
-  if (!adapter) {
-    const keys = Object.keys(value).slice(0, 8).join(", ");
-    return lineError(
-      lineNo,
-      `unknown record format (keys: ${keys}); see docs/format.md for the formats read`,
-    );
-  }
+  if (!adapter) return lineError(lineNo, unknownFormatMessage(Object.keys(value)));
   if (formatHint !== undefined && detected !== undefined && detected !== formatHint) {
     return lineError(
       lineNo,
@@ -96,6 +120,29 @@ function adapterFor(
     );
   }
   return { adapter, value };
+}
+
+/** A record read through a column mapping: a slime Sample, errors named by the record's columns. */
+function readMappedValue(
+  value: Readonly<Record<string, unknown>>,
+  lineNo: number,
+  formatHint: FormatId | undefined,
+  path: string | undefined,
+  mapping: ColumnMapping,
+): LineResult {
+  if (formatHint !== undefined && formatHint !== slimeAdapter.id) {
+    return lineError(
+      lineNo,
+      `a column mapping reads records as ${slimeAdapter.id} samples, not as ${formatHint}`,
+    );
+  }
+  const problem = mappedRecordProblem(value, mapping);
+  if (problem) return lineError(lineNo, problem.message, problem.field);
+  const sample = applyColumnMapping(value, mapping);
+  const result = readWith(slimeAdapter, sample, lineNo, path);
+  if (result.kind !== "error" || result.error.field === undefined) return result;
+  const field = mappedFieldName(mapping, result.error.field, sample);
+  return lineError(lineNo, result.error.message, field);
 }
 
 /** `value` read by `adapter` into trajectories, each checked against the model's invariants. */
@@ -128,7 +175,8 @@ export type LaneLineResult =
 /**
  * readRolloutLine for a file-wide lane scan comparing `lanes` (undefined: each trajectory's
  * default): the line's rows as wire lanes when its adapter reads them without trajectories (the
- * plain case), otherwise exactly what readRolloutLine gives (blank, error or trajectories).
+ * plain case), otherwise exactly what readRolloutLine gives (blank, error or trajectories), as
+ * for every line read through a column `mapping`.
  */
 export function readRolloutLineLanes(
   lineText: string,
@@ -136,7 +184,10 @@ export function readRolloutLineLanes(
   formatHint: FormatId | undefined,
   path: string | undefined,
   lanes: readonly [string, string] | undefined,
+  mapping?: ColumnMapping,
 ): LaneLineResult {
+  // A record read through a column mapping becomes a slime Sample first: the full read.
+  if (mapping) return readRolloutLine(lineText, lineNo, formatHint, path, mapping);
   if (lineText.trim().length === 0) return { kind: "blank" };
   const parsed = parseJsonLine(lineText);
   if (!parsed.ok) return { kind: "error", error: { line: lineNo, message: parsed.message } };

@@ -1,3 +1,4 @@
+import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLineLanes } from "../formats/readRolloutLine";
 import type { FormatId, WireLaneRow } from "../formats/types";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
@@ -1045,7 +1046,8 @@ export function mismatchIntoCharts(
 
 /**
  * Scans one line (1-based `lineNo`, trailing `\r` dropped) into `scan`, its first trajectory at
- * file row `firstRow + scan.rows.length`. Bad and blank lines add no row, as in the file index.
+ * file row `firstRow + scan.rows.length`. Bad and blank lines add no row, as in the file index;
+ * with a column `mapping`, each line is read through it, as the index reads it.
  */
 export function scanMismatchLine(
   scan: FileMismatchScan,
@@ -1054,10 +1056,11 @@ export function scanMismatchLine(
   firstRow: number,
   options: MismatchScanOptions,
   path?: string,
+  mapping?: ColumnMapping,
 ): void {
   scan.lines = lineNo;
   const clean = text.endsWith("\r") ? text.slice(0, -1) : text;
-  const result = readRolloutLineLanes(clean, lineNo, scan.format, path, options.lanes);
+  const result = readRolloutLineLanes(clean, lineNo, scan.format, path, options.lanes, mapping);
   if (result.kind === "blank") return;
   if (result.kind === "error") {
     scan.badLines++;

@@ -52,7 +52,7 @@ export interface ColumnMappingDialogProps {
 }
 
 /**
- * A Parquet or JSON table no known producer wrote: which columns hold the token ids, mask,
+ * A Parquet, JSON or JSONL table no known producer wrote: which columns hold the token ids, mask,
  * logprobs and reward. Starts from the suggestion (columnMapping.ts), editable, applied on submit.
  */
 export function ColumnMappingDialog({
