@@ -246,7 +246,10 @@ async function timeScan(page: Page): Promise<ScanProbe> {
   await page.waitForTimeout(IDLE_BASELINE_MS);
   await page.getByRole("button", { name: "Check drift" }).click();
   await page.getByTestId("file-drift-summary").waitFor({ timeout: SCAN_TIMEOUT_MS });
-  await page.waitForFunction("window.__driftProbe.t1 > 0");
+  // A function, not a string: a string predicate is polled through eval, which the app's CSP refuses.
+  await page.waitForFunction(
+    () => (window as unknown as { __driftProbe: { t1: number } }).__driftProbe.t1 > 0,
+  );
   await page.waitForTimeout(300);
   return page.evaluate(() => {
     const p = (
