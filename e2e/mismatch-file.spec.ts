@@ -136,3 +136,29 @@ test("the worst tokens show each id's decoded text, as the token view shows it",
   await expect(page.getByTestId("detail-position")).toHaveText(`#${file.planted.token}`);
   await expect(page.getByTestId("token-details").locator("code").first()).toHaveText(piece ?? "");
 });
+
+test("a JSON document of NeMo-RL records: the scan reads its records, as the table does", async ({
+  page,
+}) => {
+  const file = nemoRlMismatchFile();
+  const records = file.text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles({
+    name: "train_data_step1.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify(records)),
+  });
+  await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  await expect(page.getByTestId("file-mismatch-summary")).toContainText(
+    "trained tokens of 24 trajectories compared",
+  );
+  await expect(page.getByTestId("file-mismatch-summary")).toContainText(
+    `max |δ| ${Math.abs(file.planted.delta).toFixed(3)}`,
+  );
+  const cell = page.locator(`[data-row="${file.planted.row}"] [data-col="mismatch"]`);
+  await expect(cell).toContainText(Math.abs(file.planted.delta).toFixed(3));
+});

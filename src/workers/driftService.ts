@@ -9,6 +9,7 @@ import {
   type FileMismatchScan,
   finishCharts,
   scanMismatchLine,
+  scanMismatchRecord,
 } from "../core/mismatch/fileMismatch";
 import { displayPieces } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
@@ -22,7 +23,7 @@ import type {
   ScanProgress,
   TrajectoryDrift,
 } from "./driftProtocol";
-import { withRecordRanges } from "./recordDriftScan";
+import { forEachRecord, openRecords, withRecordRanges } from "./recordDriftScan";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
 // Small enough that progress moves and a cancel is seen between chunks, big enough for throughput.
@@ -110,14 +111,29 @@ async function mismatchRange(
     posted = state.rows.length;
   };
   try {
-    await forEachLine(
-      source,
-      range,
-      (text, lineNo) =>
-        scanMismatchLine(state, text, lineNo, range.firstRow, options, name, mapping),
-      postNew,
-      () => cancelled.delete(id),
-    );
+    if (range.records !== undefined) {
+      // A Parquet table or JSON document: its records, read through its mapping as indexing does.
+      const records = await openRecords(source);
+      await forEachRecord(
+        records,
+        range,
+        (value, lineNo) =>
+          scanMismatchRecord(state, value, lineNo, range.firstRow, options, name, records.mapping),
+        postNew,
+        () => {
+          if (cancelled.delete(id)) throw new Error("scan cancelled");
+        },
+      );
+    } else {
+      await forEachLine(
+        source,
+        range,
+        (text, lineNo) =>
+          scanMismatchLine(state, text, lineNo, range.firstRow, options, name, mapping),
+        postNew,
+        () => cancelled.delete(id),
+      );
+    }
   } catch (error) {
     throw isCancel(error) ? new Error("mismatch scan cancelled") : error;
   } finally {

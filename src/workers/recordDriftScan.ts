@@ -49,52 +49,25 @@ export function withRecordRanges(
     format: FormatId | undefined,
     onChunk: (state: FileDriftScan, bytesRead: number) => void,
   ): Promise<FileDriftScan> {
-    const { state, checkOne } = await startScan(name, mode, format);
     const records = await openRecords(source);
-    const first = range.firstLine - 1;
-    const count = range.records ?? 0;
-    const end = first + count;
-    const progress = (at: number) =>
-      onChunk(state, Math.round(((range.end - range.start) * (at - first)) / count));
-    for (let at = first; at < end; ) {
-      // The record group holding `at`, read whole (as indexing reads it), cut at the range's end.
-      const group = records.groups.find((g) => g.start <= at && at < g.start + g.rows);
-      const next = Math.min(end, group ? group.start + group.rows : end);
-      const values = await records.read(at, next);
-      for (const [k, value] of values.entries()) {
-        if (k % RECORD_CHUNK === 0) {
-          if (cancelled.delete(id)) throw new Error("drift scan cancelled");
-          if (k > 0) progress(at + k);
-        }
-        scanDriftRecord(state, value, at + k + 1, checkOne, source.name);
-      }
-      at = next;
-      progress(at);
-    }
+    // Records come as stored: the scan reads them through the table's mapping, as indexing does.
+    const { state, checkOne } = startFileDriftScan(
+      await tokenizerOf(name),
+      mode,
+      format,
+      records.mapping,
+    );
+    await forEachRecord(
+      records,
+      range,
+      (value, lineNo) => scanDriftRecord(state, value, lineNo, checkOne, source.name),
+      (bytes) => onChunk(state, bytes),
+      () => {
+        if (cancelled.delete(id)) throw new Error("drift scan cancelled");
+      },
+    );
     cancelled.delete(id);
     return state;
-  }
-
-  /** A scan's state and its one-trajectory check, with the tokenizer loaded. */
-  async function startScan(name: string, mode: DriftMode, format: FormatId | undefined) {
-    return startFileDriftScan(await tokenizerOf(name), mode, format);
-  }
-
-  // The record file last opened (a scan's ranges come one after another from the same file).
-  let openedRecords: { key: string; records: Promise<RecordSource> } | undefined;
-  function openRecords(source: RolloutFileSource): Promise<RecordSource> {
-    const where = source.kind === "http" ? source.infoUrl : `${source.blob.size}`;
-    const key = JSON.stringify([source.kind, source.name, where, source.mapping]);
-    if (openedRecords?.key !== key) {
-      const bytes = byteSource(source);
-      const records = bytes.size().then(async (size) => {
-        const opened = await recordSourceOf(bytes, source.name, size, source.mapping);
-        if (!opened) throw new Error(`${source.name} is not a Parquet table or a JSON document`);
-        return opened;
-      });
-      openedRecords = { key, records };
-    }
-    return openedRecords.records;
   }
 
   return (id, name, source, mode, range, format, onChunk) =>
@@ -107,4 +80,61 @@ export function withRecordRanges(
       format,
       onChunk,
     );
+}
+
+// The record file last opened (a scan's ranges come one after another from the same file).
+let openedRecords: { key: string; records: Promise<RecordSource> } | undefined;
+
+/**
+ * The record file of `source` (a Parquet table, a JSON document), opened as the file worker opens
+ * it, with its column mapping.
+ */
+export function openRecords(source: RolloutFileSource): Promise<RecordSource> {
+  const where = source.kind === "http" ? source.infoUrl : `${source.blob.size}`;
+  const key = JSON.stringify([source.kind, source.name, where, source.mapping]);
+  if (openedRecords?.key !== key) {
+    const bytes = byteSource(source);
+    const records = bytes.size().then(async (size) => {
+      const opened = await recordSourceOf(bytes, source.name, size, source.mapping);
+      if (!opened) throw new Error(`${source.name} is not a Parquet table or a JSON document`);
+      return opened;
+    });
+    openedRecords = { key, records };
+  }
+  return openedRecords.records;
+}
+
+/**
+ * Feeds the records of a range of a Parquet table or JSON document (`range.records` of them from
+ * record `firstLine - 1`, record r numbered line r + 1) to `onRecord`, a record group at a time as
+ * indexing reads them; `onChunk` gets the bytes they stand for so far, and `checkCancel` (called
+ * every RECORD_CHUNK records) throws to stop.
+ */
+export async function forEachRecord(
+  records: RecordSource,
+  range: ScanRange,
+  onRecord: (value: unknown, lineNo: number) => void,
+  onChunk: (bytesRead: number) => void,
+  checkCancel: () => void,
+): Promise<void> {
+  const first = range.firstLine - 1;
+  const count = range.records ?? 0;
+  const end = first + count;
+  const progress = (at: number) =>
+    onChunk(Math.round(((range.end - range.start) * (at - first)) / count));
+  for (let at = first; at < end; ) {
+    // The record group holding `at`, read whole (as indexing reads it), cut at the range's end.
+    const group = records.groups.find((g) => g.start <= at && at < g.start + g.rows);
+    const next = Math.min(end, group ? group.start + group.rows : end);
+    const values = await records.read(at, next);
+    for (const [k, value] of values.entries()) {
+      if (k % RECORD_CHUNK === 0) {
+        checkCancel();
+        if (k > 0) progress(at + k);
+      }
+      onRecord(value, at + k + 1);
+    }
+    at = next;
+    progress(at);
+  }
 }

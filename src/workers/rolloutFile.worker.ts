@@ -160,7 +160,7 @@ async function readTrajectory(rowIndex: number): Promise<Trajectory> {
   let result: ReturnType<typeof readRolloutLine>;
   if (records) {
     const [record] = await records.read(row.line - 1, row.line);
-    result = readRolloutValue(record, row.line, index.format, name);
+    result = readRolloutValue(record, row.line, index.format, name, records.mapping);
   } else {
     const [start, end] = lineRange(index.lines, row.line - 1);
     const text = decode(await source.read(start, end));

@@ -81,7 +81,7 @@ export function scanDriftRecord(
   path?: string,
 ): void {
   scan.lines = lineNo;
-  addRows(scan, readRolloutValue(value, lineNo, scan.format, path), check);
+  addRows(scan, readRolloutValue(value, lineNo, scan.format, path, scan.mapping), check);
 }
 
 function addRows(

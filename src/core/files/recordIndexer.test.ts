@@ -114,6 +114,12 @@ describe("tables no known producer wrote", () => {
     });
     const source = parquetRecordSource(mapped);
     expect(await needsColumnMapping(source)).toBe(false);
-    expect(await source.read(0, 1)).toMatchObject([{ tokens: [1, 2, 3], response_length: 1 }]);
+    // Records come as stored, with the mapping their reader applies: the index reads slime samples.
+    expect(await source.read(0, 1)).toEqual([{ prompt_ids: [1, 2], completion_ids: [3] }]);
+    expect(source.mapping).toEqual(mapped.mapping);
+    const index = createFileIndex("t.parquet");
+    for await (const _ of indexRecords(source, index));
+    expect(index.format).toBe("slime");
+    expect(index.rows.map((r) => r.totalTokens)).toEqual([3]);
   });
 });

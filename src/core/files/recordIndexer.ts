@@ -1,4 +1,4 @@
-import { applyColumnMapping, type ColumnMapping } from "../formats/columnMapping";
+import type { ColumnMapping } from "../formats/columnMapping";
 import { parseJsonLine } from "../formats/jsonLine";
 import { type ParquetFile, readParquetRecords } from "../formats/parquet";
 import { detectFormat } from "../formats/readRolloutLine";
@@ -22,8 +22,10 @@ export interface RecordSource {
     readonly rows: number;
     readonly bytes: number;
   }[];
-  /** Records [start, end). */
+  /** Records [start, end), as stored: read them through `mapping` when there is one. */
   read(start: number, end: number): Promise<unknown[]>;
+  /** How a table no known producer wrote maps to trajectories (readRolloutValue applies it). */
+  readonly mapping?: ColumnMapping;
   /**
    * Summaries of records [start, end) (one group) without reading them whole, numbered from
    * `firstIndex`; undefined when they must be read and summarized one by one.
@@ -61,6 +63,7 @@ export function parquetRecordSource(parquet: ParquetFile): RecordSource {
     columns: parquet.columns,
     groups,
     read: (start, end) => readParquetRecords(parquet, start, end),
+    ...(parquet.mapping ? { mapping: parquet.mapping } : {}),
     summarize: (start, end, firstIndex, format, path) =>
       summarizeParquetRows(parquet, start, end, firstIndex, format, path),
   };
@@ -86,8 +89,8 @@ export function isJsonDocumentName(name: string): boolean {
 }
 
 /**
- * The records of a JSON document; with a `mapping`, each object record is read through it (a
- * table no known producer wrote, see columnMapping.ts).
+ * The records of a JSON document; with a `mapping`, each object record is to be read through it
+ * (a table no known producer wrote, see columnMapping.ts).
  */
 export function memoryRecordSource(
   records: readonly unknown[],
@@ -101,10 +104,8 @@ export function memoryRecordSource(
     rows: records.length,
     columns: isObject(first) ? Object.keys(first) : [],
     groups: [{ start: 0, rows: records.length, bytes }],
-    read: async (start, end) => {
-      const slice = records.slice(start, end);
-      return mapping ? slice.map((r) => (isObject(r) ? applyColumnMapping(r, mapping) : r)) : slice;
-    },
+    read: async (start, end) => records.slice(start, end),
+    ...(mapping ? { mapping } : {}),
   };
 }
 
@@ -113,7 +114,7 @@ export function memoryRecordSource(
  * columns, not a known producer's record): the table needs a column mapping to be read.
  */
 export async function needsColumnMapping(source: RecordSource): Promise<boolean> {
-  if (source.rows === 0 || source.columns.length === 0) return false;
+  if (source.mapping || source.rows === 0 || source.columns.length === 0) return false;
   const [first] = await source.read(0, 1);
   return typeof first === "object" && first !== null && !Array.isArray(first)
     ? detectFormat(first as Record<string, unknown>) === undefined
@@ -175,7 +176,14 @@ export async function* indexRecords(
     const rows: RowSummary[] = [];
     for (const [k, value] of records.entries()) {
       const lineNo = group.start + k + 1;
-      const result = summarizeRecord(value, lineNo, index.rows.length, index.format, index.path);
+      const result = summarizeRecord(
+        value,
+        lineNo,
+        index.rows.length,
+        index.format,
+        index.path,
+        source.mapping,
+      );
       addSummary(index, result, { rows, errors });
     }
     bytes += group.bytes;

@@ -174,8 +174,9 @@ export function summarizeRecord(
   firstIndex: number,
   formatHint?: FormatId,
   path?: string,
+  mapping?: ColumnMapping,
 ): LineSummary {
-  const result = readRolloutValue(value, lineNo, formatHint, path);
+  const result = readRolloutValue(value, lineNo, formatHint, path, mapping);
   if (result.kind !== "trajectories") return result;
   return {
     kind: "rows",

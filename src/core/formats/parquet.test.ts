@@ -153,12 +153,26 @@ describe("Parquet rollouts", () => {
       },
     });
     expect(parquet.producer).toBe("mapped");
+    // The row comes as stored; the reader applies the mapping.
     const [record] = await readParquetRecords(parquet, 0, 1);
-    const result = readRolloutValue(record, 1, "slime");
+    expect(Object.keys(record ?? {})).toContain("input_tokens");
+    const result = readRolloutValue(record, 1, "slime", "t.parquet", parquet.mapping);
     const t = result.kind === "trajectories" ? result.trajectories[0] : undefined;
     expect(t?.segments.map((s) => s.tokenIds.length)).toEqual([13, 4]);
     expect(t?.reward).toBe(1);
     expect(t?.metadata.rewards).toBe(1);
+    // So a bad value is named by the table's own column, not by the slime field it maps to.
+    const bad = readRolloutValue(
+      { ...record, output_tokens: [1, "x"] },
+      7,
+      "slime",
+      "t.parquet",
+      parquet.mapping,
+    );
+    expect(bad.kind === "error" ? bad.error : undefined).toMatchObject({
+      line: 7,
+      field: "output_tokens[1]",
+    });
   });
 
   it("a file that is not Parquet fails with hyparquet's reason, not a crash", async () => {

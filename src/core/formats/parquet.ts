@@ -7,7 +7,7 @@ import {
   parquetSchema,
 } from "hyparquet";
 import { getTreePath } from "hyparquet/src/schema.js";
-import { applyColumnMapping, type ColumnMapping } from "./columnMapping";
+import type { ColumnMapping } from "./columnMapping";
 import { PARQUET_COMPRESSORS } from "./parquetCodecs";
 import { readHeadRows } from "./parquetHead";
 import { isNumberListPath, readNumberListChunk } from "./parquetLists";
@@ -86,8 +86,9 @@ export function parquetProducerOf(columns: readonly string[]): ParquetProducer {
 }
 
 /**
- * Reads the footer (by byte range) and indexes the row groups. With a `mapping`, rows are read
- * through it whatever their columns (a table no known producer wrote).
+ * Reads the footer (by byte range) and indexes the row groups. With a `mapping`, rows are to be
+ * read through it whatever their columns (a table no known producer wrote): the records stay as
+ * they are and their reader applies it (`ParquetFile.mapping`, readRolloutValue).
  */
 export async function openParquet(
   file: AsyncBuffer,
@@ -155,23 +156,23 @@ function primeRolloutSample(row: Record<string, unknown>): Record<string, unknow
   return sample;
 }
 
-/** One row as the record its producer's adapter reads. */
+/**
+ * One row as the record its producer's adapter reads. A mapped table's rows stay as they are: the
+ * reader applies the mapping (readRolloutValue), so its errors name the table's columns.
+ */
 export function recordOfRow(
   row: Record<string, unknown>,
   producer: ParquetProducer,
-  mapping?: ColumnMapping,
 ): Record<string, unknown> {
-  return recordOfPlainRow(plainValue(row) as Record<string, unknown>, producer, mapping);
+  return recordOfPlainRow(plainValue(row) as Record<string, unknown>, producer);
 }
 
 /** recordOfRow for a row whose values are plain already. */
 export function recordOfPlainRow(
   plain: Record<string, unknown>,
   producer: ParquetProducer,
-  mapping?: ColumnMapping,
 ): Record<string, unknown> {
-  if (producer === "prime-rl-rollouts") return primeRolloutSample(plain);
-  return producer === "mapped" && mapping ? applyColumnMapping(plain, mapping) : plain;
+  return producer === "prime-rl-rollouts" ? primeRolloutSample(plain) : plain;
 }
 
 export { PARQUET_COMPRESSORS };
@@ -247,7 +248,7 @@ async function readInGroup(
           ? null
           : plainValue(own[name]);
     }
-    out.push(recordOfPlainRow(row, parquet.producer, parquet.mapping));
+    out.push(recordOfPlainRow(row, parquet.producer));
   }
   return out;
 }
@@ -282,7 +283,7 @@ export async function readParquetRecords(
       useOffsetIndex: end - start <= PAGED_READ_ROWS,
       compressors: PARQUET_COMPRESSORS,
     }));
-  return rows.map((row) => recordOfRow(row, parquet.producer, parquet.mapping));
+  return rows.map((row) => recordOfRow(row, parquet.producer));
 }
 
 /** Every record of the file, one row group at a time, numbered like lines (row r is line r + 1). */

@@ -26,6 +26,7 @@ import {
   SCATTER_POINTS,
   samplePriority,
   scanMismatchLine,
+  scanMismatchRecord,
   WORST_TOKENS,
 } from "./fileMismatch";
 import { CORRECTION_KINDS, correction } from "./mismatch";
@@ -226,6 +227,50 @@ describe("file-wide mismatch charts", () => {
     // Line 1's first model token: prev −0.3 against generation −0.31.
     expect(scan.charts.worst[0]).toMatchObject({ row: 0, line: 1, token: 13, tokenId: 151657 });
     expect(scan.charts.worst[0]?.delta).toBeCloseTo(0.01, 12);
+  });
+
+  it("scans records (a Parquet row, a JSON document's element) as it scans the same lines", () => {
+    const files = [
+      fixtureLines("reference-nemo-rl.jsonl"),
+      ts.slice(0, 4).map((t) => stringifyJsonLine(writeRolloutLens(t))),
+    ];
+    const options = { correction: correction("token-mask") };
+    for (const lines of files) {
+      const byLine = createFileMismatchScan();
+      const byRecord = createFileMismatchScan();
+      lines.forEach((line, i) => {
+        scanMismatchLine(byLine, line, i + 1, 3, options);
+        scanMismatchRecord(byRecord, JSON.parse(line), i + 1, 3, options);
+      });
+      scanMismatchRecord(byRecord, [1, 2], lines.length + 1, 3, options);
+      expect(byRecord.badLines).toBe(byLine.badLines + 1);
+      expect(byRecord.format).toBe(byLine.format);
+      expect(byRecord.rows).toEqual(byLine.rows);
+      expect(finishCharts(byRecord.charts)).toEqual(finishCharts(byLine.charts));
+      expect(byRecord.rows.filter((r) => r !== undefined).length).toBeGreaterThan(1);
+    }
+  });
+
+  it("reads a record through a column mapping, as the table's index does", () => {
+    const mapping = {
+      layout: "split",
+      promptTokenIds: "p",
+      responseTokenIds: "r",
+      responseLogprobs: "lp",
+    } as const;
+    const scan = createFileMismatchScan();
+    const record = {
+      p: [1, 2],
+      r: [3, 4],
+      lp: [-0.5, -0.25],
+      logprob_lanes: { trainer: [null, null, -0.4, -0.25] },
+    };
+    scanMismatchRecord(scan, record, 1, 0, {}, "t.parquet", mapping);
+    expect(scan.format).toBe("slime");
+    expect(scan.rows[0]?.compared).toBe(2);
+    expect(scan.rows[0]?.maxAbsDelta).toBeCloseTo(0.1, 12);
+    scanMismatchRecord(scan, { p: [1], r: ["x"] }, 2, 0, {}, "t.parquet", mapping);
+    expect(scan.badLines).toBe(1);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ColumnMapping } from "../formats/columnMapping";
-import { readRolloutLineLanes } from "../formats/readRolloutLine";
+import { readRolloutLineLanes, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId, WireLaneRow } from "../formats/types";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { LaneValues, Trajectory } from "../trajectory/types";
@@ -1075,7 +1075,43 @@ export function scanMismatchLine(
     }
     return;
   }
-  for (const t of result.trajectories) {
+  addTrajectoryRows(scan, result.trajectories, lineNo, firstRow, options);
+}
+
+/**
+ * scanMismatchLine for a record already parsed: a Parquet row or one document of a JSON file, as
+ * core/files/recordIndexer.ts reads them (record r is line r + 1, read through the table's column
+ * `mapping` when it has one), so the rows match the table's.
+ */
+export function scanMismatchRecord(
+  scan: FileMismatchScan,
+  value: unknown,
+  lineNo: number,
+  firstRow: number,
+  options: MismatchScanOptions,
+  path?: string,
+  mapping?: ColumnMapping,
+): void {
+  scan.lines = lineNo;
+  const result = readRolloutValue(value, lineNo, scan.format, path, mapping);
+  if (result.kind === "blank") return;
+  if (result.kind === "error") {
+    scan.badLines++;
+    return;
+  }
+  scan.format ??= result.format;
+  addTrajectoryRows(scan, result.trajectories, lineNo, firstRow, options);
+}
+
+/** A line's trajectories into the scan: one row each (undefined when it has no lanes to compare). */
+function addTrajectoryRows(
+  scan: FileMismatchScan,
+  trajectories: readonly Trajectory[],
+  lineNo: number,
+  firstRow: number,
+  options: MismatchScanOptions,
+): void {
+  for (const t of trajectories) {
     const row = firstRow + scan.rows.length;
     const out = rowIntoCharts(scan.charts, t, row, lineNo, options);
     scan.rows.push(out.ok ? out.row : undefined);
