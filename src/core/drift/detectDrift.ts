@@ -1,7 +1,7 @@
-import { familyById } from "../families/families";
 import { checkPrefixInvariant, type LoggedCall } from "../tito/prefixInvariant";
+import { renderWithoutGenerationPrompt } from "../tito/prompts";
 import { displayPieces } from "../tokenizer/pieces";
-import type { ChatTemplateMessage, ChatTemplateOptions, Tokenizer } from "../tokenizer/types";
+import type { Tokenizer } from "../tokenizer/types";
 import { flattenSegments } from "../trajectory/flatten";
 import type { Segment, Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
@@ -183,10 +183,11 @@ function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): n
   const options = recordedTemplateOptions(t);
   const open = lastKind !== undefined && lastKind !== "model";
   const text = tokenizer.applyChatTemplate(messages, { ...options, addGenerationPrompt: open });
-  const tail = generationPromptTail(tokenizer, messages, options, text, open);
+  // The rendering may end in a generation prompt (asked for, or one the template always writes).
+  const bare = renderWithoutGenerationPrompt(tokenizer, messages, options);
   let ids: number[] | undefined;
-  if (tail.length > 0) {
-    const base = tokenizer.encode(text.slice(0, text.length - tail.length));
+  if (bare.length < text.length && text.startsWith(bare)) {
+    const base = tokenizer.encode(bare);
     if (side.ids.length <= base.length) ids = base;
   }
   ids ??= tokenizer.encode(text);
@@ -197,28 +198,6 @@ function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): n
     return ids.slice(0, k + 1);
   }
   return ids;
-}
-
-/**
- * The generation prompt at the end of `text`, the template over `messages` with
- * `add_generation_prompt` = `asked`: what the template adds for the flag, or, for a template that
- * writes it regardless (the bundled Llama-3 one), the family's own generation prompt. Empty when
- * there is none.
- */
-function generationPromptTail(
-  tokenizer: Tokenizer,
-  messages: readonly ChatTemplateMessage[],
-  options: ChatTemplateOptions,
-  text: string,
-  asked: boolean,
-): string {
-  const family = tokenizer.family ? familyById(tokenizer.family) : undefined;
-  if (family?.alwaysAppendsGenerationPrompt && text.endsWith(family.generationPrompt)) {
-    return family.generationPrompt;
-  }
-  if (!asked) return "";
-  const bare = tokenizer.applyChatTemplate(messages, { ...options, addGenerationPrompt: false });
-  return bare.length < text.length && text.startsWith(bare) ? text.slice(bare.length) : "";
 }
 
 /** A recorded text and the [start, end) token range it claims to spell. */

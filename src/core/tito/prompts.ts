@@ -1,6 +1,11 @@
 import { familyById } from "../families/families";
 import type { Family } from "../families/types";
-import type { ChatTemplateMessage, Tokenizer, ToolSchema } from "../tokenizer/types";
+import type {
+  ChatTemplateMessage,
+  ChatTemplateOptions,
+  Tokenizer,
+  ToolSchema,
+} from "../tokenizer/types";
 
 /** Prompt tokens plus the exact text they encode (for the segment's `text`). */
 export interface PromptTokens {
@@ -114,6 +119,23 @@ function afterAssistantSuffix(
 }
 
 /**
+ * The template over `messages` with no generation prompt after them: `add_generation_prompt` off,
+ * and the prompt a family's template appends regardless (the bundled Llama-3 one) cut off.
+ */
+export function renderWithoutGenerationPrompt(
+  tokenizer: Tokenizer,
+  messages: readonly ChatTemplateMessage[],
+  options: ChatTemplateOptions = {},
+): string {
+  const text = tokenizer.applyChatTemplate(messages, { ...options, addGenerationPrompt: false });
+  const family = tokenizer.family === undefined ? undefined : familyById(tokenizer.family);
+  const prompt = family?.alwaysAppendsGenerationPrompt ? family.generationPrompt : undefined;
+  return prompt !== undefined && text.endsWith(prompt)
+    ? text.slice(0, text.length - prompt.length)
+    : text;
+}
+
+/**
  * Tokens for the messages that follow a model turn (tool results, a user reply) plus the next
  * generation prompt: ONLY what goes after the ledger's last token, separator first. Uses
  * strands-sglang v0.4's prefix subtraction over a fake [system, user] conversation, so templates
@@ -143,13 +165,7 @@ export function toolResultSuffix(
     const text = afterAssistantSuffix(tokenizer, family, newMessages, thinking);
     return { tokenIds: tokenizer.encode(text), text };
   }
-  let base = tokenizer.applyChatTemplate(FAKE_PREFIX, {
-    addGenerationPrompt: false,
-    ...thinking,
-  });
-  if (family?.alwaysAppendsGenerationPrompt && base.endsWith(family.generationPrompt)) {
-    base = base.slice(0, base.length - family.generationPrompt.length);
-  }
+  const base = renderWithoutGenerationPrompt(tokenizer, FAKE_PREFIX, thinking);
   const full = tokenizer.applyChatTemplate([...FAKE_PREFIX, ...newMessages], {
     addGenerationPrompt: true,
     ...thinking,
