@@ -147,17 +147,22 @@ function readPage(
   return values && { rep: rep.levels, def: def.levels, values };
 }
 
-/**
- * Every row of one column chunk of a 3-level number list (`path`, see isNumberListPath): its list,
- * or null for a null list; a null element is null. `bytes` is the whole chunk (dictionary page
- * first when there is one). Undefined when a page uses something this reader does not decode.
- */
-export function readNumberListChunk(
-  bytes: Uint8Array,
+/** The definition levels of a 3-level number list and its chunk's decoding context. */
+interface ListChunk {
+  /** Below this level the list itself is null. */
+  readonly listDef: number;
+  /** Below this level (and not null) the list is empty. */
+  readonly repeatedDef: number;
+  readonly maxDef: number;
+  readonly context: ChunkContext;
+}
+
+function listChunk(
   path: readonly SchemaTree[],
   meta: Pick<ColumnMetaData, "codec">,
-  compressors?: Compressors,
-): (unknown[] | null)[] | undefined {
+  compressors: Compressors | undefined,
+  skipDictionaryLookup: boolean,
+): ListChunk | undefined {
   const leaf = path[3]?.element;
   if (!leaf?.type || !isNumberListPath(path)) return undefined;
   // Definition levels: the list itself (when optional), the repeated level, the element (when optional).
@@ -170,28 +175,72 @@ export function readNumberListChunk(
     codec: meta.codec,
     compressors,
     dictionary: undefined,
+    skipDictionaryLookup,
   };
-  const rows: (unknown[] | null)[] = [];
-  let current: unknown[] | null = null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const reader = { view, offset: 0 };
+  return { listDef, repeatedDef, maxDef, context };
+}
+
+/**
+ * The data pages of a column chunk (`bytes`, dictionary page first when there is one), in order,
+ * decoded; the dictionary page goes into `context.dictionary` on the way. An undefined page is one
+ * this reader does not decode: the caller gives up on the chunk.
+ */
+function* chunkPages(
+  bytes: Uint8Array,
+  context: ChunkContext,
+): Generator<(PageData & { readonly encoding: string | undefined }) | undefined> {
+  const reader = {
+    view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    offset: 0,
+  };
   while (reader.offset < bytes.byteLength - 1) {
     const header = parquetHeader(reader);
     const body = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type === "DICTIONARY_PAGE") {
       const dictionaryPage = header.dictionary_page_header;
-      if (!dictionaryPage) return undefined;
-      const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
+      if (!dictionaryPage) {
+        yield undefined;
+        return;
+      }
+      const { codec, compressors } = context;
+      const page = decompressPage(body, header.uncompressed_page_size, codec, compressors);
       const pageReader = {
         view: new DataView(page.buffer, page.byteOffset, page.byteLength),
         offset: 0,
       };
-      context.dictionary = readPlain(pageReader, leaf.type, dictionaryPage.num_values, undefined);
+      context.dictionary = readPlain(
+        pageReader,
+        context.type,
+        dictionaryPage.num_values,
+        undefined,
+      );
       continue;
     }
     if (header.type !== "DATA_PAGE" && header.type !== "DATA_PAGE_V2") continue;
     const data = readPage(body, header, context);
+    const encoding = header.data_page_header_v2?.encoding ?? header.data_page_header?.encoding;
+    yield data && { ...data, encoding };
+  }
+}
+
+/**
+ * Every row of one column chunk of a 3-level number list (`path`, see isNumberListPath): its list,
+ * or null for a null list; a null element is null. `bytes` is the whole chunk (dictionary page
+ * first when there is one). Undefined when a page uses something this reader does not decode.
+ */
+export function readNumberListChunk(
+  bytes: Uint8Array,
+  path: readonly SchemaTree[],
+  meta: Pick<ColumnMetaData, "codec">,
+  compressors?: Compressors,
+): (unknown[] | null)[] | undefined {
+  const chunk = listChunk(path, meta, compressors, false);
+  if (!chunk) return undefined;
+  const { listDef, repeatedDef, maxDef, context } = chunk;
+  const rows: (unknown[] | null)[] = [];
+  let current: unknown[] | null = null;
+  for (const data of chunkPages(bytes, context)) {
     if (!data) return undefined;
     const { rep, def, values } = data;
     const isBig = values instanceof BigInt64Array;
@@ -269,50 +318,19 @@ export function readNumberListColumn(
   meta: Pick<ColumnMetaData, "codec" | "num_values">,
   options: { readonly values: boolean; readonly compressors?: Compressors },
 ): NumberListColumn | undefined {
-  const leaf = path[3]?.element;
-  if (!leaf?.type || !isNumberListPath(path)) return undefined;
-  const { compressors } = options;
-  const listDef = path[1]?.element.repetition_type === "OPTIONAL" ? 1 : 0;
-  const repeatedDef = listDef + 1;
-  const maxDef = repeatedDef + (leaf.repetition_type === "OPTIONAL" ? 1 : 0);
-  const context: ChunkContext = {
-    type: leaf.type,
-    maxDef,
-    codec: meta.codec,
-    compressors,
-    dictionary: undefined,
-    // Without values, the dictionary is checked once and indices are never looked up.
-    skipDictionaryLookup: !options.values,
-  };
+  // Without values, the dictionary is checked once and indices are never looked up.
+  const chunk = listChunk(path, meta, options.compressors, !options.values);
+  if (!chunk) return undefined;
+  const { listDef, repeatedDef, maxDef, context } = chunk;
   let tokenIds = true;
   const starts: number[] = [];
   const nullList: number[] = [];
   const nullEntries: number[] = [];
   const dst = options.values ? new Float64Array(Number(meta.num_values)) : undefined;
   let at = 0;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const reader = { view, offset: 0 };
-  while (reader.offset < bytes.byteLength - 1) {
-    const header = parquetHeader(reader);
-    const body = bytes.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
-    if (header.type === "DICTIONARY_PAGE") {
-      const dictionaryPage = header.dictionary_page_header;
-      if (!dictionaryPage) return undefined;
-      const page = decompressPage(body, header.uncompressed_page_size, meta.codec, compressors);
-      const pageReader = {
-        view: new DataView(page.buffer, page.byteOffset, page.byteLength),
-        offset: 0,
-      };
-      context.dictionary = readPlain(pageReader, leaf.type, dictionaryPage.num_values, undefined);
-      if (!options.values) tokenIds &&= allTokenIds(context.dictionary);
-      continue;
-    }
-    if (header.type !== "DATA_PAGE" && header.type !== "DATA_PAGE_V2") continue;
-    const encoding = header.data_page_header_v2?.encoding ?? header.data_page_header?.encoding;
-    const data = readPage(body, header, context);
+  for (const data of chunkPages(bytes, context)) {
     if (!data) return undefined;
-    const { rep, def, values } = data;
+    const { rep, def, values, encoding } = data;
     if (!options.values && encoding === "PLAIN") tokenIds &&= allTokenIds(values);
     if (dst && at + def.length > dst.length) return undefined;
     let v = 0;
@@ -341,6 +359,8 @@ export function readNumberListColumn(
       at++;
     }
   }
+  // A chunk has at most one dictionary: its entries are token ids or not, whichever pages use it.
+  if (!options.values && context.dictionary) tokenIds &&= allTokenIds(context.dictionary);
   starts.push(at);
   return {
     rows: nullList.length,
