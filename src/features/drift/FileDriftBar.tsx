@@ -2,6 +2,7 @@ import { DRIFT_CLASSES } from "../../core/drift/rowDrift";
 import { DRIFT_MODES, type DriftMode } from "../../core/drift/types";
 import type { DriftFilter } from "../../core/files/rowQuery";
 import { trajectoryIdsAbsentReason } from "../../core/formats/idsAbsent";
+import scan from "../rollouts/scanBar.module.css";
 import { driftPrefsActions } from "./driftPrefsStore";
 import styles from "./FileDriftBar.module.css";
 import { TokenizerSelect } from "./TokenizerSelect";
@@ -23,19 +24,19 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
   // The file's first trajectory decides: a text-only file has no ids on any row.
   const idsAbsent = drift.sample ? trajectoryIdsAbsentReason(drift.sample) : undefined;
   return (
-    <div className={styles.bar} data-testid="file-drift">
+    <div className={scan.bar} data-testid="file-drift">
       {idsAbsent !== undefined && (
         <p className={styles.muted} role="note" data-testid="ids-absent">
           Drift and mismatch checks are off: {idsAbsent}
         </p>
       )}
-      <div className={styles.controls}>
+      <div className={scan.row}>
         <button
           type="button"
           onClick={drift.start}
           disabled={!drift.canStart || isScanning || idsAbsent !== undefined}
           title={idsAbsent}
-          className={styles.check}
+          className={scan.check}
         >
           {isScanning ? "checking drift…" : "Check drift"}
         </button>
@@ -58,7 +59,7 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
           </select>
         </label>
         {isScanning && (
-          <span className={styles.progress}>
+          <span className={scan.progress}>
             <progress max={1} value={fraction} aria-label="drift scan progress" />
             {progress
               ? `${progress.rows.toLocaleString("en-US")} trajectories · ` +
@@ -72,7 +73,7 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
         {drift.error && <span className={styles.error}>{drift.error}</span>}
       </div>
       {summary && !isScanning && (
-        <div className={styles.summary} data-testid="file-drift-summary">
+        <div className={scan.row} data-testid="file-drift-summary">
           <span className={summary.drifted > 0 ? styles.bad : styles.good}>
             <strong>{summary.drifted.toLocaleString("en-US")}</strong> of{" "}
             {summary.checked.toLocaleString("en-US")} trajectories drifted (

@@ -4,6 +4,7 @@ import { revealInvisible } from "../../core/layout/displayPiece";
 import type { MismatchToken } from "../../core/mismatch/fileMismatch";
 import { tokenMismatch } from "../../core/mismatch/mismatch";
 import { useTokenPieces } from "../../hooks/useTokenPieces";
+import scan from "../rollouts/scanBar.module.css";
 import styles from "./FileMismatchBar.module.css";
 import { MismatchCharts } from "./MismatchCharts";
 import { ScanPicker } from "./ScanPicker";
@@ -129,13 +130,13 @@ export function FileMismatchBar({
   const picked = scanOptionsOf(draft);
   const lanes = mismatch.options.lanes;
   return (
-    <div className={styles.bar} data-testid="file-mismatch">
-      <div className={styles.controls}>
+    <div className={scan.bar} data-testid="file-mismatch">
+      <div className={scan.row}>
         <button
           type="button"
           onClick={() => picked.ok && mismatch.start(picked.options)}
           disabled={!mismatch.canStart || isScanning || !picked.ok}
-          className={styles.check}
+          className={scan.check}
           title="compare each trajectory's trainer (or rescored, reference) lane with its sampled logprobs"
         >
           {isScanning ? "checking mismatch…" : "Check mismatch"}
@@ -147,7 +148,7 @@ export function FileMismatchBar({
           disabled={isScanning}
         />
         {isScanning && (
-          <span className={styles.progress}>
+          <span className={scan.progress}>
             <progress max={1} value={fraction} aria-label="mismatch scan progress" />
             {progress
               ? `${int(progress.rows)} trajectories · ${megabytes(progress.bytes)} of ${megabytes(progress.totalBytes)}`
