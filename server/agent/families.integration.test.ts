@@ -7,6 +7,7 @@ import type { FamilyId } from "../../src/core/families/types";
 import { rolloutLensLineSchema } from "../../src/core/formats/rolloutLensSchema";
 import { initialPrompt, toolResultSuffix } from "../../src/core/tito/prompts";
 import type { ChatTemplateMessage } from "../../src/core/tokenizer/types";
+import { runEpisodeThroughApi, TWO_CALL_CALCULATOR } from "../../test-support/episodeApi";
 import { callSim } from "../../test-support/sim";
 import { buildApp } from "../app";
 import { parseServerConfig } from "../config";
@@ -69,23 +70,8 @@ describe.each(["qwen3", "llama3_1", "deepseek_v3", "gptoss"] as const)(
         wrapClient: recording(exchanges),
       });
       try {
-        const app = buildApp(services);
-        const started = await app.request("/api/episodes", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            prompt: "What is 23*19 and then 437+1?",
-            system: "Use the calculator for arithmetic.",
-            policy: "calculator",
-            max_iterations: 4,
-          }),
-        });
-        expect(started.status).toBe(201);
-        const { id: episode } = (await started.json()) as { id: string };
-        await (await app.request(`/api/episodes/${episode}/events`)).text();
-        const line = rolloutLensLineSchema.parse(
-          await (await app.request(`/api/episodes/${episode}`)).json(),
-        );
+        const stored = await runEpisodeThroughApi(buildApp(services), TWO_CALL_CALCULATOR);
+        const line = rolloutLensLineSchema.parse(JSON.parse(stored));
         expect(line.status, JSON.stringify(line.metadata)).toBe("completed");
         expect(line.metadata).toMatchObject({
           family: id,

@@ -7,6 +7,7 @@ import { recordedToolNames } from "../../src/core/drift/templateInput";
 import type { FamilyId } from "../../src/core/families/types";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { Trajectory } from "../../src/core/trajectory/types";
+import { runEpisodeThroughApi, TWO_CALL_CALCULATOR } from "../../test-support/episodeApi";
 import { buildApp } from "../app";
 import { parseServerConfig } from "../config";
 import { createServices } from "../services";
@@ -21,21 +22,7 @@ import { toToolSchema } from "../tools/types";
 async function finishedEpisode(id: FamilyId) {
   const data = mkdtempSync(join(tmpdir(), `rl-turns-${id}-`));
   const services = await createServices(parseServerConfig({ data, tokenizer: id }));
-  const app = buildApp(services);
-  const started = await app.request("/api/episodes", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      prompt: "What is 23*19 and then 437+1?",
-      system: "Use the calculator for arithmetic.",
-      policy: "calculator",
-      max_iterations: 4,
-    }),
-  });
-  expect(started.status).toBe(201);
-  const { id: episode } = (await started.json()) as { id: string };
-  await (await app.request(`/api/episodes/${episode}/events`)).text();
-  const line = await (await app.request(`/api/episodes/${episode}`)).text();
+  const line = await runEpisodeThroughApi(buildApp(services), TWO_CALL_CALCULATOR);
   const read = readRolloutLine(line, 1);
   if (read.kind !== "trajectories") throw new Error(`episode line unreadable: ${line}`);
   const t = read.trajectories[0] as Trajectory;
