@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { expect } from "vitest";
+import type { readRolloutLine } from "../src/core/formats/readRolloutLine";
 
 /** One hostile JSONL line and the family it came from (for the printed counts). */
 export interface HostileLine {
@@ -189,4 +191,29 @@ export function hostileLines(
     ...fc.sample(hostileLine(seeds), { numRuns: count, seed }),
     ...fc.sample(heavyHostileLine(seeds), { numRuns: heavy, seed }),
   ];
+}
+
+/**
+ * What a hostile line's read must be, whatever it is: an error naming line `lineNo` with a short
+ * message, or trajectories the model accepts (lengths agree, ids are token ids). Returns which.
+ */
+export function expectSoundRead(
+  result: ReturnType<typeof readRolloutLine>,
+  lineNo: number,
+  context = "",
+): ReturnType<typeof readRolloutLine>["kind"] {
+  if (result.kind === "error") {
+    expect(result.error.line, context).toBe(lineNo);
+    expect(result.error.message.length).toBeGreaterThan(0);
+    expect(result.error.message.length).toBeLessThan(4_000);
+  } else if (result.kind === "trajectories") {
+    for (const t of result.trajectories) {
+      for (const s of t.segments) {
+        expect(s.lossMask).toHaveLength(s.tokenIds.length);
+        expect(s.logprobs).toHaveLength(s.tokenIds.length);
+        for (const id of s.tokenIds) expect(Number.isSafeInteger(id) && id >= 0).toBe(true);
+      }
+    }
+  }
+  return result.kind;
 }
