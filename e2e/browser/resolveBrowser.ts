@@ -62,10 +62,7 @@ async function materialize(choice: BrowserChoice): Promise<E2eBrowser> {
 // once (or one killed half-way) could launch a truncated binary. It unpacks instead into a fresh
 // directory that is renamed into place, atomically, once complete.
 async function unpackSparticuz(): Promise<{ dir: string; version: string }> {
-  const entry = fileURLToPath(import.meta.resolve("@sparticuz/chromium"));
-  const manifest: unknown = JSON.parse(
-    readFileSync(join(dirname(entry), "..", "package.json"), "utf8"),
-  );
+  const manifest: unknown = JSON.parse(readFileSync(sparticuzManifest(), "utf8"));
   const version =
     typeof manifest === "object" && manifest !== null && "version" in manifest
       ? String(manifest.version)
@@ -103,4 +100,16 @@ async function unpackSparticuz(): Promise<{ dir: string; version: string }> {
     if (!existsSync(join(dir, "chromium"))) throw error; // not a run that finished first
   }
   return { dir, version };
+}
+
+// The package's own package.json, found above its entry point whatever the build folder depth
+// (build/index.js in some releases, build/esm/index.js in others).
+function sparticuzManifest(): string {
+  let dir = dirname(fileURLToPath(import.meta.resolve("@sparticuz/chromium")));
+  while (!existsSync(join(dir, "package.json")) || !dir.endsWith(join("@sparticuz", "chromium"))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error("@sparticuz/chromium: no package.json above its entry point");
+    dir = up;
+  }
+  return join(dir, "package.json");
 }
