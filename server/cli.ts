@@ -7,8 +7,10 @@ import {
   type DriftFlags,
   driftSpec,
   exitCodeOfCommanderError,
+  type McpFlags,
   type MergeReportsFlags,
   type MismatchFlags,
+  mcpSpec,
   mergeReportsSpec,
   mismatchSpec,
   type ParsedArgs,
@@ -114,6 +116,15 @@ function program(io: CommandIo, setExitCode: (code: number) => void): Command {
       action<MergeReportsFlags>(async (parsed) =>
         (await import("./commands/mergeReports")).runMergeReports(parsed, io),
       ),
+    ),
+  );
+  root.addCommand(
+    mcpSpec().action(
+      action<McpFlags>(async (parsed) => {
+        await (await import("./commands/mcp")).runMcp(parsed, version());
+        // The server answers until its client closes stdin.
+        return new Promise<number>(() => {});
+      }),
     ),
   );
   root.addCommand(

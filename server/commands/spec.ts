@@ -111,6 +111,16 @@ export interface ViewFlags extends ServeFlags {
   readonly open?: boolean;
 }
 
+/** `rollout-lens mcp` flags. */
+export interface McpFlags {
+  /** `--map SPEC`: read records of unknown shape through this column mapping. */
+  readonly map?: string;
+  /** Unset: each file's tokenizer is chosen as `drift` chooses it. */
+  readonly tokenizer?: string;
+  readonly data: string;
+  readonly appUrl: string;
+}
+
 /** `rollout-lens sim` flags; numbers stay strings until the simulator's schema checks them. */
 export interface SimFlags {
   readonly host: string;
@@ -368,6 +378,40 @@ export function viewSpec(): Command {
         "\nThe browser: the command in env BROWSER (split on whitespace, no shell, URL last), else the system's opener.",
       ),
   ).addOption(option("--no-open", "only print the URL"));
+}
+
+/** `rollout-lens mcp`. */
+export function mcpSpec(): Command {
+  const d = SERVER_DEFAULTS;
+  return conventions(new Command("mcp"))
+    .description(
+      "an MCP server over stdio: coding agents ask token-level questions about FILEs (docs/agents.md)",
+    )
+    .argument(
+      "[FILE...]",
+      "rollout files (JSONL, JSON, Parquet) or run directories, as `view` takes them",
+    )
+    .addOption(
+      option(
+        "--tokenizer <NAME|PATH>",
+        "a family or a local HF model folder (default: chosen per file, as `drift` chooses)",
+      ),
+    )
+    .addOption(
+      option("--data <DIR>", "where the server's episodes are (listed as `episodes`)", d.data),
+    )
+    .addOption(
+      option(
+        "--app-url <URL>",
+        "the app the answers link to (`rollout-lens view` on the same FILEs)",
+        `http://${d.host}:${d.port}`,
+      ),
+    )
+    .addOption(option(MAP_FLAG, `${MAP_DESCRIPTION}; applies to every FILE`))
+    .addHelpText(
+      "after",
+      "\nSpeaks the Model Context Protocol on stdin/stdout (stdout carries nothing else); `serve` mounts\nthe same tools at /mcp. Register it with your agent as the command `rollout-lens mcp FILE...`.",
+    );
 }
 
 /** `rollout-lens sim`. */
