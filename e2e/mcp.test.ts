@@ -30,7 +30,10 @@ async function ask<T = Record<string, unknown>>(name: string, args: Record<strin
 }
 
 function cliJson(args: string[]): Record<string, unknown> {
-  const run = spawnSync(process.execPath, [bin, ...args, "--json"], { cwd: root, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [bin, ...args, "--json"], {
+    cwd: root,
+    encoding: "utf8",
+  });
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
 
@@ -121,7 +124,9 @@ describe("rollout-lens mcp over stdio", () => {
   it("answers bad arguments with MCP errors in the CLI's words, never a crash", async () => {
     const unknownFile = await call("describe_file", { file: "../../etc/passwd" });
     expect(unknownFile.isError).toBe(true);
-    expect(unknownFile.content[0]?.text).toMatch(/no file with id "\.\.\/\.\.\/etc\/passwd": the files are f1/);
+    expect(unknownFile.content[0]?.text).toMatch(
+      /no file with id "\.\.\/\.\.\/etc\/passwd": the files are f1/,
+    );
     const hugePage = await call("get_tokens", { file: "f1", row: 0, count: 1e9 });
     expect(hugePage.isError).toBe(true);
     const badRow = await call("get_tokens", { file: "f1", row: 99 });
