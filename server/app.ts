@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import { startBranches } from "./agent/branches";
 import { registerFiles } from "./files/fileRegistry";
+import { packageVersion } from "./paths";
 import { episodesRoutes } from "./routes/episodes";
 import { filesRoutes } from "./routes/files";
+import { mcpRoutes } from "./routes/mcp";
 import { rescoreRoutes } from "./routes/rescore";
 import { tokenizerRoutes } from "./routes/tokenizers";
 import { type AccessPolicy, resolveAccess } from "./security/access";
@@ -58,6 +60,15 @@ export function buildApp(
   app.route(
     "/api/files",
     filesRoutes({ files: config.files, dataDir: config.data, map: config.map }),
+  );
+  app.route(
+    "/mcp",
+    mcpRoutes({
+      files: config.files,
+      dataDir: config.data,
+      version: packageVersion(),
+      ...(config.map === undefined ? {} : { map: config.map }),
+    }),
   );
   app.route(
     "/api/rescore",

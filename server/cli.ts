@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import {
   type BranchFlags,
@@ -27,7 +25,7 @@ import {
   viewSpec,
 } from "./commands/spec";
 import type { CommandIo } from "./commands/validate";
-import { PACKAGE_ROOT } from "./paths";
+import { packageVersion as version } from "./paths";
 
 const processIo: CommandIo = {
   out: (text) => process.stdout.write(`${text}\n`),
@@ -37,11 +35,6 @@ const processIo: CommandIo = {
 
 // Only commander and the command definitions load up front: each command's module (the server,
 // tokenizers, hono...) is imported when that command runs, so `--help` starts fast.
-
-function version(): string {
-  const pkg: unknown = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8"));
-  return typeof pkg === "object" && pkg !== null && "version" in pkg ? String(pkg.version) : "?";
-}
 
 function program(io: CommandIo, setExitCode: (code: number) => void): Command {
   /** The action of a command: its flags and files, handed to the lazily imported runner. */

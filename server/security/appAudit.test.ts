@@ -98,6 +98,11 @@ describe("the API surface", () => {
         // Rescoring sends ids only to the configured upstreams; the body (zod-checked, size-capped
         // by the middleware) names an episode, carries a record, or ids, never a URL or a path.
         "POST /api/rescore",
+        // Reviewed: the MCP tools read only the files named at start, by id (as /api/files does),
+        // take no URL or path from a request, and start nothing (server/mcp, docs/agents.md).
+        "GET /mcp",
+        "POST /mcp",
+        "DELETE /mcp",
       ].sort(),
     );
   });

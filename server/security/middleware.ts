@@ -139,15 +139,17 @@ export function applySecurity(
   app.use("*", originGuard());
   app.use("*", tokenGuard(policy));
   app.use("/api/*", jsonOnly());
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: limits.maxBodyBytes,
-      onError: (c) =>
-        c.json(
-          { error: `the request body exceeds the limit of ${limits.maxBodyBytes} bytes` },
-          413,
-        ),
-    }),
-  );
+  for (const path of ["/api/*", "/mcp"]) {
+    app.use(
+      path,
+      bodyLimit({
+        maxSize: limits.maxBodyBytes,
+        onError: (c) =>
+          c.json(
+            { error: `the request body exceeds the limit of ${limits.maxBodyBytes} bytes` },
+            413,
+          ),
+      }),
+    );
+  }
 }
