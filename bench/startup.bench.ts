@@ -13,10 +13,13 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixtureLines } from "../src/test/fixtureFiles";
+import { mcpGetTokensMs, mcpStartSeconds } from "./mcpTimings";
 
 const RUNS = Number(process.env.STARTUP_BENCH_RUNS ?? 7);
 const BUDGET_HELP_S = 0.25;
 const BUDGET_DRIFT_S = 0.6;
+const BUDGET_MCP_START_S = 0.3;
+const BUDGET_GET_TOKENS_MS = 50;
 const root = join(import.meta.dirname, "..");
 
 function npm(args: string[], cwd: string): string {
@@ -133,6 +136,12 @@ export default async function startupBench(): Promise<void> {
       `drift, one line, a tokenizer folder (cached): ${ms(folderDrift)} whole process, ${ms(folderDrift - base)} above bare Node`,
     );
 
+    await mcpBench(
+      bin,
+      join(root, "src", "test", "fixtures", "atropos-rubiks-trimmed.jsonl"),
+      base,
+    );
+
     const phaseFile = join(pkgDir, "startup-phases.mjs");
     writeFileSync(phaseFile, PHASES);
     const phases: Record<string, number>[] = [];
@@ -151,4 +160,22 @@ export default async function startupBench(): Promise<void> {
     else process.env.ROLLOUT_LENS_CACHE_DIR = savedCache;
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** `rollout-lens mcp`: start-up to the `initialize` answer, and `get_tokens` once indexed. */
+async function mcpBench(bin: string, file: string, bareNode: number): Promise<void> {
+  const starts: number[] = [];
+  for (let i = 0; i < RUNS; i++) starts.push(await mcpStartSeconds(bin, file));
+  const start = median(starts);
+  console.log(
+    `rollout-lens mcp, spawn to the initialize answer: median ${ms(start)}, ${ms(start - bareNode)} above bare Node ` +
+      `(budget ${ms(BUDGET_MCP_START_S)}): ${start - bareNode <= BUDGET_MCP_START_S ? "met" : "NOT met"}`,
+  );
+  const calls = await mcpGetTokensMs(bin, file, Math.max(RUNS, 9));
+  const getTokens = median(calls) / 1000;
+  console.log(
+    `mcp get_tokens, 2,000 tokens of a Llama-3 row after indexing: median ${ms(getTokens)} ` +
+      `(runs: ${calls.map((t) => t.toFixed(1)).join(", ")} ms; budget ${BUDGET_GET_TOKENS_MS} ms): ` +
+      `${getTokens * 1000 <= BUDGET_GET_TOKENS_MS ? "met" : "NOT met"}`,
+  );
 }
