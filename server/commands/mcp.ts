@@ -19,7 +19,6 @@ export async function runMcp({ values, positionals }: ParsedArgs<McpFlags>, vers
     files: positionals,
     dataDir: values.data,
     appUrl: values.appUrl,
-    version,
     ...(values.map === undefined ? {} : { map: values.map }),
     ...(values.tokenizer === undefined ? {} : { tokenizer: values.tokenizer }),
   });

@@ -1,23 +1,29 @@
-import { z } from "zod";
 import { DRIFT_MODES, type DriftMode } from "../../src/core/drift/types";
 import { mergeStepStats, type StepStats } from "../../src/core/files/stepStats";
 import { type Correction, type CorrectionKind, correction } from "../../src/core/mismatch/mismatch";
 import { jsonReport } from "../drift/driftReport";
 import { mappingOf } from "../files/fileRegistry";
 import { computeStepStats } from "../files/stepStats";
-import type { McpTool, ToolContext } from "./toolTypes";
-import { fileUrl, rowUrl } from "./toolTypes";
+import type { LoadedFile } from "./mcpFiles";
+import { fileUrl, rowUrl, type ToolContext, type ToolRun } from "./toolTypes";
 
-const fileArg = z.string().min(1).max(64).describe("a file id from list_files");
-const page = {
-  offset: z.number().int().nonnegative().max(100_000_000).default(0),
-  limit: z.number().int().min(1).max(200).default(20),
-};
+// The check tools' implementations (their schemas: toolSpecs.ts): the commands' own code.
 
-function paged<T>(items: readonly T[], offset: number, limit: number) {
-  const slice = items.slice(offset, offset + limit);
+function paged<T>(items: readonly T[], args: Record<string, unknown>, limit: number) {
+  const offset = Number(args.offset ?? 0);
+  const slice = items.slice(offset, offset + Number(args.limit ?? limit));
   const next = offset + slice.length < items.length ? offset + slice.length : null;
   return { items: slice, next };
+}
+
+/** Row index of each `line:row` place of the file. */
+function rowIndex(loaded: LoadedFile): Map<string, number> {
+  return new Map(loaded.rows.map((r) => [`${r.line}:${r.row}`, r.index]));
+}
+
+function linked(ctx: ToolContext, loaded: LoadedFile, place: string, token: number) {
+  const row = rowIndex(loaded).get(place);
+  return row === undefined ? {} : { row, url: rowUrl(ctx, loaded.file.id, row, token) };
 }
 
 const MODES: Readonly<Record<string, readonly DriftMode[]>> = {
@@ -27,38 +33,27 @@ const MODES: Readonly<Record<string, readonly DriftMode[]>> = {
   all: DRIFT_MODES,
 };
 
-const checkDrift: McpTool = {
-  name: "check_drift",
-  description:
-    "The `drift` command on one file: retokenization drift per trajectory (counts, unchecked trajectories with why, bad lines), results one page at a time, each with a link to its first divergence. Same JSON as `rollout-lens drift --json`.",
-  input: {
-    file: fileArg,
-    mode: z.enum(["roundtrip", "template", "text", "all"]).default("roundtrip"),
-    ...page,
-  },
-  async run(args, ctx) {
-    const loaded = await ctx.files.load(String(args.file));
-    const modes = MODES[String(args.mode ?? "roundtrip")] ?? ["roundtrip"];
-    const report = jsonReport(await ctx.checks.drift(loaded, modes));
-    const results = (report.results ?? []) as Record<string, unknown>[];
-    const drifted = results.filter((r) => r.first_divergence_index !== null);
-    const index = new Map(loaded.rows.map((r) => [`${r.line}:${r.row}`, r.index]));
-    const { items, next } = paged(drifted, Number(args.offset ?? 0), Number(args.limit ?? 20));
-    const { results: _all, path: _path, ...counts } = report;
-    return {
-      file: loaded.file.id,
-      mode: args.mode ?? "roundtrip",
-      ...counts,
-      unchecked_trajectories: (counts.unchecked_trajectories as unknown[]).slice(0, 50),
-      drifted_results: items.map((r) => {
-        const row = index.get(`${r.line}:${r.row}`);
-        const at = r.first_divergence_index as number;
-        return row === undefined ? r : { ...r, url: rowUrl(ctx, loaded.file.id, row, at) };
-      }),
-      next_offset: next,
-      url: fileUrl(ctx, loaded.file.id),
-    };
-  },
+export const checkDrift: ToolRun = async (args, rt, ctx) => {
+  const loaded = await rt.files.load(String(args.file));
+  const mode = String(args.mode ?? "roundtrip");
+  const report = jsonReport(await rt.checks.drift(loaded, MODES[mode] ?? ["roundtrip"]));
+  const { results, path: _path, unchecked_trajectories, ...counts } = report;
+  const drifted = (results as Record<string, unknown>[]).filter(
+    (r) => r.first_divergence_index !== null,
+  );
+  const { items, next } = paged(drifted, args, 20);
+  return {
+    file: loaded.file.id,
+    mode,
+    ...counts,
+    unchecked_trajectories: (unchecked_trajectories as unknown[]).slice(0, 50),
+    drifted_results: items.map((r) => ({
+      ...r,
+      ...linked(ctx, loaded, `${r.line}:${r.row}`, r.first_divergence_index as number),
+    })),
+    next_offset: next,
+    url: fileUrl(ctx, loaded.file.id),
+  };
 };
 
 const CORRECTIONS: Readonly<Record<string, CorrectionKind>> = {
@@ -74,98 +69,65 @@ function correctionOf(args: Record<string, unknown>): Correction {
   return correction(kind, { cap: Number(args.cap ?? 2) });
 }
 
-const checkMismatch: McpTool = {
-  name: "check_mismatch",
-  description:
-    "The `mismatch` command on one file: training–inference mismatch between two logprob lanes under a correction, the file's summary and per-trajectory statistics one page at a time (worst first), with the worst tokens linked.",
-  input: {
-    file: fileArg,
-    lanes: z
-      .tuple([z.string().min(1).max(64), z.string().min(1).max(64)])
-      .optional()
-      .describe("lanes a and b (default: trainer/rescored/reference vs sampled)"),
-    correction: z
-      .enum(["token-trunc", "token-mask", "seq", "seq-trunc", "geo"])
-      .default("token-trunc"),
-    cap: z.number().positive().max(1e6).default(2),
-    ...page,
-  },
-  async run(args, ctx) {
-    const loaded = await ctx.files.load(String(args.file));
-    const c = correctionOf(args);
-    const lanes = args.lanes as [string, string] | undefined;
-    const r = await ctx.checks.mismatch(loaded, c, lanes);
-    const worst = [...r.trajectories].sort((a, b) => b.stats.maxAbsDelta - a.stats.maxAbsDelta);
-    const index = new Map(loaded.rows.map((x) => [`${x.line}:${x.row}`, x.index]));
-    const { items, next } = paged(worst, Number(args.offset ?? 0), Number(args.limit ?? 20));
-    return {
-      file: loaded.file.id,
-      correction: c,
-      format: r.format,
-      summary: r.summary,
-      ...(r.summary.compared === 0 ? { nothing_compared: true } : {}),
-      trajectories: items.map((t) => {
-        const row = index.get(`${t.line}:${t.row}`);
-        const { segments: _s, ...stats } = t.stats;
-        return {
-          ...{ id: t.id, line: t.line, row: row ?? null, lanes: t.lanes, stats },
-          ...(row === undefined ? {} : { url: rowUrl(ctx, loaded.file.id, row, t.stats.maxAt) }),
-        };
-      }),
-      next_offset: next,
-      skipped: r.skipped.slice(0, 20),
-      skipped_count: r.skipped.length,
-      bad_lines: r.errors.length,
-      ...(r.readError === undefined ? {} : { read_error: r.readError }),
-    };
-  },
-};
-
-const stepTrends: McpTool = {
-  name: "step_trends",
-  description:
-    "Per-step statistics of a training run (a directory the server was started with): reward, length, drift rate and mismatch per step, as the run charts show them.",
-  input: {
-    run: z.string().min(1).max(64).optional().describe("a run id (r1, ...); default: every run"),
-  },
-  async run(args, ctx) {
-    const files = ctx.files.registry
-      .list()
-      .filter((f) => f.run && (!args.run || f.run.id === args.run));
-    if (files.length === 0) {
-      throw new Error(
-        args.run
-          ? `no run with id "${String(args.run)}"`
-          : "no run directory was given to this server",
-      );
-    }
-    const byStep = new Map<
-      string,
-      { run: string; step: number; parts: StepStats[]; files: string[] }
-    >();
-    for (const f of files) {
-      const stats = await computeStepStats(f.path, ctx.files.tokenizers, mappingOf(f));
-      const key = `${f.run?.id}:${f.run?.step}`;
-      const entry = byStep.get(key) ?? {
-        run: f.run?.id ?? "",
-        step: f.run?.step ?? 0,
-        parts: [],
-        files: [],
+export const checkMismatch: ToolRun = async (args, rt, ctx) => {
+  const loaded = await rt.files.load(String(args.file));
+  const c = correctionOf(args);
+  const r = await rt.checks.mismatch(loaded, c, args.lanes as [string, string] | undefined);
+  const worst = [...r.trajectories].sort((a, b) => b.stats.maxAbsDelta - a.stats.maxAbsDelta);
+  const { items, next } = paged(worst, args, 20);
+  return {
+    file: loaded.file.id,
+    correction: c,
+    format: r.format,
+    summary: r.summary,
+    ...(r.summary.compared === 0 ? { nothing_compared: true } : {}),
+    trajectories: items.map((t) => {
+      const { segments: _segments, ...stats } = t.stats;
+      return {
+        ...{ id: t.id, line: t.line, lanes: t.lanes, stats },
+        ...linked(ctx, loaded, `${t.line}:${t.row}`, t.stats.maxAt),
       };
-      entry.parts.push(stats);
-      entry.files.push(f.id);
-      byStep.set(key, entry);
-    }
-    return {
-      steps: [...byStep.values()].map((s) => ({
-        run: s.run,
-        step: s.step,
-        files: s.files,
-        stats: mergeStepStats(s.parts) ?? null,
-      })),
-    };
-  },
+    }),
+    next_offset: next,
+    skipped: r.skipped.slice(0, 20),
+    skipped_count: r.skipped.length,
+    bad_lines: r.errors.length,
+    ...(r.readError === undefined ? {} : { read_error: r.readError }),
+  };
 };
 
-export const CHECK_TOOLS: readonly McpTool[] = [checkDrift, checkMismatch, stepTrends];
-export type { ToolContext };
+interface StepEntry {
+  readonly run: string;
+  readonly step: number;
+  readonly parts: StepStats[];
+  readonly files: string[];
+}
+
+export const stepTrends: ToolRun = async (args, rt) => {
+  const files = rt.files.registry
+    .list()
+    .filter((f) => f.run && (args.run === undefined || f.run.id === args.run));
+  if (files.length === 0) {
+    throw new Error(
+      args.run === undefined
+        ? "no run directory was given to this server"
+        : `no run with id "${String(args.run)}"`,
+    );
+  }
+  const byStep = new Map<string, StepEntry>();
+  for (const f of files) {
+    const stats = await computeStepStats(f.path, rt.files.tokenizers, mappingOf(f));
+    const run = f.run?.id ?? "";
+    const step = f.run?.step ?? 0;
+    const entry = byStep.get(`${run}:${step}`) ?? { run, step, parts: [], files: [] };
+    entry.parts.push(stats);
+    entry.files.push(f.id);
+    byStep.set(`${run}:${step}`, entry);
+  }
+  return {
+    steps: [...byStep.values()].map((s) => ({
+      ...{ run: s.run, step: s.step, files: s.files },
+      stats: mergeStepStats(s.parts) ?? null,
+    })),
+  };
+};

@@ -37,7 +37,6 @@ beforeAll(async () => {
     files: [served],
     dataDir: join(tmp, "data"),
     appUrl: "http://x",
-    version: "0",
   });
   const server = createMcpServer(ctx, "0");
   const [a, b] = InMemoryTransport.createLinkedPair();

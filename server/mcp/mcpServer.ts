@@ -1,29 +1,17 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createDriftTokenizers, type DriftTokenizers } from "../drift/driftTokenizers";
-import { createFileRegistry } from "../files/fileRegistry";
-import { CHECK_TOOLS } from "./checkTools";
-import { FILE_TOOLS } from "./fileTools";
-import { createMcpChecks } from "./mcpChecks";
-import { createMcpFiles } from "./mcpFiles";
-import type { McpTool, ToolContext } from "./toolTypes";
+import type { RuntimeOptions } from "./mcpRuntime";
+import { MCP_TOOLS } from "./toolSpecs";
+import type { McpRuntime, ToolContext } from "./toolTypes";
+
+export { MCP_TOOLS };
 
 /** Characters of JSON one answer may hold; a bigger one asks for a smaller page. */
 export const MAX_ANSWER_CHARS = 400_000;
 
-export const MCP_TOOLS: readonly McpTool[] = [...FILE_TOOLS, ...CHECK_TOOLS];
-
-export interface McpOptions {
-  /** Files and run directories, as `view` takes them. */
-  readonly files: readonly string[];
-  /** Where `episodes.jsonl` is (listed as the file `episodes`). */
-  readonly dataDir: string;
-  readonly map?: string;
-  /** `--tokenizer`: overrides each file's choice. */
-  readonly tokenizer?: string;
+export interface McpOptions extends RuntimeOptions {
   /** The app's base URL for links. */
   readonly appUrl: string;
-  readonly version: string;
 }
 
 function answer(name: string, value: unknown): CallToolResult {
@@ -40,18 +28,22 @@ function failure(text: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text }] };
 }
 
-/** The tool context of one server's files: one registry, tokenizers and check cache for all sessions. */
+/**
+ * The tools' context: the runtime (files, tokenizers, checks) is built on the first tool call, so
+ * answering `initialize` loads only the SDK and the tools' schemas.
+ */
 export function createToolContext(options: McpOptions): ToolContext & { close(): Promise<void> } {
-  const registry = createFileRegistry(options.files, options.dataDir, {
-    ...(options.map === undefined ? {} : { map: options.map }),
-  });
-  const tokenizers: DriftTokenizers = createDriftTokenizers({ jobs: 1 });
-  const files = createMcpFiles(registry, tokenizers, options.tokenizer);
+  let runtime: Promise<McpRuntime & { close(): Promise<void> }> | undefined;
+  const load = () => {
+    runtime ??= import("./mcpRuntime").then((m) => m.createMcpRuntime(options));
+    return runtime;
+  };
   return {
-    files,
-    checks: createMcpChecks(files),
     appUrl: options.appUrl.replace(/\/+$/, ""),
-    close: () => tokenizers.close(),
+    runtime: load,
+    close: async () => {
+      if (runtime) await (await runtime).close();
+    },
   };
 }
 
@@ -70,7 +62,8 @@ export function createMcpServer(ctx: ToolContext, version: string): McpServer {
       { description: tool.description, inputSchema: tool.input },
       async (args: Record<string, unknown>) => {
         try {
-          return answer(tool.name, await tool.run(args, ctx));
+          const run = await tool.load();
+          return answer(tool.name, await run(args, await ctx.runtime(), ctx));
         } catch (error) {
           return failure(`${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
         }

@@ -2,20 +2,33 @@ import type { z } from "zod";
 import type { McpChecks } from "./mcpChecks";
 import type { McpFiles } from "./mcpFiles";
 
-/** What every tool reads through: the session's files, their checks, where the app is. */
-export interface ToolContext {
+/** The session's files and their checks: loaded on the first tool call, not at start-up. */
+export interface McpRuntime {
   readonly files: McpFiles;
   readonly checks: McpChecks;
+}
+
+/** What every tool reads through: the runtime, and where the app is. */
+export interface ToolContext {
+  runtime(): Promise<McpRuntime>;
   /** The app's base URL (links in every answer), without a trailing slash. */
   readonly appUrl: string;
 }
+
+/** A tool's implementation, with the runtime at hand. */
+export type ToolRun = (
+  args: Record<string, unknown>,
+  rt: McpRuntime,
+  ctx: ToolContext,
+) => Promise<unknown>;
 
 /** One MCP tool: its name, words, argument shape (zod) and a thin call into core and runner. */
 export interface McpTool {
   readonly name: string;
   readonly description: string;
   readonly input: Readonly<Record<string, z.ZodType>>;
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+  /** The implementation, imported on first use (start-up loads only the schemas). */
+  load(): Promise<ToolRun>;
 }
 
 /** The app's page of a served file (`/files/srv-ID`, docs/keyboard-and-urls.md). */

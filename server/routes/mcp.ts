@@ -7,7 +7,7 @@ import { createMcpServer, createToolContext, type McpOptions } from "../mcp/mcpS
  * transport per request, one file catalog for all), behind the app's Host, Origin and token
  * guards (docs/security.md). Links in the answers point at the origin the request came to.
  */
-export function mcpRoutes(options: Omit<McpOptions, "appUrl">) {
+export function mcpRoutes(options: Omit<McpOptions, "appUrl"> & { readonly version: string }) {
   const shared = createToolContext({ ...options, appUrl: "" });
   return new Hono().on(["GET", "POST", "DELETE"], "/", async (c) => {
     const ctx = { ...shared, appUrl: new URL(c.req.url).origin };
