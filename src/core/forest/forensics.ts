@@ -91,7 +91,10 @@ export function multiplicity(root: ForestNode, masks: readonly ArrayLike<number>
       const mask = masks[m];
       if (!mask) continue;
       const end = Math.min(node.end, mask.length);
-      for (let i = node.start; i < end; i++) if (mask[i] === 1) counts[i - node.start] += 1;
+      for (let i = node.start; i < end; i++) {
+        const k = i - node.start;
+        if (mask[i] === 1) counts[k] = (counts[k] ?? 0) + 1;
+      }
     }
     let here = 0;
     for (const count of counts) {
