@@ -7,6 +7,8 @@ import {
   type DriftFlags,
   driftSpec,
   exitCodeOfCommanderError,
+  type GroupsFlags,
+  groupsSpec,
   type MergeReportsFlags,
   type MismatchFlags,
   mergeReportsSpec,
@@ -106,6 +108,13 @@ function program(io: CommandIo, setExitCode: (code: number) => void): Command {
     mismatchSpec().action(
       action<MismatchFlags>(async (parsed) =>
         (await import("./commands/mismatch")).runMismatch(parsed, io),
+      ),
+    ),
+  );
+  root.addCommand(
+    groupsSpec().action(
+      action<GroupsFlags>(async (parsed) =>
+        (await import("./commands/groups")).runGroups(parsed, io),
       ),
     ),
   );

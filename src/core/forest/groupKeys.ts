@@ -40,19 +40,36 @@ export function groupKeyOf(t: Trajectory): GroupKey | undefined {
   return undefined;
 }
 
-/** One group of a list of trajectories: its key and kind, and the members' positions in the list. */
+/** One group of a list: its key and kind, and the members' positions in the list. */
 export interface TrajectoryGroup extends GroupKey {
   readonly indices: readonly number[];
 }
 
-/**
- * Groups `list` by groupKeyOf, in order of first appearance; members keep the list's order. A
- * branch joins its root's group (branches of branches included), and so does the root itself
- * when it is in the list. Trajectories in no group are left out.
- */
+/** What grouping needs of one trajectory: its id, the parent it was branched from, its key. */
+export interface GroupItem {
+  readonly id: string;
+  readonly parentId: string | undefined;
+  readonly key: GroupKey | undefined;
+}
+
+/** The GroupItem of a trajectory. */
+export function groupItemOf(t: Trajectory): GroupItem {
+  return { id: t.id, parentId: t.lineage?.parentId, key: groupKeyOf(t) };
+}
+
+/** Groups `list` by groupKeyOf, in order of first appearance (groupItems). */
 export function groupTrajectories(list: readonly Trajectory[]): TrajectoryGroup[] {
+  return groupItems(list.map(groupItemOf));
+}
+
+/**
+ * Groups items by key, in order of first appearance; members keep the list's order. A branch
+ * joins its root's group (branches of branches included), and so does the root itself when it is
+ * in the list. Items in no group are left out.
+ */
+export function groupItems(list: readonly GroupItem[]): TrajectoryGroup[] {
   const parentOf = new Map<string, string>();
-  for (const t of list) if (t.lineage) parentOf.set(t.id, t.lineage.parentId);
+  for (const t of list) if (t.parentId !== undefined) parentOf.set(t.id, t.parentId);
   const rootOf = (id: string): string => {
     let at = id;
     for (let hops = 0; hops < list.length; hops++) {
@@ -65,7 +82,7 @@ export function groupTrajectories(list: readonly Trajectory[]): TrajectoryGroup[
   const branchRoots = new Set([...parentOf.keys()].map(rootOf));
   const groups = new Map<string, { kind: GroupKind; indices: number[] }>();
   for (const [i, t] of list.entries()) {
-    let found = groupKeyOf(t);
+    let found = t.key;
     if (found?.kind === "branches") found = { key: rootOf(t.id), kind: "branches" };
     else if (!found && branchRoots.has(t.id)) found = { key: t.id, kind: "branches" };
     if (!found) continue;
