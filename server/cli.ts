@@ -5,6 +5,8 @@ import {
   type DriftFlags,
   driftSpec,
   exitCodeOfCommanderError,
+  type GroupsFlags,
+  groupsSpec,
   type McpFlags,
   type MergeReportsFlags,
   type MismatchFlags,
@@ -101,6 +103,13 @@ function program(io: CommandIo, setExitCode: (code: number) => void): Command {
     mismatchSpec().action(
       action<MismatchFlags>(async (parsed) =>
         (await import("./commands/mismatch")).runMismatch(parsed, io),
+      ),
+    ),
+  );
+  root.addCommand(
+    groupsSpec().action(
+      action<GroupsFlags>(async (parsed) =>
+        (await import("./commands/groups")).runGroups(parsed, io),
       ),
     ),
   );

@@ -83,6 +83,15 @@ export interface MismatchFlags {
   readonly failAbove?: string;
 }
 
+/** `rollout-lens groups` flags. */
+export interface GroupsFlags {
+  readonly json?: boolean;
+  readonly shard?: string;
+  /** Comma-separated: duplicates, zero-variance, multiplicity. */
+  readonly failOn?: string;
+  readonly nearK?: string;
+}
+
 /** `rollout-lens serve` flags (and `view`'s, which adds `open`). */
 export interface ServeFlags {
   /** `--map SPEC`: read records of unknown shape through this column mapping. */
@@ -305,6 +314,39 @@ export function mismatchSpec(): Command {
       "after",
       "\nExit status: 0 fine, 1 a fraction above --fail-above, 2 a file unreadable, a bad line, or no trajectory with the lanes." +
         `\n\n${MAP_HELP}`,
+    );
+}
+
+/** `rollout-lens groups`. */
+export function groupsSpec(): Command {
+  return conventions(new Command("groups"))
+    .description(
+      "group forensics: per GRPO group or trajectory tree, where members diverge, duplicates, zero variance and why, tokens trained twice",
+    )
+    .argument("[FILE...]", INPUTS_HELP)
+    .addOption(option("--json", "print one JSON object (docs/forest.md)"))
+    .addOption(
+      option(
+        "--shard <I/N>",
+        "check shard I of N (0-based): a stable 1/N of the files by path hash, or of one file's groups by key hash",
+      ),
+    )
+    .addOption(
+      option(
+        "--fail-on <WHAT>",
+        "exit 1 on these findings: duplicates,zero-variance,multiplicity (comma-separated)",
+      ),
+    )
+    .addOption(
+      option(
+        "--near-k <K>",
+        "near-identical members: the same ids after their first K tokens",
+        "32",
+      ),
+    )
+    .addHelpText(
+      "after",
+      "\nExit status: 0 checked, nothing --fail-on names found; 1 a --fail-on finding; 2 a file unreadable,\na bad line (its trajectories are not checked) or a wrong option; 2 wins over 1.",
     );
 }
 
