@@ -57,7 +57,16 @@ describe("rollout-lens mcp over stdio", () => {
   it("lists its tools, each with an argument schema", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of ["list_files", "describe_file", "find_rows", "get_tokens", "check_drift"]) {
+    for (const name of [
+      "list_files",
+      "describe_file",
+      "find_rows",
+      "get_tokens",
+      "check_drift",
+      "check_mismatch",
+      "group_findings",
+      "step_trends",
+    ]) {
       expect(names).toContain(name);
     }
     for (const tool of tools) expect(tool.inputSchema.type).toBe("object");
@@ -119,6 +128,34 @@ describe("rollout-lens mcp over stdio", () => {
       expect(mcp[key], key).toEqual(file[key]);
     }
     expect(mcp.tokenizer).toEqual(file.tokenizer);
+  });
+
+  it("finds the zero-variance group and its rows, as `rollout-lens groups --json` does", async () => {
+    const mcp = await ask<{
+      zero_variance: number;
+      groups: {
+        id: string;
+        zero_variance_cause: string;
+        duplicate_sets: number[][];
+        rows: number[];
+      }[];
+    }>("group_findings", { file: "f1", only: "zero-variance" });
+    const cli = cliJson(["groups", realFile]);
+    const cliGroups = (
+      (cli.files as { groups: Record<string, unknown>[] }[])[0]?.groups ?? []
+    ).filter((g) => g.zero_variance === true);
+    expect(mcp.zero_variance).toBe(1);
+    expect(mcp.groups.map((g) => g.id)).toEqual(cliGroups.map((g) => g.id));
+    expect(mcp.groups[0]).toMatchObject({
+      zero_variance_cause: "identical",
+      duplicate_sets: [[0, 1]],
+      rows: [2, 3],
+    });
+    const rows = await ask<{ rows: { row: number }[] }>("find_rows", {
+      file: "f1",
+      group_finding: "zero-variance",
+    });
+    expect(rows.rows.map((r) => r.row)).toEqual([2, 3]);
   });
 
   it("answers bad arguments with MCP errors in the CLI's words, never a crash", async () => {

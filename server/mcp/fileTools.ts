@@ -4,6 +4,7 @@ import type { RowSummary } from "../../src/core/files/rowSummary";
 import { TOKENIZER_REASON_TEXT } from "../../src/core/tokenizer/chooseTokenizer";
 import { laneNames } from "../../src/core/trajectory/lanes";
 import { describeFile as describeListed } from "../files/fileRegistry";
+import { type GroupFinding, rowsWithFinding } from "./groupTools";
 import type { LoadedFile } from "./mcpFiles";
 import { findIds, tokenWindow } from "./tokenWindow";
 import { fileUrl, rowUrl, type ToolContext, type ToolRun } from "./toolTypes";
@@ -118,6 +119,11 @@ export const findRows: ToolRun = async (args, rt, ctx) => {
   const drift = query.drift === undefined ? [] : await rt.checks.rowDrift(loaded);
   const mismatch = query.mismatchAbove === undefined ? [] : await rt.checks.rowMismatch(loaded);
   let picked = selectRows(loaded.rows, query, drift, mismatch);
+  const finding = args.group_finding as GroupFinding | undefined;
+  if (finding) {
+    const rows = await rowsWithFinding(loaded, rt, finding);
+    picked = picked.filter((row) => rows.has(row));
+  }
   let matchAt = new Map<number, number>();
   const needle = args.token_ids as number[] | undefined;
   if (needle) ({ rows: picked, at: matchAt } = await rowsWithIds(loaded, picked, needle));

@@ -2,9 +2,11 @@ import type { RowDrift } from "../../src/core/drift/rowDrift";
 import { rowDriftOf } from "../../src/core/drift/rowDrift";
 import type { DriftMode } from "../../src/core/drift/types";
 import type { DriftByRow, MismatchByRow } from "../../src/core/files/rowQuery";
+import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
 import type { RowMismatch } from "../../src/core/mismatch/fileMismatch";
 import { type Correction, correction } from "../../src/core/mismatch/mismatch";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
+import { type FileGroupsReport, groupsOfFile } from "../commands/groups";
 import { type FileMismatchReport, mismatchFile } from "../commands/mismatch";
 import { driftFile, type FileDrift } from "../drift/driftFile";
 import { mappingOf } from "../files/fileRegistry";
@@ -20,6 +22,8 @@ export interface McpChecks {
     c: Correction,
     lanes: readonly [string, string] | undefined,
   ): Promise<FileMismatchReport>;
+  /** The `groups` command's forests and forensics of the file. */
+  groups(loaded: LoadedFile): Promise<FileGroupsReport>;
   /** Round-trip drift by row index, for find_rows. */
   rowDrift(loaded: LoadedFile): Promise<DriftByRow>;
   /** Mismatch (default lanes, token-trunc) by row index, for find_rows. */
@@ -68,6 +72,9 @@ export function createMcpChecks(files: McpFiles): McpChecks {
       return once(loaded, key, () =>
         mismatchFile(loaded.file.path, c, lanes, mappingOf(loaded.file)),
       );
+    },
+    groups(loaded) {
+      return once(loaded, "groups", () => groupsOfFile(loaded.file.path, DEFAULT_NEAR_K));
     },
     async rowDrift(loaded) {
       const found = await checks.drift(loaded, ["roundtrip"]);

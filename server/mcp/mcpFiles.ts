@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { type RowSummary, summarizeTrajectory } from "../../src/core/files/rowSummary";
+import { groupKeyOf } from "../../src/core/forest/groupKeys";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
@@ -19,6 +20,8 @@ export interface LoadedFile {
   readonly file: RegisteredFile;
   readonly format: FormatId | null;
   readonly rows: readonly RowSummary[];
+  /** Each row's forest group key (core/forest/groupKeys), for mapping group members to rows. */
+  readonly groupKeys: readonly (string | undefined)[];
   readonly lines: number;
   readonly errors: readonly LineError[];
   readonly errorCount: number;
@@ -61,6 +64,7 @@ async function* trajectoriesOf(
 async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<LoadedFile> {
   const mapping = mappingOf(file);
   const rows: RowSummary[] = [];
+  const groupKeys: (string | undefined)[] = [];
   const errors: LineError[] = [];
   let errorCount = 0;
   let format: FormatId | null = null;
@@ -76,6 +80,7 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
     first ??= t;
     const summary = summarizeTrajectory(t, rows.length, f);
     rows.push(summary);
+    groupKeys.push(groupKeyOf(t)?.key);
     keptTokens += summary.totalTokens;
     if (kept && keptTokens <= KEPT_TOKENS) kept.push(t);
     else kept = undefined;
@@ -91,7 +96,7 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
         });
   const all = kept;
   return {
-    ...{ file, format, rows, lines, errors, errorCount, tokenizer },
+    ...{ file, format, rows, groupKeys, lines, errors, errorCount, tokenizer },
     async trajectory(row) {
       const summary = rows[row];
       if (summary === undefined) {

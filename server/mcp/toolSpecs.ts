@@ -22,6 +22,8 @@ const page = (limit: number) => ({
 
 const fileTools = () => import("./fileTools");
 const checkTools = () => import("./checkTools");
+const groupTools = () => import("./groupTools");
+const FINDINGS = ["zero-variance", "duplicates", "multiplicity"] as const;
 
 function tool(
   name: string,
@@ -63,6 +65,10 @@ const FIND_ROWS_INPUT = {
     .nonnegative()
     .optional()
     .describe("rows whose max |δ| between two logprob lanes exceeds this (runs the scan)"),
+  group_finding: z
+    .enum(FINDINGS)
+    .optional()
+    .describe("rows of groups with this finding (duplicates: the duplicate members only)"),
   sort: z.enum(SORT_COLUMNS).optional(),
   descending: z.boolean().optional(),
   ...page(50),
@@ -124,6 +130,12 @@ export const MCP_TOOLS: readonly McpTool[] = [
       ...page(20),
     },
     async () => (await checkTools()).checkMismatch,
+  ),
+  tool(
+    "group_findings",
+    "The `groups` command on one file: each group's (or recorded tree's) forensics — duplicate members, zero variance with its cause, gradient multiplicity, branch points, computed vs recorded advantages — with the member rows and a link to the group's forest.",
+    { file: fileArg, only: z.enum(FINDINGS).optional(), ...page(20) },
+    async () => (await groupTools()).groupFindings,
   ),
   tool(
     "step_trends",
