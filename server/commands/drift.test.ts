@@ -247,12 +247,21 @@ describe("rollout-lens drift", () => {
       "all",
       "--json",
     ]);
-    const results = reportSchema.parse(JSON.parse(all.out)).files[0]?.results ?? [];
+    const report = JSON.parse(all.out);
+    const results = reportSchema.parse(report).files[0]?.results ?? [];
     expect(new Set(results.map((r) => r.mode))).toEqual(new Set(["roundtrip", "template"]));
     // The bundled Llama-3 template writes an assistant header after the last message whatever
     // add_generation_prompt says; a record that stops at <|eot_id|> does not drift for it.
     expect(results.filter((r) => r.first_divergence_index !== null)).toEqual([]);
-    expect(all.code).toBe(0);
+    // atropos rows record no decoded text: the text check did not run, so nothing is all green.
+    const n = fixtureLines("atropos-rubiks-trimmed.jsonl").length * 2;
+    expect(report.files[0].modes).toEqual({
+      roundtrip: { checked: n, unchecked: 0, drifted: 0 },
+      template: { checked: n, unchecked: 0, drifted: 0 },
+      text: { checked: 0, unchecked: n, drifted: 0 },
+    });
+    expect(report.files[0].unchecked).toBe(n);
+    expect(all.code).toBe(2);
   });
 
   it.each([

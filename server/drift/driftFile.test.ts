@@ -63,6 +63,7 @@ describe("driftFile", () => {
         id: "b",
         reason:
           "tokenizer mismatch: the record names other, but the file is checked with qwen3 (chosen from its first trajectory)",
+        modes: ["roundtrip"],
       },
     ]);
     // A pick overrides the records: every trajectory is checked with it.
@@ -80,8 +81,9 @@ describe("driftFile", () => {
     const file = await driftFile(path, { tokenizers: twoNames("failing"), modes: ["roundtrip"] });
     expect(file.readError).toBeUndefined();
     expect(file.trajectories).toEqual([]);
+    expect(file.modes).toEqual([{ mode: "roundtrip", checked: 0, unchecked: 1, drifted: 0 }]);
     expect(file.unchecked).toEqual([
-      { line: 1, row: 0, id: "a", reason: "cannot check drift: worker died" },
+      { line: 1, row: 0, id: "a", reason: "cannot check drift: worker died", modes: ["roundtrip"] },
     ]);
   });
 });

@@ -1,8 +1,13 @@
 import { checkCallPrefixes, detectDrift } from "../../src/core/drift/detectDrift";
+import {
+  type DriftGate,
+  modeInputMissing,
+  trajectoryUncheckedReason,
+  type UncheckedMode,
+} from "../../src/core/drift/driftInputs";
 import { type RoundTripPath, roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import type { CallPrefixResult, DriftMode, DriftResult } from "../../src/core/drift/types";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
@@ -20,14 +25,28 @@ export interface TrajectoryDrift {
   readonly id: string;
   readonly results: readonly DriftResult[];
   readonly callPrefix?: CallPrefixResult;
+  /** The checks asked for that could not run on it (no messages, no recorded text), and why. */
+  readonly unchecked: readonly UncheckedMode[];
 }
 
-/** A trajectory that was read but could not be checked, and why (never counted as "no drift"). */
+/**
+ * A trajectory that was read but not (or not fully) checked, and why (never counted as "no
+ * drift"): `modes` are the checks that did not run on it.
+ */
 export interface UncheckedTrajectory {
   readonly line: number;
   readonly row: number;
   readonly id: string;
   readonly reason: string;
+  readonly modes: readonly DriftMode[];
+}
+
+/** One check's counts over a file: trajectories it ran on, could not run on, found drift in. */
+export interface ModeCounts {
+  readonly mode: DriftMode;
+  checked: number;
+  unchecked: number;
+  drifted: number;
 }
 
 /** What `drift` found in one file. */
@@ -42,14 +61,19 @@ export interface FileDrift {
    * keeps; the counts below always cover every checked trajectory.
    */
   readonly trajectories: readonly TrajectoryDrift[];
-  /** Trajectories checked. */
+  /** Trajectories every asked-for check ran on. */
   readonly checked: number;
   /** Checked trajectories with drift (`hasDrift`). */
   readonly drifted: number;
   /** Trainable tokens affected, over every check of every checked trajectory. */
   readonly trainableAffected: number;
-  /** Trajectories read but not checked (ids not the tokenizer's, a failing check), in file order. */
+  /**
+   * Trajectories read but not checked by every asked-for check (ids not the tokenizer's, a failing
+   * check, no input for a check), in file order.
+   */
   readonly unchecked: readonly UncheckedTrajectory[];
+  /** Each asked-for check's counts, in the order asked. */
+  readonly modes: readonly ModeCounts[];
   readonly errors: readonly LineError[];
   /** Set when the file could not be read at all. */
   readonly readError?: string;
@@ -106,9 +130,28 @@ function where(t: Trajectory): { line: number; row: number; id: string } {
   return { line: t.source.line ?? 0, row: t.source.row ?? 0, id: t.id };
 }
 
-function entry(t: Trajectory, results: readonly DriftResult[]): TrajectoryDrift {
+function entry(
+  t: Trajectory,
+  results: readonly DriftResult[],
+  unchecked: readonly UncheckedMode[],
+): TrajectoryDrift {
   const callPrefix = checkCallPrefixes(t);
-  return { ...where(t), results, ...(callPrefix ? { callPrefix } : {}) };
+  return { ...where(t), results, unchecked, ...(callPrefix ? { callPrefix } : {}) };
+}
+
+/** The checks of `modes` whose input `t` lacks (checked the same way detectDrift skips them). */
+function inputGaps(t: Trajectory, modes: readonly DriftMode[]): UncheckedMode[] {
+  return modes.flatMap((mode) => {
+    const reason = modeInputMissing(t, mode);
+    return reason === undefined ? [] : [{ mode, reason }];
+  });
+}
+
+/** One reason for several checks that did not run: `template: …; text: …`. */
+function reasonOf(gaps: readonly UncheckedMode[]): string {
+  return gaps.length === 1
+    ? (gaps[0]?.reason ?? "")
+    : gaps.map((g) => `${g.mode}: ${g.reason}`).join("; ");
 }
 
 function messageOf(error: unknown): string {
@@ -122,30 +165,12 @@ interface FileTokenizer {
   readonly misfit: (t: Trajectory) => IdsMisfit | undefined;
 }
 
-/**
- * Why `t` cannot be checked with the file's tokenizer: its ids are not the tokenizer's, or (unless
- * the user picked the tokenizer) its record names another tokenizer than the file's.
- */
-function whyUnchecked(
-  t: Trajectory,
-  file: FileTokenizer,
-  options: DriftFileOptions,
-): string | undefined {
-  const misfit = file.misfit(t);
-  if (misfit !== undefined) return `tokenizer mismatch: ${misfit.message}`;
-  if (options.picked !== undefined) return undefined;
-  const own = chooseTokenizerFor(t, {
-    picked: undefined,
-    names: options.tokenizers.names,
-    fallback: options.tokenizers.fallback,
-  });
-  if (own.reason === "recorded" && own.name !== file.choice.name) {
-    return (
-      `tokenizer mismatch: the record names ${own.name}, but the file is checked with ` +
-      `${file.choice.name} (chosen from its first trajectory)`
-    );
-  }
-  return undefined;
+/** The core's gate for `t` (driftInputs.ts): a picked tokenizer overrides what the record names. */
+function gateOf(file: FileTokenizer, options: DriftFileOptions): DriftGate {
+  const { names, fallback } = options.tokenizers;
+  return options.picked === undefined
+    ? { misfit: file.misfit, chosen: { name: file.choice.name, names, fallback } }
+    : { misfit: file.misfit };
 }
 
 /** The round trip of the file's tokenizer, as FileDrift reports it. */
@@ -200,14 +225,42 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
   let checked = 0;
   let drifted = 0;
   let trainableAffected = 0;
+  const modes: ModeCounts[] = options.modes.map((mode) => ({
+    mode,
+    checked: 0,
+    unchecked: 0,
+    drifted: 0,
+  }));
+  const countOf = (mode: DriftMode) => modes.find((m) => m.mode === mode);
+  const unchecked: UncheckedTrajectory[] = [];
+  /** `t` was not checked by the checks `gaps` name (all asked-for checks: not at all). */
+  const notChecked = (t: Trajectory, gaps: readonly UncheckedMode[]) => {
+    const reason = reasonOf(gaps);
+    unchecked.push({ ...where(t), reason, modes: gaps.map((g) => g.mode) });
+    for (const g of gaps) {
+      const c = countOf(g.mode);
+      if (c) c.unchecked += 1;
+    }
+  };
+  const allModes = (t: Trajectory, reason: string) =>
+    notChecked(
+      t,
+      options.modes.map((mode) => ({ mode, reason })),
+    );
   const settle = () => {
     let k = head;
     for (; k < slots.length; k++) {
       const slot = slots[k];
       if (slot === PENDING) break;
       if (slot === FAILED || slot === undefined) continue;
-      checked += 1;
+      if (slot.unchecked.length === 0) checked += 1;
       if (hasDrift(slot)) drifted += 1;
+      for (const r of slot.results) {
+        const c = countOf(r.mode);
+        if (!c) continue;
+        c.checked += 1;
+        if (r.firstDivergenceIndex !== undefined) c.drifted += 1;
+      }
       for (const r of slot.results) trainableAffected += r.trainableTokensAffected;
       options.onChecked?.(slot);
       if (options.keep === undefined || options.keep(slot)) kept.push(slot);
@@ -219,10 +272,9 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       head = 0;
     }
   };
-  const unchecked: UncheckedTrajectory[] = [];
   const errors: LineError[] = [];
   const pending: Promise<void>[] = [];
-  let batch: Trajectory[] = [];
+  let batch: { t: Trajectory; gaps: UncheckedMode[] }[] = [];
   const flush = () => {
     const pool = file?.engine.pool;
     if (!pool || batch.length === 0) return;
@@ -230,22 +282,29 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     const at = sent.map(() => slots.push(PENDING) - 1 + offset);
     batch = [];
     pending.push(
-      pool.check(sent, options.modes).then(
-        (results) => {
-          at.forEach((slot, k) => {
-            const t = sent[k];
-            slots[slot - offset] = t ? entry(t, results[k] ?? []) : FAILED;
-          });
-          settle();
-        },
-        (error: unknown) => {
-          for (const [k, t] of sent.entries()) {
-            unchecked.push({ ...where(t), reason: `cannot check drift: ${messageOf(error)}` });
-            slots[(at[k] ?? 0) - offset] = FAILED;
-          }
-          settle();
-        },
-      ),
+      pool
+        .check(
+          sent.map((x) => x.t),
+          options.modes,
+        )
+        .then(
+          (results) => {
+            at.forEach((slot, k) => {
+              const x = sent[k];
+              if (x === undefined) return;
+              slots[slot - offset] = entry(x.t, results[k] ?? [], x.gaps);
+              if (x.gaps.length > 0) notChecked(x.t, x.gaps);
+            });
+            settle();
+          },
+          (error: unknown) => {
+            for (const [k, x] of sent.entries()) {
+              allModes(x.t, `cannot check drift: ${messageOf(error)}`);
+              slots[(at[k] ?? 0) - offset] = FAILED;
+            }
+            settle();
+          },
+        ),
     );
   };
   const chooseFor = async (t: Trajectory | undefined): Promise<FileTokenizer> => {
@@ -268,6 +327,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       drifted,
       trainableAffected,
       unchecked,
+      modes,
       errors,
       ...(readError === undefined ? {} : { readError }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
@@ -293,19 +353,24 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       format ??= result.format;
       for (const t of result.trajectories) {
         // Text only: nothing to compare, and no reason to load (or name) a tokenizer for it.
-        const absent = trajectoryIdsAbsentReason(t);
+        const absent = trajectoryUncheckedReason(t, {});
         if (absent !== undefined) {
-          unchecked.push({ ...where(t), reason: absent });
+          allModes(t, absent);
           continue;
         }
         file ??= await chooseFor(t);
-        const reason = whyUnchecked(t, file, options);
+        const reason = trajectoryUncheckedReason(t, gateOf(file, options));
         if (reason !== undefined) {
-          unchecked.push({ ...where(t), reason });
+          allModes(t, reason);
+          continue;
+        }
+        const gaps = inputGaps(t, options.modes);
+        if (gaps.length === options.modes.length) {
+          notChecked(t, gaps);
           continue;
         }
         if (file.engine.pool) {
-          batch.push(t);
+          batch.push({ t, gaps });
           if (batch.length >= POOL_BATCH) flush();
           continue;
         }
@@ -315,11 +380,12 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
             // The plan is built once per tokenizer (cached), so this is a lookup.
             accelerator: roundTripPlanFor(file.engine.tokenizer).accelerator,
           });
-          slots.push(entry(t, results));
+          slots.push(entry(t, results, gaps));
+          if (gaps.length > 0) notChecked(t, gaps);
           settle();
         } catch (error) {
           // This trajectory cannot be checked; the rest of the file still is.
-          unchecked.push({ ...where(t), reason: `cannot check drift: ${messageOf(error)}` });
+          allModes(t, `cannot check drift: ${messageOf(error)}`);
         }
       }
     }

@@ -114,6 +114,13 @@ export function humanReport(file: FileDrift): string[] {
   }
   const { checked, drifted, trainableAffected: trainable } = file;
   const total = checked + file.unchecked.length;
+  if (file.modes.length > 1) {
+    for (const m of file.modes) {
+      lines.push(
+        `${file.path}: ${m.mode}: ${m.checked} checked, ${m.unchecked} unchecked, ${m.drifted} drifted`,
+      );
+    }
+  }
   const share = checked === 0 ? 0 : (100 * drifted) / checked;
   lines.push(
     `${file.path}: ${file.format ?? "no readable records"}, ${total} trajectories ` +
@@ -143,11 +150,18 @@ export function jsonReport(file: FileDrift): Record<string, unknown> {
     checked: file.checked,
     unchecked: file.unchecked.length,
     drifted: file.drifted,
+    modes: Object.fromEntries(
+      file.modes.map((m) => [
+        m.mode,
+        { checked: m.checked, unchecked: m.unchecked, drifted: m.drifted },
+      ]),
+    ),
     unchecked_trajectories: file.unchecked.map((t) => ({
       line: t.line,
       row: t.row,
       id: t.id,
       reason: t.reason,
+      modes: t.modes,
     })),
     errors: file.errors.map((e) =>
       e.field === undefined

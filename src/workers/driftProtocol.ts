@@ -74,6 +74,8 @@ export interface MismatchRangeScanned {
 export interface RangeScanned {
   readonly lines: number;
   readonly badLines: number;
+  /** Rows the check could not run on, by reason. */
+  readonly unchecked: Readonly<Record<string, number>>;
   readonly roundTrip?: FileDriftScan["roundTrip"];
 }
 

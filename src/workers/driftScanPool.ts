@@ -155,7 +155,13 @@ export async function scanWithPool(
   signal?: AbortSignal,
 ): Promise<FileDriftScan> {
   const { tokenizer, source, mode, file } = job;
-  const scan: FileDriftScan = { format: file.format, rows: [], lines: 0, badLines: 0 };
+  const scan: FileDriftScan = {
+    format: file.format,
+    rows: [],
+    lines: 0,
+    badLines: 0,
+    unchecked: {},
+  };
   const rows = await scanRangesWithPool<RowDrift, RangeScanned>(
     clients.length,
     {
@@ -176,6 +182,9 @@ export async function scanWithPool(
     (done) => {
       scan.lines = Math.max(scan.lines, done.lines);
       scan.badLines += done.badLines;
+      for (const [reason, n] of Object.entries(done.unchecked)) {
+        scan.unchecked[reason] = (scan.unchecked[reason] ?? 0) + n;
+      }
       if (done.roundTrip) scan.roundTrip ??= done.roundTrip;
     },
     signal,

@@ -226,8 +226,8 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     };
     const state = await scanAnyRange(id, tokenizer, source, mode, range, format, postNew);
     if (state.rows.length > posted) postNew(state, range.end - range.start);
-    const { lines, badLines, roundTrip } = state;
-    return roundTrip ? { lines, badLines, roundTrip } : { lines, badLines };
+    const { lines, badLines, roundTrip, unchecked } = state;
+    return roundTrip ? { lines, badLines, unchecked, roundTrip } : { lines, badLines, unchecked };
   }
 
   function message(error: unknown): string {

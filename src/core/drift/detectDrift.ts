@@ -3,9 +3,10 @@ import { renderWithoutGenerationPrompt } from "../tito/prompts";
 import { displayPieces } from "../tokenizer/pieces";
 import type { Tokenizer } from "../tokenizer/types";
 import { flattenSegments } from "../trajectory/flatten";
-import type { Segment, Trajectory } from "../trajectory/types";
+import type { ChatMessage, Segment, Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
 import { byteEqualRuns } from "./byteDiff";
+import { recordedTexts, type TextSpan, templateMessages } from "./driftInputs";
 import { bytesAndOffsets, firstDivergence, sameIds } from "./idBytes";
 import { checkTurnPrefixes } from "./prefixCheck";
 import { recordedTemplateOptions } from "./templateInput";
@@ -177,8 +178,12 @@ function roundTripIds(
  * the last assistant turn with end-of-turn + `\n`; a model stops at end-of-turn, so whitespace
  * after the rebuilt side's last end-of-turn id is dropped when the record ends with that id.
  */
-function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): number[] {
-  const messages = t.messages ?? [];
+function templateIds(
+  side: RecordedSide,
+  t: Trajectory,
+  messages: readonly ChatMessage[],
+  tokenizer: Tokenizer,
+): number[] {
   const lastKind = side.segments[side.segments.length - 1]?.kind;
   const options = recordedTemplateOptions(t);
   const open = lastKind !== undefined && lastKind !== "model";
@@ -200,31 +205,6 @@ function templateIds(side: RecordedSide, t: Trajectory, tokenizer: Tokenizer): n
   return ids;
 }
 
-/** A recorded text and the [start, end) token range it claims to spell. */
-interface TextSpan {
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
-
-/** Recorded texts: each segment's `text` (rollout-lens/v1) or slime's `response` string. */
-function recordedTexts(t: Trajectory, side: RecordedSide): TextSpan[] {
-  const spans: TextSpan[] = [];
-  let start = 0;
-  for (const s of t.segments) {
-    const end = start + s.tokenIds.length;
-    if (s.text !== undefined) spans.push({ start, end, text: s.text });
-    start = end;
-  }
-  const response = t.metadata.response;
-  if (spans.length === 0 && t.format === "slime" && typeof response === "string") {
-    const first = t.segments[0];
-    const promptLength = first?.kind === "prompt" ? first.tokenIds.length : 0;
-    spans.push({ start: promptLength, end: side.ids.length, text: response });
-  }
-  return spans;
-}
-
 /** Text: each recorded text re-encoded in place of the tokens it claims to spell. */
 function textIds(side: RecordedSide, spans: readonly TextSpan[], tokenizer: Tokenizer): number[] {
   const out: number[] = [];
@@ -241,7 +221,8 @@ function textIds(side: RecordedSide, spans: readonly TextSpan[], tokenizer: Toke
 /**
  * Runs the drift checks on one trajectory with `tokenizer`: one result per check that applies
  * (roundtrip always; template when the record carries messages, with the per-turn prefix check in
- * `turns`; text when it carries texts).
+ * `turns`; text when it carries texts). A check without input gives no result: callers report it
+ * unchecked with `modeInputMissing`'s reason (driftInputs.ts).
  */
 export function detectDrift(
   t: Trajectory,
@@ -256,12 +237,14 @@ export function detectDrift(
       const rebuilt = roundTripIds(side.ids, tokenizer, options.accelerator);
       results.push(compareSides(side, rebuilt, mode, tokenizer));
     } else if (mode === "template") {
-      if (!t.messages || t.messages.length === 0) continue;
-      const whole = compareSides(side, templateIds(side, t, tokenizer), mode, tokenizer);
+      const input = templateMessages(t);
+      if (!("messages" in input)) continue;
+      const rebuilt = templateIds(side, t, input.messages, tokenizer);
+      const whole = compareSides(side, rebuilt, mode, tokenizer);
       const turns = checkTurnPrefixes(t, tokenizer, { accelerator: options.accelerator });
       results.push({ ...whole, turns });
     } else {
-      const spans = recordedTexts(t, side);
+      const spans = recordedTexts(t);
       if (spans.length === 0) continue;
       results.push(compareSides(side, textIds(side, spans, tokenizer), mode, tokenizer));
     }

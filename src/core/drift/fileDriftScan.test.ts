@@ -53,10 +53,11 @@ describe("scanDriftLine", () => {
     expect(drifted).toEqual(index.rows.map((r) => Number(r.id.at(-1)) % 2 === 1));
   });
 
-  it("keeps an undefined row where the check does not apply", () => {
+  it("keeps an undefined row, counted by reason, where the check cannot run", () => {
     const scan = createFileDriftScan();
-    scanDriftLine(scan, generateLine(0, { tokens: 20 }), 1, () => undefined);
+    scanDriftLine(scan, generateLine(0, { tokens: 20 }), 1, () => ({ unchecked: "no input" }));
     expect(scan.rows).toEqual([undefined]);
+    expect(scan.unchecked).toEqual({ "no input": 1 });
     expect(scan.lines).toBe(1);
   });
 });

@@ -1,9 +1,11 @@
 import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId } from "../formats/types";
+import { createIdsFitCheck } from "../tokenizer/idsFit";
 import type { Tokenizer } from "../tokenizer/types";
 import type { Trajectory } from "../trajectory/types";
 import { detectDrift } from "./detectDrift";
+import { modeInputMissing, trajectoryUncheckedReason } from "./driftInputs";
 import { type RoundTripPath, roundTripPlanFor } from "./roundTripPlan";
 import { type RowDrift, rowDriftOf } from "./rowDrift";
 import type { DriftMode, DriftResult } from "./types";
@@ -16,6 +18,8 @@ export interface FileDriftScan {
   /** Lines seen (1-based number of the last one) and bad lines skipped. */
   lines: number;
   badLines: number;
+  /** Rows the check could not run on (`rows[i]` undefined), by reason (core/drift/driftInputs). */
+  unchecked: Record<string, number>;
   /** For a round-trip scan: which path ran, and why not the fast one when it did not. */
   roundTrip?: { readonly path: RoundTripPath; readonly reason?: string };
   /** Lines are read through this column mapping (a JSONL file no known producer wrote). */
@@ -24,8 +28,11 @@ export interface FileDriftScan {
 
 /** A fresh scan. */
 export function createFileDriftScan(): FileDriftScan {
-  return { format: undefined, rows: [], lines: 0, badLines: 0 };
+  return { format: undefined, rows: [], lines: 0, badLines: 0, unchecked: {} };
 }
+
+/** One trajectory's check: its result, or why it could not run. */
+export type RowCheck = (t: Trajectory) => DriftResult | { readonly unchecked: string };
 
 /**
  * A scan of one mode with `tok`, ready for lines or records: its empty state (with the round-trip
@@ -37,7 +44,7 @@ export function startFileDriftScan(
   mode: DriftMode,
   format: FormatId | undefined,
   mapping?: ColumnMapping,
-): { state: FileDriftScan; checkOne: (t: Trajectory) => DriftResult | undefined } {
+): { state: FileDriftScan; checkOne: RowCheck } {
   const state = createFileDriftScan();
   state.format = format;
   if (mapping) state.mapping = mapping;
@@ -47,13 +54,20 @@ export function startFileDriftScan(
       plan.path === "fast" ? { path: "fast" } : { path: "exact", reason: plan.reason };
   }
   const { accelerator } = plan;
-  const checkOne = (t: Trajectory) => detectDrift(t, tok, { modes: [mode], accelerator })[0];
+  const gate = { misfit: createIdsFitCheck(tok) };
+  // The CLI's rule (driftInputs.ts): no ids, ids not the tokenizer's, or no input for the mode.
+  const checkOne: RowCheck = (t) => {
+    const reason = trajectoryUncheckedReason(t, gate) ?? modeInputMissing(t, mode);
+    if (reason !== undefined) return { unchecked: reason };
+    const result = detectDrift(t, tok, { modes: [mode], accelerator })[0];
+    return result ?? { unchecked: `the ${mode} check gave no result` };
+  };
   return { state, checkOne };
 }
 
 /**
  * Checks every trajectory of one line (1-based `lineNo`, trailing `\r` dropped) with `check`,
- * which answers undefined when its mode does not apply to a record. Bad and blank lines add no
+ * which answers why not when it cannot run on a record (the row is then undefined). Bad and blank lines add no
  * row, exactly as in `summarizeLine`, so the scan's row indices are the table's. A scan with a
  * column mapping reads the line through it, as the file index does.
  */
@@ -61,7 +75,7 @@ export function scanDriftLine(
   scan: FileDriftScan,
   text: string,
   lineNo: number,
-  check: (t: Trajectory) => DriftResult | undefined,
+  check: RowCheck,
   path?: string,
 ): void {
   scan.lines = lineNo;
@@ -77,7 +91,7 @@ export function scanDriftRecord(
   scan: FileDriftScan,
   value: unknown,
   lineNo: number,
-  check: (t: Trajectory) => DriftResult | undefined,
+  check: RowCheck,
   path?: string,
 ): void {
   scan.lines = lineNo;
@@ -87,7 +101,7 @@ export function scanDriftRecord(
 function addRows(
   scan: FileDriftScan,
   result: ReturnType<typeof readRolloutLine>,
-  check: (t: Trajectory) => DriftResult | undefined,
+  check: RowCheck,
 ): void {
   if (result.kind === "blank") return;
   if (result.kind === "error") {
@@ -97,6 +111,9 @@ function addRows(
   scan.format ??= result.format;
   for (const t of result.trajectories) {
     const drift = check(t);
-    scan.rows.push(drift ? rowDriftOf(drift) : undefined);
+    if ("unchecked" in drift) {
+      scan.unchecked[drift.unchecked] = (scan.unchecked[drift.unchecked] ?? 0) + 1;
+      scan.rows.push(undefined);
+    } else scan.rows.push(rowDriftOf(drift));
   }
 }

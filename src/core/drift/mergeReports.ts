@@ -165,6 +165,34 @@ function agreed(
   return found?.value ?? null;
 }
 
+const COUNT_KEYS = ["checked", "unchecked", "drifted"] as const;
+
+/** Adds a part's per-check counts (`modes`: {roundtrip: {checked, unchecked, drifted}, ...}). */
+function addModeCounts(
+  into: Record<string, { checked: number; unchecked: number; drifted: number }>,
+  part: Part,
+  errors: string[],
+): void {
+  const modes = part.file.modes;
+  if (modes === undefined) return;
+  if (!isObject(modes)) {
+    errors.push(`${part.from}: ${String(part.file.path)}: "modes" must be an object`);
+    return;
+  }
+  for (const [mode, counts] of Object.entries(modes)) {
+    const sum = into[mode] ?? { checked: 0, unchecked: 0, drifted: 0 };
+    for (const key of COUNT_KEYS) {
+      const n = isObject(counts) ? counts[key] : undefined;
+      if (typeof n === "number" && Number.isFinite(n)) sum[key] += n;
+      else
+        errors.push(
+          `${part.from}: ${String(part.file.path)}: "modes.${mode}.${key}" must be a number`,
+        );
+    }
+    into[mode] = sum;
+  }
+}
+
 function mergeFile(path: string, parts: Part[], errors: string[]): Json {
   checkRanges(path, parts, errors);
   parts.sort((a, b) => (a.range?.start ?? 0) - (b.range?.start ?? 0));
@@ -205,7 +233,9 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
   let trajectories = 0;
   let checked = 0;
   let drifted = 0;
+  const modes: Record<string, { checked: number; unchecked: number; drifted: number }> = {};
   for (const part of parts) {
+    addModeCounts(modes, part, errors);
     const own = {
       results: arrayField(part, "results", errors),
       unchecked: arrayField(part, "unchecked_trajectories", errors),
@@ -243,6 +273,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     checked,
     unchecked: unchecked.length,
     drifted,
+    ...(Object.keys(modes).length === 0 ? {} : { modes }),
     unchecked_trajectories: unchecked,
     errors: bad,
     ...(readError === undefined ? {} : { read_error: readError }),

@@ -14,10 +14,12 @@ import { familyOfName } from "../families/families";
 import type { FamilyId } from "../families/types";
 import { displayPieces } from "../tokenizer/pieces";
 import type { ChatTemplateMessage, Tokenizer } from "../tokenizer/types";
+import { isAssistantRole } from "../trajectory/roles";
 import type { Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
 import { byteEqualRuns } from "./byteDiff";
 import type { RoundTripAccelerator } from "./detectDrift";
+import { templateMessages } from "./driftInputs";
 import { bytesAndOffsets, firstDivergence, sameIds } from "./idBytes";
 import { roundTripPlanFor } from "./roundTripPlan";
 import { recordedTemplateOptions } from "./templateInput";
@@ -102,10 +104,12 @@ function messageOf(error: unknown): string {
  * for every model segment that has one. Pure text: encoding is the caller's (see `checkTurnPrefixes`).
  */
 export function planTurnRenders(t: Trajectory, tokenizer: Tokenizer): TurnPlan {
-  const messages: readonly ChatTemplateMessage[] = t.messages ?? [];
-  if (messages.length === 0) return { renders: [], note: "the record carries no messages" };
+  const input = templateMessages(t);
+  if (!("messages" in input)) return { renders: [], note: input.reason };
+  const messages: readonly ChatTemplateMessage[] = input.messages;
   const assistants: number[] = [];
-  for (const [i, m] of messages.entries()) if (m.role === "assistant") assistants.push(i);
+  // Known aliases count (atropos' `agent`); the template still renders the role as recorded.
+  for (const [i, m] of messages.entries()) if (isAssistantRole(m.role)) assistants.push(i);
   const models: { segment: number; turn: number; prefixLength: number }[] = [];
   let at = 0;
   for (const [i, s] of t.segments.entries()) {
@@ -239,7 +243,7 @@ export function classifyTurns(
 /** True when `t` has something for the per-turn check: an assistant message and a model segment. */
 export function hasTurnsToCheck(t: Trajectory): boolean {
   return (
-    (t.messages ?? []).some((m) => m.role === "assistant") &&
+    (t.messages ?? []).some((m) => isAssistantRole(m.role)) &&
     t.segments.some((s) => s.kind === "model")
   );
 }

@@ -64,7 +64,7 @@ describe("summarizeFileDrift", () => {
   it("sums drifted rows, classes and trained tokens; counts rows the check skipped", () => {
     expect(summarizeFileDrift(rows)).toEqual({
       checked: 3,
-      notApplicable: 1,
+      unchecked: 1,
       drifted: 2,
       driftedTrained: 1,
       regions: 3,

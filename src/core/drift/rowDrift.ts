@@ -34,9 +34,10 @@ export function hasRowDrift(d: RowDrift): boolean {
 
 /** A file's drift at a glance, over the rows that were checked. */
 export interface FileDriftSummary {
-  /** Rows checked (a row the mode does not apply to, e.g. template without messages, is not). */
+  /** Rows checked (a row the check cannot run on, e.g. template without messages, is not). */
   readonly checked: number;
-  readonly notApplicable: number;
+  /** Rows the check could not run on: `rollout-lens drift --json`'s `unchecked` for this mode. */
+  readonly unchecked: number;
   readonly drifted: number;
   /** Drifted rows where at least one trained token is affected. */
   readonly driftedTrained: number;
@@ -45,10 +46,10 @@ export interface FileDriftSummary {
   readonly trainableTokensAffected: number;
 }
 
-/** Sums the per-row drift of a file; `undefined` entries are rows the check did not apply to. */
+/** Sums the per-row drift of a file; `undefined` entries are rows the check could not run on. */
 export function summarizeFileDrift(rows: readonly (RowDrift | undefined)[]): FileDriftSummary {
   let checked = 0;
-  let notApplicable = 0;
+  let unchecked = 0;
   let drifted = 0;
   let driftedTrained = 0;
   let regions = 0;
@@ -56,7 +57,7 @@ export function summarizeFileDrift(rows: readonly (RowDrift | undefined)[]): Fil
   const regionsByClass: Partial<Record<DriftClass, number>> = {};
   for (const row of rows) {
     if (!row) {
-      notApplicable++;
+      unchecked++;
       continue;
     }
     checked++;
@@ -72,7 +73,7 @@ export function summarizeFileDrift(rows: readonly (RowDrift | undefined)[]): Fil
   }
   return {
     checked,
-    notApplicable,
+    unchecked,
     drifted,
     driftedTrained,
     regions,

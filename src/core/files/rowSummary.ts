@@ -2,6 +2,7 @@ import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId, LineError } from "../formats/types";
 import { logprobSumsByPosition, type PositionSums } from "../series/positionSeries";
+import { rowText } from "../trajectory/rowText";
 import type { Trajectory, TrajectoryStatus } from "../trajectory/types";
 
 /**
@@ -69,11 +70,13 @@ export function readAdvantage(t: Trajectory): number | undefined {
 }
 
 /**
- * The text of a record without decoded segments (verl, prime, ART, ATIF without ids): its
- * messages, or verl's `input` and `output`, so text search finds it too.
+ * The text of a record without decoded segments (atropos, verl, prime, ART, ATIF without ids): its
+ * messages (or the rendered text atropos may keep instead), or verl's `input` and `output`, so
+ * text search finds it too.
  */
 function textOnlyParts(t: Trajectory): string[] {
-  if (t.messages && t.messages.length > 0) return t.messages.map((m) => `${m.content}\n`);
+  const text = rowText(t);
+  if (text !== undefined) return [text];
   const { input, output } = t.metadata;
   return [input, output].filter((v): v is string => typeof v === "string");
 }

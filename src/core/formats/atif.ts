@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { turnsOf } from "../trajectory/flatten";
+import { turnTexts } from "../trajectory/turnTexts";
 import type { ChatMessage, Segment, SegmentKind, ToolCall, Trajectory } from "../trajectory/types";
 import { isLogprobArray, isTokenIdArray } from "./fastArrays";
 import { nulls } from "./maskSegments";
@@ -470,9 +471,10 @@ export function trajectoryToAtif(t: Trajectory): Record<string, unknown> {
     return writeAtifDocument([t]);
   }
   const steps: Record<string, unknown>[] = [];
-  const firstUser = t.messages?.find((m) => m.role === "user");
+  const texts = turnTexts(t);
   const prompt = t.segments[0]?.kind === "prompt" ? t.segments[0] : undefined;
-  steps.push({ step_id: 1, source: "user", message: firstUser?.content ?? prompt?.text ?? "" });
+  steps.push({ step_id: 1, source: "user", message: texts.firstUser ?? prompt?.text ?? "" });
+  let turn = 0;
   let before: number[] = [];
   let trailing: number[] = [];
   for (const [i, s] of t.segments.entries()) {
@@ -488,7 +490,7 @@ export function trajectoryToAtif(t: Trajectory): Record<string, unknown> {
       const step: Record<string, unknown> = {
         step_id: steps.length + 1,
         source: "agent",
-        message: s.text ?? "",
+        message: texts.model[turn++] ?? "",
         metrics: {
           prompt_tokens: before.length,
           completion_tokens: s.tokenIds.length,
@@ -517,6 +519,7 @@ export function trajectoryToAtif(t: Trajectory): Record<string, unknown> {
   if (t.reward !== undefined) rollout.reward = t.reward;
   if (t.tokenizer !== undefined) rollout.tokenizer = t.tokenizer;
   if (trailing.length > 0) rollout.trailing_token_ids = trailing;
+  if (texts.missing !== undefined) rollout.message_text_missing = texts.missing;
   const agent: Record<string, unknown> = { name: "rollout-lens", version: "1" };
   if (t.model !== undefined) agent.model_name = t.model;
   return {

@@ -102,9 +102,12 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
                 : `exact round trip (no fast path: ${drift.roundTrip.reason ?? "unknown"})`}
             </span>
           )}
-          {summary.notApplicable > 0 && (
-            <span className={styles.muted}>
-              {summary.notApplicable} without input for this check
+          {summary.unchecked > 0 && (
+            <span className={styles.bad} data-testid="drift-unchecked">
+              {summary.unchecked.toLocaleString("en-US")} unchecked:{" "}
+              {Object.entries(drift.uncheckedReasons)
+                .map(([reason, n]) => `${reason} (${n})`)
+                .join("; ")}
             </span>
           )}
           <span className={styles.filters}>

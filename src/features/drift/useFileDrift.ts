@@ -45,6 +45,8 @@ export function useFileDrift(
     rows,
     summary,
     badLines: query.data?.badLines ?? 0,
+    /** Why rows went unchecked, with how many (the CLI's `unchecked_trajectories` reasons). */
+    uncheckedReasons: query.data?.unchecked ?? {},
     roundTrip: query.data?.roundTrip,
     progress,
     isScanning,
