@@ -1,4 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -179,11 +186,28 @@ describe("rollout-lens branch", () => {
     }
   }, 60_000);
 
-  it("refuses to write its branches to FILE", async () => {
+  it.each([
+    ["FILE itself", (path: string) => path],
+    [
+      "a symlink to FILE",
+      (path: string) => {
+        symlinkSync(path, `${path}.sym`);
+        return `${path}.sym`;
+      },
+    ],
+    [
+      "a hard link to FILE",
+      (path: string) => {
+        linkSync(path, `${path}.hard`);
+        return `${path}.hard`;
+      },
+    ],
+  ])("refuses to write its branches to %s", async (_name, outOf) => {
     const before = readFileSync(file);
-    const { code, err } = await run(["branch", file, "--row", "1", "--index", "3", "--out", file]);
+    const out = outOf(file);
+    const { code, err } = await run(["branch", file, "--row", "1", "--index", "3", "--out", out]);
     expect(code).toBe(2);
-    expect(err).toMatch(/--out: .* is FILE/);
+    expect(err).toMatch(/--out: .* the input .*: an output is never written over an input/);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 

@@ -1,5 +1,5 @@
 import { appendFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { writeRolloutLens } from "../../src/core/formats/rolloutLens";
 import type { Trajectory } from "../../src/core/trajectory/types";
@@ -10,6 +10,7 @@ import type { EpisodeSink } from "../agent/episodeSink";
 import { runBranch } from "../agent/runBranch";
 import type { RunnerDeps } from "../agent/runEpisode";
 import { createSglangModelClient } from "../agent/sglangModelClient";
+import { outputOverInput } from "../files/outputGuard";
 import { SglangClient } from "../sglang/sglangClient";
 import { type RunningSim, startSim } from "../sim/start";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
@@ -107,8 +108,9 @@ export async function runBranchCommand(
     io.err("branch: give exactly one FILE");
     return 2;
   }
-  if (resolve(values.out) === resolve(path)) {
-    io.err(`branch: --out: ${values.out} is FILE; branches are never written to the input`);
+  const over = await outputOverInput(values.out, [path]);
+  if (over !== undefined) {
+    io.err(`branch: --out: ${over}`);
     return 2;
   }
   if (values.row === undefined && values.line === undefined) {

@@ -130,6 +130,23 @@ export function looksLikeLogprobs(lane: LaneValues): boolean {
 }
 
 /**
+ * Why a lane returned as log probabilities cannot be one (a rescore reply): no value at all, or a
+ * value outside [-inf, 0] (up to rounding) or not a number; undefined when it can. Token index k.
+ */
+export function logprobLaneProblem(lane: LaneValues): string | undefined {
+  let values = 0;
+  for (let k = 0; k < lane.length; k++) {
+    const v = lane[k];
+    if (v === null || v === undefined) continue;
+    if (Number.isNaN(v) || v > LOGPROB_SLACK) {
+      return `token ${k} has logprob ${v}, outside [-inf, 0]: not a log probability`;
+    }
+    values += 1;
+  }
+  return values === 0 ? `all ${lane.length} logprobs are null: nothing was scored` : undefined;
+}
+
+/**
  * Every lane name `laneValues` resolves: `sampled`, the stored lanes, then metadata keys holding
  * a per-token numeric array as long as the trajectory, or one such list per row of a group record
  * (with at least one number).
