@@ -49,6 +49,10 @@ export function buildApp(
             runnerFor: services.runnerFor,
             findStored: (id) => index.find(id),
             files: registerFiles(config.files, config.data, config.map),
+            tokenizers: {
+              names: services.tokenizers.list.tokenizers.map((t) => t.name),
+              fallback: services.tokenizers.list.default,
+            },
           },
           body,
         ),

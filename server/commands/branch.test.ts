@@ -155,7 +155,7 @@ describe("rollout-lens branch", () => {
     [() => ["--row", "1", "--index", "x"], /--index \(fork\.index\): /],
     [
       () => ["--row", "1", "--index", String(modelStart + 2), "--tokenizer", "llama3"],
-      /line 2 \(trajectory ep_parent\): fork: .*tokenized with qwen3/,
+      /line 2 \(trajectory ep_parent\): fork: .*cannot be continued by llama3: .* the ids are not llama3's/,
     ],
   ])("a bad fork exits 2 with the reason (%#)", async (args, reason) => {
     const before = readFileSync(file);
@@ -215,7 +215,9 @@ describe("rollout-lens branch", () => {
     const { code, out } = await run(["branch", "--help"]);
     expect(code).toBe(0);
     expect(out).toMatch(/--n <K>[\s\S]*?\(default: "1"\)/);
-    expect(out).toMatch(/--tokenizer <NAME\|PATH>[\s\S]*\(default: "qwen3"\)/);
+    expect(out).toMatch(
+      /--tokenizer <NAME\|PATH>[\s\S]*\(default: the record's, else its ids'\s+family, else qwen3\)/,
+    );
     expect(out).toContain("--out <OUT>");
   });
 });

@@ -65,7 +65,7 @@ export interface BranchFlags {
   readonly index: string;
   readonly n: string;
   readonly sglang?: string;
-  readonly tokenizer: string;
+  readonly tokenizer?: string;
   readonly temperature?: string;
   readonly maxNewTokens?: string;
   readonly maxIterations?: string;
@@ -264,8 +264,7 @@ export function branchSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder; must be the row's tokenizer",
-        SERVER_DEFAULTS.tokenizer,
+        `a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder; must be the row's tokenizer (default: the record's, else its ids' family, else ${SERVER_DEFAULTS.tokenizer})`,
       ),
     )
     .addOption(option("--temperature <T>", "sampling temperature (default: the parent's)"))
