@@ -125,3 +125,25 @@ export function createFamilyGuard(
 export function refusalText(verdict: FamilyVerdict, override: string): string {
   return `family mismatch: ${verdict.message}; rescoring would give a lane of nonsense (${override} to rescore anyway)`;
 }
+
+/**
+ * The guard of a long-lived client (the server's): `/model_info` asked on first use and kept;
+ * asked again next time when it failed (the upstream may come back).
+ */
+export function lazyFamilyGuard(
+  modelInfo: () => Promise<ModelInfoWire>,
+  names: readonly string[],
+  loadFit: (name: string) => Promise<FitTokenizer>,
+): (t: Trajectory | IdsOnly) => Promise<FamilyVerdict> {
+  let guard: Promise<(t: Trajectory | IdsOnly) => Promise<FamilyVerdict>> | undefined;
+  return async (t) => {
+    guard ??= modelInfo().then(
+      (info) => createFamilyGuard(upstreamModelOf(info, names), names, loadFit),
+      () => {
+        guard = undefined;
+        return createFamilyGuard(upstreamModelOf(undefined, names), names, loadFit);
+      },
+    );
+    return (await guard)(t);
+  };
+}

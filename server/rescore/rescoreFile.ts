@@ -1,8 +1,7 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
-import { parseJsonLine, stringifyJsonLine } from "../../src/core/formats/jsonLine";
-import { addLaneToRecord, appendKeysToLine } from "../../src/core/formats/laneRecord";
+import { lineWithLane } from "../../src/core/formats/laneRecord";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId } from "../../src/core/formats/types";
 import { logprobLaneProblem } from "../../src/core/trajectory/lanes";
@@ -111,12 +110,8 @@ async function lineOut(
   const lanes = await Promise.all(result.trajectories.map((t) => laneOf(run, t, lineNo)));
   const first = lanes.find((l) => l !== undefined);
   if (first === undefined) return { text, format: result.format };
-  const parsed = parseJsonLine(text);
-  const original = (parsed.ok ? parsed.value : {}) as Record<string, unknown>;
   const lane = run.options.lane ?? RESCORED_LANE;
-  const patched = addLaneToRecord(original, result.format, lane, lanes, infoOf.get(first));
-  const out =
-    appendKeysToLine(text, original, patched, stringifyJsonLine) ?? stringifyJsonLine(patched);
+  const out = lineWithLane(text, result.format, lane, lanes, infoOf.get(first));
   return { text: out, format: result.format };
 }
 
