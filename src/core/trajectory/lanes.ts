@@ -146,6 +146,31 @@ export function logprobLaneProblem(lane: LaneValues): string | undefined {
   return values === 0 ? `all ${lane.length} logprobs are null: nothing was scored` : undefined;
 }
 
+/** True when some trained (mask 1) token of `t` has a sampled logprob. */
+export function hasSampledLogprobs(t: Trajectory): boolean {
+  return t.segments.some((s) => s.logprobs.some((v, k) => v !== null && s.lossMask[k] === 1));
+}
+
+/**
+ * A row that recorded no sampled logprobs, shown through lane `name` instead: the lane's values
+ * in place of the trained tokens' logprobs, so the heatmap, the logprob chart and the
+ * low-confidence search read it (docs/mismatch.md#a-row-without-sampled-logprobs). Undefined
+ * when the row has sampled logprobs or no such lane. Token index space: the flat sequence.
+ */
+export function laneInPlaceOfSampled(t: Trajectory, name: string): Trajectory | undefined {
+  const lane = t.logprobLanes?.[name];
+  if (lane === undefined || hasSampledLogprobs(t)) return undefined;
+  let start = 0;
+  const segments = t.segments.map((s) => {
+    const from = start;
+    start += s.tokenIds.length;
+    if (!s.lossMask.includes(1)) return s;
+    const logprobs = s.logprobs.map((v, k) => (s.lossMask[k] === 1 ? (lane[from + k] ?? null) : v));
+    return { ...s, logprobs };
+  });
+  return { ...t, segments };
+}
+
 /**
  * Every lane name `laneValues` resolves: `sampled`, the stored lanes, then metadata keys holding
  * a per-token numeric array as long as the trajectory, or one such list per row of a group record
