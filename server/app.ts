@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { startBranches } from "./agent/branches";
 import { registerFiles } from "./files/fileRegistry";
 import { packageVersion } from "./paths";
+import { lazyFamilyGuard } from "./rescore/familyGuard";
 import { episodesRoutes } from "./routes/episodes";
 import { filesRoutes } from "./routes/files";
 import { mcpRoutes } from "./routes/mcp";
@@ -11,6 +12,7 @@ import { type AccessPolicy, resolveAccess } from "./security/access";
 import { applySecurity } from "./security/middleware";
 import { SseGate } from "./security/sseGate";
 import type { Services } from "./services";
+import { loadTokenizer } from "./tokenizers/loadTokenizer";
 
 /** Builds the HTTP app (middleware + routes); tests call it without a port. */
 export function buildApp(
@@ -51,6 +53,10 @@ export function buildApp(
             runnerFor: services.runnerFor,
             findStored: (id) => index.find(id),
             files: registerFiles(config.files, config.data, config.map),
+            tokenizers: {
+              names: services.tokenizers.list.tokenizers.map((t) => t.name),
+              fallback: services.tokenizers.list.default,
+            },
           },
           body,
         ),
@@ -76,6 +82,16 @@ export function buildApp(
       sglang: services.sglang,
       liveTrajectory: (id) => manager.trajectory(id),
       findStored: (id) => index.find(id),
+      guard: lazyFamilyGuard(
+        () => services.sglang.modelInfo(),
+        services.tokenizers.list.tokenizers.map((t) => t.name),
+        (name) => loadTokenizer(services.tokenizers.resolve(name) ?? name),
+      ),
+      // An added lane is the episode stored again; the index keeps an id's last line.
+      persist: async (trajectory) => {
+        index.add(trajectory, await services.store.finish(trajectory));
+        manager.revise(trajectory);
+      },
     }),
   );
   app.onError((error, c) => {

@@ -3,6 +3,7 @@ import { recordedToolNames } from "../../src/core/drift/templateInput";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { readRolloutLens } from "../../src/core/formats/rolloutLens";
 import { type ForkedPrefix, forkPrefix } from "../../src/core/tito/fork";
+import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import type {
   ForkEpisodeRequest,
@@ -16,7 +17,7 @@ import { runBranch } from "./runBranch";
 import type { RunnerDeps } from "./runEpisode";
 
 export type BranchOutcome =
-  | { readonly ok: true; readonly ids: readonly string[] }
+  | { readonly ok: true; readonly ids: readonly string[]; readonly tokenizer: TokenizerChoice }
   | { readonly ok: false; readonly status: 400 | 404; readonly error: string };
 
 export interface BranchDeps {
@@ -31,6 +32,8 @@ export interface BranchDeps {
   readonly findStored: (id: string) => Promise<unknown | undefined>;
   /** The files the server may read (`/api/files`); a file row is read, never written. */
   readonly files: readonly RegisteredFile[];
+  /** The catalog's names and default: what the tokenizer rule chooses among. */
+  readonly tokenizers?: { readonly names: readonly string[]; readonly fallback: string };
 }
 
 /** The parent (with its 1-based line when it is a file row), or why there is none. */
@@ -172,12 +175,18 @@ export async function startBranches(
       ? await findEpisode(deps, body.fork.episode)
       : await findFileRow(deps.files, body.fork);
   if (!("trajectory" in found)) return { ok: false, status: found.status, error: found.error };
-  const named = found.trajectory.tokenizer;
-  // A parent whose tokenizer the catalog lacks keeps the server's: forkPrefix says if it misfits.
+  // The one tokenizer rule (docs/format.md#which-tokenizer-reads-a-row): the record's name, the
+  // family of its ids, the server's tokenizer. A name the catalog lacks keeps the server's, and
+  // forkPrefix says if the ids misfit.
+  const choice = chooseTokenizerFor(found.trajectory, {
+    picked: undefined,
+    names: deps.tokenizers?.names ?? [deps.runner.tokenizerName],
+    fallback: deps.tokenizers?.fallback ?? deps.runner.tokenizerName,
+  });
   const runner =
-    named === undefined || deps.runnerFor === undefined
+    deps.runnerFor === undefined
       ? deps.runner
-      : await deps.runnerFor(named).catch(() => deps.runner);
+      : await deps.runnerFor(choice.name).catch(() => deps.runner);
   const prefix = prefixFor(found.trajectory, body, runner);
   if ("error" in prefix) return { ok: false, status: 400, error: prefix.error };
   const requests = branchRequests(found.trajectory, body, body.n ?? 1);
@@ -187,5 +196,5 @@ export async function startBranches(
       run: (sink) => runBranch(runner, request, sink, prefix),
     })),
   );
-  return { ok: true, ids };
+  return { ok: true, ids, tokenizer: choice };
 }

@@ -294,6 +294,17 @@ export class EpisodeManager {
     return out;
   }
 
+  /**
+   * Replaces the kept trajectory of a finished, persisted episode (a lane added to it and stored
+   * again); false while it runs or when it is no longer kept.
+   */
+  revise(trajectory: Trajectory): boolean {
+    const episode = this.live.get(trajectory.id);
+    if (!episode?.final || !episode.hasEnded) return false;
+    episode.final = trajectory;
+    return true;
+  }
+
   isKnown(id: string): boolean {
     return this.live.has(id);
   }

@@ -1,4 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -148,7 +155,7 @@ describe("rollout-lens branch", () => {
     [() => ["--row", "1", "--index", "x"], /--index \(fork\.index\): /],
     [
       () => ["--row", "1", "--index", String(modelStart + 2), "--tokenizer", "llama3"],
-      /line 2 \(trajectory ep_parent\): fork: .*tokenized with qwen3/,
+      /line 2 \(trajectory ep_parent\): fork: .*cannot be continued by llama3: .* the ids are not llama3's/,
     ],
   ])("a bad fork exits 2 with the reason (%#)", async (args, reason) => {
     const before = readFileSync(file);
@@ -179,11 +186,28 @@ describe("rollout-lens branch", () => {
     }
   }, 60_000);
 
-  it("refuses to write its branches to FILE", async () => {
+  it.each([
+    ["FILE itself", (path: string) => path],
+    [
+      "a symlink to FILE",
+      (path: string) => {
+        symlinkSync(path, `${path}.sym`);
+        return `${path}.sym`;
+      },
+    ],
+    [
+      "a hard link to FILE",
+      (path: string) => {
+        linkSync(path, `${path}.hard`);
+        return `${path}.hard`;
+      },
+    ],
+  ])("refuses to write its branches to %s", async (_name, outOf) => {
     const before = readFileSync(file);
-    const { code, err } = await run(["branch", file, "--row", "1", "--index", "3", "--out", file]);
+    const out = outOf(file);
+    const { code, err } = await run(["branch", file, "--row", "1", "--index", "3", "--out", out]);
     expect(code).toBe(2);
-    expect(err).toMatch(/--out: .* is FILE/);
+    expect(err).toMatch(/--out: .* the input .*: an output is never written over an input/);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
@@ -191,7 +215,9 @@ describe("rollout-lens branch", () => {
     const { code, out } = await run(["branch", "--help"]);
     expect(code).toBe(0);
     expect(out).toMatch(/--n <K>[\s\S]*?\(default: "1"\)/);
-    expect(out).toMatch(/--tokenizer <NAME\|PATH>[\s\S]*\(default: "qwen3"\)/);
+    expect(out).toMatch(
+      /--tokenizer <NAME\|PATH>[\s\S]*\(default: the record's, else its ids'\s+family, else qwen3\)/,
+    );
     expect(out).toContain("--out <OUT>");
   });
 });

@@ -1,7 +1,12 @@
 import { appendFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { writeRolloutLens } from "../../src/core/formats/rolloutLens";
+import {
+  chooseTokenizerFor,
+  TOKENIZER_REASON_TEXT,
+  type TokenizerReason,
+} from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { type ForkEpisodeRequest, forkEpisodeSchema } from "../../src/core/wire/episodes";
 import { branchRequests, findFileRow, prefixFor } from "../agent/branches";
@@ -10,8 +15,11 @@ import type { EpisodeSink } from "../agent/episodeSink";
 import { runBranch } from "../agent/runBranch";
 import type { RunnerDeps } from "../agent/runEpisode";
 import { createSglangModelClient } from "../agent/sglangModelClient";
+import { SERVER_DEFAULTS } from "../configDefaults";
+import { outputOverInput } from "../files/outputGuard";
 import { SglangClient } from "../sglang/sglangClient";
 import { type RunningSim, startSim } from "../sim/start";
+import { buildTokenizerCatalog } from "../tokenizers/catalog";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
 import { createToolRegistry } from "../tools/registry";
 import type { BranchFlags, ParsedArgs } from "./spec";
@@ -107,8 +115,9 @@ export async function runBranchCommand(
     io.err("branch: give exactly one FILE");
     return 2;
   }
-  if (resolve(values.out) === resolve(path)) {
-    io.err(`branch: --out: ${values.out} is FILE; branches are never written to the input`);
+  const over = await outputOverInput(values.out, [path]);
+  if (over !== undefined) {
+    io.err(`branch: --out: ${over}`);
     return 2;
   }
   if (values.row === undefined && values.line === undefined) {
@@ -129,16 +138,19 @@ export async function runBranchCommand(
   const parent = found.trajectory;
   const where = `${path} line ${found.line ?? "?"} (trajectory ${parent.id})`;
 
+  const choice = branchTokenizer(parent, values.tokenizer);
   let tokenizer: RunnerDeps["tokenizer"];
   try {
-    tokenizer = await loadTokenizer(values.tokenizer);
+    tokenizer = await loadTokenizer(choice.source);
   } catch (error) {
-    io.err(`branch: --tokenizer: ${error instanceof Error ? error.message : String(error)}`);
+    const flag = choice.reason === "picked" ? "--tokenizer" : `tokenizer ${choice.name}`;
+    io.err(`branch: ${flag}: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
+  io.out(`tokenizer: ${choice.name} (${choice.why})`);
   const runnerOf = (client: RunnerDeps["client"]): RunnerDeps => ({
     tokenizer,
-    tokenizerName: values.tokenizer,
+    tokenizerName: choice.source,
     client,
     registry: createToolRegistry(),
   });
@@ -156,7 +168,7 @@ export async function runBranchCommand(
     .map((u) => u.trim())
     .filter(Boolean);
   if (urls.length === 0) {
-    sim = await startSim({ port: 0 }, { tokenizer: values.tokenizer });
+    sim = await startSim({ port: 0 }, { tokenizer: choice.source });
     urls.push(sim.url);
   }
   const sglang = new SglangClient({ upstreams: urls });
@@ -195,6 +207,22 @@ export async function runBranchCommand(
     await sglang.close();
     await sim?.close();
   }
+}
+
+/**
+ * The tokenizer the branches run with, by the one rule (docs/format.md#which-tokenizer-reads-a-row):
+ * `--tokenizer` when given, else the record's name, else the family of its first ids, else qwen3.
+ */
+export function branchTokenizer(
+  parent: Trajectory,
+  picked: string | undefined,
+): { name: string; source: string; reason: TokenizerReason; why: string } {
+  const catalog = buildTokenizerCatalog(SERVER_DEFAULTS.tokenizer);
+  const names = catalog.list.tokenizers.map((t) => t.name);
+  const choice = chooseTokenizerFor(parent, { picked, names, fallback: catalog.list.default });
+  const why =
+    choice.reason === "picked" ? "given with --tokenizer" : TOKENIZER_REASON_TEXT[choice.reason];
+  return { ...choice, source: catalog.resolve(choice.name) ?? choice.name, why };
 }
 
 /** The model client of the early prefix check, which never generates. */

@@ -1,104 +1,63 @@
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
-import { parseJsonLine, stringifyJsonLine } from "../../src/core/formats/jsonLine";
-import { addLaneToRecord, appendKeysToLine } from "../../src/core/formats/laneRecord";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
-import type { FormatId } from "../../src/core/formats/types";
 import { laneNameProblem } from "../../src/core/trajectory/lanes";
-import type { LaneInfo, LaneValues } from "../../src/core/trajectory/types";
-import { readLines } from "../files/readLines";
+import type { ModelInfoWire } from "../../src/core/wire/sglang";
 import {
-  RESCORED_LANE,
-  type Rescorer,
-  rescoreInfo,
-  rescoreTrajectory,
-} from "../rescore/rescoreTrajectory";
+  outputOverInput,
+  removeOnSignal,
+  removeStaleTemporaries,
+  temporaryPathOf,
+} from "../files/outputGuard";
+import { createFamilyGuard, type UpstreamModel, upstreamModelOf } from "../rescore/familyGuard";
+import { type RescoreReport, rescoreFile } from "../rescore/rescoreFile";
+import { RESCORED_LANE } from "../rescore/rescoreTrajectory";
+import { SglangError, SglangHttpError } from "../sglang/errors";
 import { SglangClient } from "../sglang/sglangClient";
+import { buildTokenizerCatalog } from "../tokenizers/catalog";
+import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
 import type { ParsedArgs, RescoreFlags } from "./spec";
 import type { CommandIo } from "./validate";
 
-/** What rescoring one file did. */
-export interface RescoreReport {
-  readonly lines: number;
-  readonly trajectories: number;
-  readonly rescored: number;
-  /** Lines written back unchanged, with why (bad line, text-only record, SGLang failure). */
-  readonly kept: { line: number; reason: string }[];
+/**
+ * One probe of the upstreams before any trajectory (one attempt, short timeouts): what model
+ * they serve, or why they cannot be reached (then nothing is rescored).
+ */
+async function probe(
+  urls: readonly string[],
+): Promise<{ ok: true; info: ModelInfoWire | undefined } | { ok: false; error: string }> {
+  const once = new SglangClient({
+    upstreams: urls,
+    connectTimeoutMs: 5_000,
+    requestTimeoutMs: 10_000,
+    retry: { maxAttempts: 1 },
+    health: { intervalMs: 0, reprobeMs: 60_000 },
+  });
+  try {
+    return { ok: true, info: await once.modelInfo() };
+  } catch (error) {
+    // Reachable, but with no /model_info: the family goes unchecked.
+    if (error instanceof SglangHttpError && error.status === 404)
+      return { ok: true, info: undefined };
+    const why = error instanceof SglangError ? error.message : String(error);
+    return { ok: false, error: `cannot reach SGLang at ${urls.join(", ")}: ${why}` };
+  } finally {
+    await once.close();
+  }
 }
 
-/**
- * Rescores every trajectory of `path` and writes every line to `out`: the lane added to each
- * record (format kept, every other field unchanged, the original bytes kept where possible),
- * blank and unreadable lines as they were. Written to a temporary file, renamed at the end.
- */
-export async function rescoreFile(
-  client: Rescorer,
-  path: string,
-  out: string,
-  lane = RESCORED_LANE,
-): Promise<RescoreReport> {
-  const temporary = `${out}.rescoring-${process.pid}`;
-  const sink = createWriteStream(temporary, { encoding: "utf8" });
-  const report: RescoreReport = { lines: 0, trajectories: 0, rescored: 0, kept: [] };
-  let format: FormatId | undefined;
-  const write = async (text: string) => {
-    if (!sink.write(`${text}\n`)) await once(sink, "drain");
-  };
-  try {
-    for await (const { lineNo, text } of readLines(path)) {
-      (report as { lines: number }).lines = lineNo;
-      const result = readRolloutLine(text, lineNo, format, path);
-      if (result.kind === "blank") {
-        await write(text);
-        continue;
-      }
-      if (result.kind === "error") {
-        const { field, message } = result.error;
-        report.kept.push({ line: lineNo, reason: `${field ? `${field}: ` : ""}${message}` });
-        await write(text);
-        continue;
-      }
-      format ??= result.format;
-      const lanes: (LaneValues | undefined)[] = [];
-      let info: LaneInfo | undefined;
-      for (const t of result.trajectories) {
-        (report as { trajectories: number }).trajectories += 1;
-        if (t.segments.length === 0) {
-          report.kept.push({ line: lineNo, reason: `${t.id}: no token ids (text-only record)` });
-          lanes.push(undefined);
-          continue;
-        }
-        try {
-          const { result: scored } = await rescoreTrajectory(client, t, { lane });
-          lanes.push(scored.lane);
-          info ??= rescoreInfo(scored);
-          (report as { rescored: number }).rescored += 1;
-        } catch (error) {
-          const why = error instanceof Error ? error.message : String(error);
-          report.kept.push({ line: lineNo, reason: `${t.id}: ${why}` });
-          lanes.push(undefined);
-        }
-      }
-      if (lanes.every((l) => l === undefined)) {
-        await write(text);
-        continue;
-      }
-      const parsed = parseJsonLine(text);
-      const original = (parsed.ok ? parsed.value : {}) as Record<string, unknown>;
-      const patched = addLaneToRecord(original, result.format, lane, lanes, info);
-      await write(
-        appendKeysToLine(text, original, patched, stringifyJsonLine) ?? stringifyJsonLine(patched),
-      );
-    }
-    sink.end();
-    await once(sink, "finish");
-    await rename(temporary, out);
-    return report;
-  } catch (error) {
-    sink.destroy();
-    await rm(temporary, { force: true });
-    throw error;
+function positiveInt(value: string | undefined, fallback: number): number | undefined {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 && n <= 256 ? n : undefined;
+}
+
+function printReport(io: CommandIo, report: RescoreReport, upstream: UpstreamModel): void {
+  for (const k of report.kept) io.out(`  line ${k.line} kept unchanged: ${k.reason}`);
+  const unchecked = report.unchecked.length;
+  if (unchecked > 0) {
+    io.out(`  family not checked on ${unchecked} trajectory(ies): ${report.unchecked[0]?.reason}`);
+  } else if (upstream.family !== undefined || upstream.isPerRequest) {
+    io.out(
+      `  family checked: the upstream serves ${upstream.name}${upstream.family ? ` (${upstream.family})` : ""}`,
+    );
   }
 }
 
@@ -118,24 +77,58 @@ export async function runRescore(
     io.err(`rescore: --lane: ${problem}`);
     return 2;
   }
+  const concurrency = positiveInt(values.concurrency, 4);
+  if (concurrency === undefined) {
+    io.err(`rescore: --concurrency: expected a whole number 1-256, got "${values.concurrency}"`);
+    return 2;
+  }
+  const over = await outputOverInput(values.out, [path]);
+  if (over !== undefined) {
+    io.err(`rescore: --out: ${over}`);
+    return 2;
+  }
+  for (const stale of await removeStaleTemporaries(values.out)) {
+    io.err(`rescore: removed ${stale}, left by an interrupted run`);
+  }
+  const urls = values.sglang
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  const probed = await probe(urls);
+  if (!probed.ok) {
+    io.err(`rescore: ${probed.error}; nothing was rescored`);
+    return 2;
+  }
+  const catalog = buildTokenizerCatalog("qwen3");
+  const names = catalog.list.tokenizers.map((t) => t.name);
+  const upstream = upstreamModelOf(probed.info, names);
+  const guard = createFamilyGuard(upstream, names, (name) =>
+    loadDriftTokenizer(catalog.resolve(name) ?? name),
+  );
   const client = new SglangClient({
-    upstreams: values.sglang
-      .split(",")
-      .map((u) => u.trim())
-      .filter(Boolean),
+    upstreams: urls,
     health: { intervalMs: 0, reprobeMs: 60_000 },
   });
+  const temporary = temporaryPathOf(values.out);
+  const release = removeOnSignal(temporary);
   try {
-    const report = await rescoreFile(client, path, values.out, lane);
+    const report = await rescoreFile(client, path, values.out, {
+      lane,
+      concurrency,
+      guard,
+      force: values.force === true,
+      temporary,
+    });
     io.out(
       `${path} -> ${values.out}: ${report.rescored} of ${report.trajectories} trajectories rescored (lane ${lane}), ${report.lines} lines`,
     );
-    for (const k of report.kept) io.out(`  line ${k.line} kept unchanged: ${k.reason}`);
-    return report.kept.length > 0 ? 1 : 0;
+    printReport(io, report, upstream);
+    return report.kept.length > 0 || report.unchecked.length > 0 ? 1 : 0;
   } catch (error) {
     io.err(`rescore: ${path}: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   } finally {
+    release();
     await client.close();
   }
 }

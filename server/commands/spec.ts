@@ -54,6 +54,8 @@ export interface RescoreFlags {
   readonly sglang: string;
   readonly out: string;
   readonly lane?: string;
+  readonly concurrency?: string;
+  readonly force?: boolean;
 }
 
 /** `rollout-lens branch` flags; numbers stay strings until the fork request's schema checks them. */
@@ -63,7 +65,7 @@ export interface BranchFlags {
   readonly index: string;
   readonly n: string;
   readonly sglang?: string;
-  readonly tokenizer: string;
+  readonly tokenizer?: string;
   readonly temperature?: string;
   readonly maxNewTokens?: string;
   readonly maxIterations?: string;
@@ -244,9 +246,18 @@ export function rescoreSpec(): Command {
     .requiredOption("--sglang <URL[,URL]>", "SGLang servers (or the simulator) to score with")
     .requiredOption("--out <OUT>", "where to write the file with the lane added")
     .addOption(option("--lane <NAME>", "name of the lane to add", "rescored"))
+    .addOption(option("--concurrency <N>", "trajectories rescored at once (1-256)", "4"))
+    .addOption(
+      option("--force", "rescore even where the upstream's model family does not match the ids"),
+    )
     .addHelpText(
       "after",
-      "\nEvery line is written: the lane added (format kept, every other field unchanged), blank and bad\nlines as they were. Exit status: 0 all rescored, 1 some line kept unchanged, 2 FILE unreadable.",
+      "\nEvery line is written: the lane added (format kept, every other field unchanged), blank and bad\n" +
+        "lines as they were. OUT is never FILE (nor a link to it). One probe first: an unreachable\n" +
+        "upstream stops the run. A trajectory whose ids are not the upstream model's family, or whose\n" +
+        "lane holds values outside [-inf, 0] or only nulls, is kept unchanged and named.\n" +
+        "Exit status: 0 all rescored and checked, 1 some line kept unchanged or a family not checked,\n" +
+        "2 FILE unreadable, OUT an input, or the upstream unreachable.",
     );
 }
 
@@ -272,8 +283,7 @@ export function branchSpec(): Command {
     .addOption(
       option(
         "--tokenizer <NAME|PATH>",
-        "a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder; must be the row's tokenizer",
-        SERVER_DEFAULTS.tokenizer,
+        `a family (qwen3, llama3; optional: docs/templates.md) or a local HF model folder; must be the row's tokenizer (default: the record's, else its ids' family, else ${SERVER_DEFAULTS.tokenizer})`,
       ),
     )
     .addOption(option("--temperature <T>", "sampling temperature (default: the parent's)"))

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { trajectoryToAtif } from "../../src/core/formats/atif";
 import { readRolloutLens } from "../../src/core/formats/rolloutLens";
+import { TOKENIZER_REASON_TEXT } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import {
   episodeRequestSchemaFor,
@@ -42,7 +43,9 @@ export function episodesRoutes(options: {
         if (!options.startBranches) return c.json({ error: "this server cannot branch" }, 400);
         const started = await options.startBranches(body.value);
         if (!started.ok) return c.json({ error: started.error }, started.status);
-        return c.json({ id: started.ids[0], ids: started.ids }, 201);
+        const { name, reason } = started.tokenizer;
+        const tokenizer = { name, reason, why: TOKENIZER_REASON_TEXT[reason] };
+        return c.json({ id: started.ids[0], ids: started.ids, tokenizer }, 201);
       }
       const { tokenizer } = body.value;
       if (tokenizer !== undefined && options.prepareTokenizer) {

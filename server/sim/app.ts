@@ -39,6 +39,8 @@ function modelInfo(options: SimOptions) {
     has_image_understanding: false,
     has_audio_understanding: false,
     simulator: true,
+    // Without --tokenizer each request is served in its ids' family: a rescore guard reads this.
+    simulator_tokenizer_per_request: options.isTokenizerPerRequest,
   };
 }
 

@@ -47,13 +47,14 @@ function scoringRecord(t: Trajectory) {
 /**
  * The `rescored` lane of a trajectory (docs/mismatch.md): an episode is scored by id, anything
  * else (a file row, a local file) is sent as its rollout-lens/v1 record, exact ids and sampling
- * parameters included, so the server sends exactly those ids to SGLang.
+ * parameters included, so the server sends exactly those ids to SGLang. A 409 (ApiError) is the
+ * server's family check refusing: `force` rescores anyway.
  */
-export async function rescore(target: RescoreTarget): Promise<RescoredLane> {
+export async function rescore(target: RescoreTarget, force = false): Promise<RescoredLane> {
   const body =
     "episodeId" in target
-      ? { episodeId: target.episodeId }
-      : { record: scoringRecord(target.trajectory), row: 0 };
+      ? { episodeId: target.episodeId, ...(force ? { force } : {}) }
+      : { record: scoringRecord(target.trajectory), row: 0, ...(force ? { force } : {}) };
   const reply = await postJson("/api/rescore", body, rescoreReplySchema);
   return { values: reply.lane, info: laneInfoFromWire(reply.info) };
 }

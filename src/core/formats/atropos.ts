@@ -318,7 +318,10 @@ function readGroupLanes(
       if (values) perRow[name] = values;
     }
     const read = readLanesWire(
-      { logprob_lanes: perRow, logprob_lane_info: value.logprob_lane_info },
+      {
+        logprob_lanes: perRow,
+        logprob_lane_info: rowInfos(value.logprob_lane_info, perRow, parsed.data),
+      },
       row.length,
     );
     if (!read.ok) {
@@ -331,6 +334,21 @@ function readGroupLanes(
 }
 
 const groupLanesSchema = z.record(z.string(), z.array(logprobsSchema.nullable()));
+
+/**
+ * The group's lane info as one row sees it: a lane that is null on this row (a rescore that kept
+ * the row unchanged) carries no info there; an info naming no lane of the group stays, to be refused.
+ */
+function rowInfos(
+  infos: unknown,
+  row: Readonly<Record<string, LaneValues>>,
+  group: Readonly<Record<string, unknown>>,
+): unknown {
+  if (typeof infos !== "object" || infos === null || Array.isArray(infos)) return infos;
+  return Object.fromEntries(
+    Object.entries(infos).filter(([name]) => name in row || !(name in group)),
+  );
+}
 
 /** Writes the rows of one group back as a ScoredDataGroup object (-100 masks, 1.0 sentinels). */
 export function writeAtroposGroup(rows: readonly Trajectory[]): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import type { LaneInfo, LaneValues } from "../trajectory/types";
+import { parseJsonLine, stringifyJsonLine } from "./jsonLine";
 import { type LaneInfoWire, laneInfoToWire } from "./lanesWire";
 import type { FormatId } from "./types";
 
@@ -79,4 +80,23 @@ export function appendKeysToLine(
   const separator = inner.endsWith("{") ? "" : ",";
   const keys = added.map((k) => `${JSON.stringify(k)}:${stringify(patched[k])}`).join(",");
   return `${inner}${separator}${keys}}`;
+}
+
+/**
+ * The text of a JSONL record with one lane added (`addLaneToRecord`), its original bytes kept
+ * where the record had no lane keys yet: what `rescore --out` writes and "save as" downloads.
+ */
+export function lineWithLane(
+  lineText: string,
+  format: FormatId,
+  name: string,
+  lanes: readonly (LaneValues | undefined)[],
+  info: LaneInfo | undefined,
+): string {
+  const parsed = parseJsonLine(lineText);
+  const original = (parsed.ok ? parsed.value : {}) as Record<string, unknown>;
+  const patched = addLaneToRecord(original, format, name, lanes, info);
+  return (
+    appendKeysToLine(lineText, original, patched, stringifyJsonLine) ?? stringifyJsonLine(patched)
+  );
 }

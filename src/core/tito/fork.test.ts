@@ -186,10 +186,27 @@ describe("forkPrefix", () => {
     });
   });
 
-  it("refuses a trajectory whose tokenizer is unknown", () => {
-    const { tokenizer: _t, ...unknown } = parent;
-    const forked = forkPrefix(unknown, starts[1] ?? 0, opts());
-    expect(forked).toEqual({ ok: false, error: expect.stringMatching(/records no tokenizer/) });
+  it("continues a trajectory that names no tokenizer when its ids are the given tokenizer's", () => {
+    const { tokenizer: _t, ...unnamed } = parent;
+    expect(forkPrefix(unnamed, starts[1] ?? 0, opts()).ok).toBe(true);
+    const { tokenizer: _q, ...withoutTokenizer } = opts();
+    const unchecked = forkPrefix(unnamed, starts[1] ?? 0, withoutTokenizer);
+    expect(unchecked).toEqual({ ok: false, error: expect.stringMatching(/records no tokenizer/) });
+  });
+
+  it("refuses ids of another family (Llama-3's <|begin_of_text|> first) with the tokenizer's name", () => {
+    const { tokenizer: _t, ...unnamed } = parent;
+    const [first, ...rest] = unnamed.segments;
+    if (!first) throw new Error("no prompt");
+    const llamaIds = {
+      ...unnamed,
+      segments: [{ ...first, tokenIds: [128000, ...first.tokenIds.slice(1)] }, ...rest],
+    };
+    const forked = forkPrefix(llamaIds, starts[1] ?? 0, opts());
+    expect(forked).toEqual({
+      ok: false,
+      error: expect.stringMatching(/cannot be continued by qwen3: token 0 is 128000, llama3's/),
+    });
   });
 });
 

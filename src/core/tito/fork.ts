@@ -1,4 +1,5 @@
 import { chooseTokenizer, leadingIds, signatureOfIds } from "../tokenizer/chooseTokenizer";
+import { createIdsFitCheck } from "../tokenizer/idsFit";
 import type { ChatTemplateMessage, Tokenizer } from "../tokenizer/types";
 import type {
   ChatMessage,
@@ -266,13 +267,21 @@ function namesSameTokenizer(parent: Trajectory, name: string): boolean {
  */
 export function forkPrefix(parent: Trajectory, index: number, options: ForkOptions): ForkResult {
   const total = totalTokens(parent.segments);
-  if (!parent.tokenizer) {
+  if (!parent.tokenizer && !options.tokenizer) {
     return fail(
       `trajectory "${parent.id}" records no tokenizer: its token ids cannot be continued by ` +
         `${options.tokenizerName} without knowing they are its ids`,
     );
   }
-  if (!namesSameTokenizer(parent, options.tokenizerName)) {
+  // A record that names no tokenizer (slime, atropos) is continued by the one the tokenizer rule
+  // chose (docs/format.md#which-tokenizer-reads-a-row) when its ids can be that tokenizer's.
+  const misfit = options.tokenizer ? createIdsFitCheck(options.tokenizer)(parent) : undefined;
+  if (misfit !== undefined) {
+    return fail(
+      `trajectory "${parent.id}" cannot be continued by ${options.tokenizerName}: ${misfit.message}`,
+    );
+  }
+  if (parent.tokenizer && !namesSameTokenizer(parent, options.tokenizerName)) {
     return fail(
       `trajectory "${parent.id}" was tokenized with ${parent.tokenizer}, but the server runs ` +
         `${options.tokenizerName}: its token ids mean something else to this model`,

@@ -107,6 +107,20 @@ const RELATED_FAMILIES: readonly { readonly family: string; readonly instead: st
   { family: "llama31", instead: "llama3" },
 ];
 
+/** The vocabulary a catalog name reads ids with: its family, Llama 3.1 counted as Llama 3's. */
+function vocabularyOf(name: string): string {
+  const n = normalized(name);
+  for (const { family, instead } of RELATED_FAMILIES) {
+    if (n.includes(family)) return normalized(instead);
+  }
+  return n;
+}
+
+/** True when two catalog names read the same ids (the same name, or Llama 3 and 3.1). */
+export function sameVocabulary(a: string, b: string): boolean {
+  return a === b || vocabularyOf(a) === vocabularyOf(b);
+}
+
 /** The catalog name a recorded tokenizer or model string (`Qwen/Qwen3-4B`, a folder path) stands for. */
 function nameOfRecorded(recorded: string, names: readonly string[]): TokenizerChoice | undefined {
   const found = (name: string | undefined): TokenizerChoice | undefined =>
@@ -172,8 +186,13 @@ export function signatureOfIds(ids: ArrayLike<number>): SignatureHit | undefined
   return undefined;
 }
 
+/** What reading a family needs of a trajectory: its segments' ids (raw ids are one segment). */
+export interface IdsOnly {
+  readonly segments: readonly { readonly tokenIds: readonly number[] }[];
+}
+
 /** The first `count` ids of a trajectory, across its segments: what its family is read from. */
-export function leadingIds(trajectory: Trajectory, count = SIGNATURE_WINDOW): number[] {
+export function leadingIds(trajectory: IdsOnly, count = SIGNATURE_WINDOW): number[] {
   const ids: number[] = [];
   for (const segment of trajectory.segments) {
     for (const id of segment.tokenIds) {

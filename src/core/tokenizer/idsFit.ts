@@ -5,8 +5,7 @@
  * (Llama-3's `<|begin_of_text|>`, Qwen's `<|im_start|>`) must be read by the tokenizer as that
  * very token. Compared by text, not by name: a local folder of the same family passes.
  */
-import type { Trajectory } from "../trajectory/types";
-import { leadingIds, signatureOfIds } from "./chooseTokenizer";
+import { type IdsOnly, leadingIds, signatureOfIds } from "./chooseTokenizer";
 import type { Tokenizer } from "./types";
 
 /** Why a trajectory's ids cannot be the tokenizer's. */
@@ -24,7 +23,7 @@ export type FitTokenizer = Pick<Tokenizer, "id" | "vocabSize" | "decode">;
  */
 export function createIdsFitCheck(
   tokenizer: FitTokenizer,
-): (trajectory: Trajectory) => IdsMisfit | undefined {
+): (trajectory: IdsOnly) => IdsMisfit | undefined {
   const readAs = new Map<number, string | undefined>();
   const textOf = (id: number): string | undefined => {
     if (!readAs.has(id)) {

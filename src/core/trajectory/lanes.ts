@@ -130,6 +130,48 @@ export function looksLikeLogprobs(lane: LaneValues): boolean {
 }
 
 /**
+ * Why a lane returned as log probabilities cannot be one (a rescore reply): no value at all, or a
+ * value outside [-inf, 0] (up to rounding) or not a number; undefined when it can. Token index k.
+ */
+export function logprobLaneProblem(lane: LaneValues): string | undefined {
+  let values = 0;
+  for (let k = 0; k < lane.length; k++) {
+    const v = lane[k];
+    if (v === null || v === undefined) continue;
+    if (Number.isNaN(v) || v > LOGPROB_SLACK) {
+      return `token ${k} has logprob ${v}, outside [-inf, 0]: not a log probability`;
+    }
+    values += 1;
+  }
+  return values === 0 ? `all ${lane.length} logprobs are null: nothing was scored` : undefined;
+}
+
+/** True when some trained (mask 1) token of `t` has a sampled logprob. */
+export function hasSampledLogprobs(t: Trajectory): boolean {
+  return t.segments.some((s) => s.logprobs.some((v, k) => v !== null && s.lossMask[k] === 1));
+}
+
+/**
+ * A row that recorded no sampled logprobs, shown through lane `name` instead: the lane's values
+ * in place of the trained tokens' logprobs, so the heatmap, the logprob chart and the
+ * low-confidence search read it (docs/mismatch.md#a-row-without-sampled-logprobs). Undefined
+ * when the row has sampled logprobs or no such lane. Token index space: the flat sequence.
+ */
+export function laneInPlaceOfSampled(t: Trajectory, name: string): Trajectory | undefined {
+  const lane = t.logprobLanes?.[name];
+  if (lane === undefined || hasSampledLogprobs(t)) return undefined;
+  let start = 0;
+  const segments = t.segments.map((s) => {
+    const from = start;
+    start += s.tokenIds.length;
+    if (!s.lossMask.includes(1)) return s;
+    const logprobs = s.logprobs.map((v, k) => (s.lossMask[k] === 1 ? (lane[from + k] ?? null) : v));
+    return { ...s, logprobs };
+  });
+  return { ...t, segments };
+}
+
+/**
  * Every lane name `laneValues` resolves: `sampled`, the stored lanes, then metadata keys holding
  * a per-token numeric array as long as the trajectory, or one such list per row of a group record
  * (with at least one number).

@@ -39,6 +39,8 @@ interface TokenListProps {
   readonly onStep: (delta: number) => void;
   /** `b` on the keyboard (a token selected): branch from it. */
   readonly onBranchKey?: () => void;
+  /** Shade by logprob whatever the toggle says (mismatch mode on a lane shown on its own). */
+  readonly isHeatmapForced?: boolean;
   /** Mismatch mode's shading (overrides the heatmap); undefined when off. */
   readonly mismatch?: MismatchShading | undefined;
   /** Per token, the selected turn's prefix-check marks (TokenRowInput.turnMarks). */
@@ -141,7 +143,7 @@ function renderRow(
 export function TokenList(props: TokenListProps) {
   const { trajectory, model, layout, virtualizer, selected, isFastScrolling } = props;
   const showWhitespace = useShowWhitespace();
-  const isHeatmap = useIsHeatmap();
+  const isHeatmap = useIsHeatmap() || props.isHeatmapForced === true;
   const heatFloor = useHeatFloor();
   const { flat, pieces, cutReasons } = model;
 

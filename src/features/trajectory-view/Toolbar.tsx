@@ -26,6 +26,12 @@ interface ToolbarProps {
   /** What the last rescore gave (model, weights) or why it failed. */
   readonly rescoreStatus?: string;
   readonly rescoreError?: string;
+  /** After the server's family check refused (409): rescore anyway. */
+  readonly onRescoreAnyway?: () => void;
+  /** Downloads the row with its rescored lane as a new file (file rows only). */
+  readonly onSaveAs?: () => void;
+  /** A lane shown on its own in place of missing sampled logprobs. */
+  readonly soloLane?: string;
   /** The lanes compared in mismatch mode, for the legend: [a, b]. */
   readonly lanes?: readonly [string, string];
 }
@@ -40,6 +46,9 @@ export const Toolbar = memo(function Toolbar({
   isRescoring = false,
   rescoreStatus,
   rescoreError,
+  onRescoreAnyway,
+  onSaveAs,
+  soloLane,
   lanes,
 }: ToolbarProps) {
   const [query, setQuery] = useState("");
@@ -151,9 +160,28 @@ export const Toolbar = memo(function Toolbar({
                 {rescoreError}
               </span>
             )}
+            {onRescoreAnyway && (
+              <button type="button" onClick={onRescoreAnyway} disabled={isRescoring}>
+                Rescore anyway
+              </button>
+            )}
             {rescoreError === undefined && rescoreStatus !== undefined && (
               <span className={styles.muted} data-testid="rescore-status">
                 rescored: {rescoreStatus}
+              </span>
+            )}
+            {onSaveAs && (
+              <button
+                type="button"
+                onClick={onSaveAs}
+                title="Download this row with its rescored lane as a new rollout-lens/v1 file; the file it came from is never written"
+              >
+                Save as…
+              </button>
+            )}
+            {soloLane !== undefined && (
+              <span className={styles.muted} data-testid="solo-lane">
+                no sampled logprobs: heatmap, chart and low-confidence show {soloLane}
               </span>
             )}
           </span>

@@ -4,12 +4,14 @@ import { policyVersions, segmentPolicies } from "../../core/trajectory/policyVer
 import type { Trajectory } from "../../core/trajectory/types";
 import { useElementWidth } from "../../hooks/useElementWidth";
 import { useMonospaceCellWidth } from "../../hooks/useMonospaceCellWidth";
+import { useIsMismatch } from "../../stores/prefsStore";
 import { CallsPanel } from "./CallsPanel";
 import { DetailsPanel } from "./DetailsPanel";
 import { LogprobChart } from "./LogprobChart";
 import { MismatchPanel } from "./MismatchPanel";
 import { PolicyStrip } from "./PolicyStrip";
 import { GUTTER_PX, TOKEN_FONT } from "./rowMetrics";
+import { saveRescoredAs } from "./saveRescoredAs";
 import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
@@ -68,7 +70,13 @@ export function TrajectoryView({
   canRescore = true,
   turnChecks,
 }: TrajectoryViewProps) {
-  const model = useTrajectoryModel(trajectory, pieces, controlTokens);
+  const mismatch = useMismatch(
+    trajectory,
+    episodeId === undefined ? { trajectory } : { episodeId },
+  );
+  // A row without sampled logprobs is drawn through its rescored lane (heatmap, chart, search).
+  const model = useTrajectoryModel(mismatch.shown, pieces, controlTokens);
+  const isMismatch = useIsMismatch();
   const { flat } = model;
   const scrollRef = useRef<HTMLDivElement>(null);
   const width = useElementWidth(scrollRef);
@@ -87,10 +95,6 @@ export function TrajectoryView({
   );
   useDeepLinkScroll(layout, selected, scrollToToken);
   useFollowEnd(isFollowingEnd, scrollRef, layout, virtualizer, expectJump);
-  const mismatch = useMismatch(
-    trajectory,
-    episodeId === undefined ? { trajectory } : { episodeId },
-  );
   const { handleFind, handleNextLow, handleNextMismatch } = useTokenFind(
     model,
     selected,
@@ -131,6 +135,11 @@ export function TrajectoryView({
           isRescoring={rescore.isPending}
           rescoreStatus={rescore.done}
           rescoreError={rescore.error}
+          {...(rescore.runAnyway ? { onRescoreAnyway: rescore.runAnyway } : {})}
+          {...(episodeId === undefined && rescore.done !== undefined
+            ? { onSaveAs: () => saveRescoredAs(mismatch.scored) }
+            : {})}
+          {...(mismatch.solo ? { soloLane: mismatch.solo } : {})}
           lanes={mismatch.pair?.names}
         />
         <PolicyStrip versions={versions} tokenCount={flat.tokenCount} onPick={handlePick} />
@@ -168,6 +177,7 @@ export function TrajectoryView({
         onSelect={(token) => select(token, false)}
         onStep={handleStep}
         mismatch={mismatch.shading}
+        isHeatmapForced={isMismatch && mismatch.solo !== undefined}
         turnMarks={turnMarks}
         policies={policies}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}

@@ -1,10 +1,17 @@
 import { useMutation } from "@tanstack/react-query";
 import { useCallback, useMemo, useState } from "react";
+import { ApiError } from "../../api/http";
 import { type RescoreTarget, rescore } from "../../api/rescore";
 import type { Correction, MismatchResult } from "../../core/mismatch/mismatch";
 import { defaultLanes, trajectoryMismatch } from "../../core/mismatch/trajectoryMismatch";
 import { tokenCount } from "../../core/trajectory/flatten";
-import { laneNames, laneValues, SAMPLED_LANE, withLane } from "../../core/trajectory/lanes";
+import {
+  laneInPlaceOfSampled,
+  laneNames,
+  laneValues,
+  SAMPLED_LANE,
+  withLane,
+} from "../../core/trajectory/lanes";
 import type { LaneValues, Trajectory } from "../../core/trajectory/types";
 import {
   prefsActions,
@@ -26,6 +33,8 @@ export interface LanePair {
 
 export interface RescoreState {
   readonly run: () => void;
+  /** Rescores although the server's family check refused (set after a 409). */
+  readonly runAnyway: (() => void) | undefined;
   readonly isPending: boolean;
   readonly error: string | undefined;
   /** Set once a rescored lane is shown: where it came from. */
@@ -48,6 +57,15 @@ export interface MismatchView {
   /** The correction's verdict per token, for the details card (one object per comparison). */
   readonly verdicts: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
   readonly rescore: RescoreState;
+  /** The trajectory with its rescored lane, once there is one. */
+  readonly scored: Trajectory;
+  /**
+   * A row with no sampled logprobs and a rescored lane: the lane shown on its own (heatmap, chart,
+   * low-confidence search read `shown`); undefined otherwise.
+   */
+  readonly solo: string | undefined;
+  /** What the view draws: `trajectory`, or the solo lane in place of the sampled logprobs. */
+  readonly shown: Trajectory;
 }
 
 /**
@@ -61,7 +79,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
   const extent = useMismatchExtent();
   const [picked, setPicked] = useState<readonly [string, string]>();
   const mutation = useMutation({
-    mutationFn: () => rescore(rescoreTarget),
+    mutationFn: (force: boolean) => rescore(rescoreTarget, force),
     onSuccess: () => {
       setPicked([RESCORED_LANE, SAMPLED_LANE]);
       prefsActions.mismatchShown();
@@ -79,6 +97,8 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     [trajectory, lane, isLaneCurrent],
   );
   const names = useMemo(() => laneNames(scored), [scored]);
+  const soloShown = useMemo(() => laneInPlaceOfSampled(scored, RESCORED_LANE), [scored]);
+  const solo = soloShown ? RESCORED_LANE : undefined;
   const lanes =
     picked && names.includes(picked[0]) && names.includes(picked[1])
       ? picked
@@ -92,11 +112,18 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
   }, [scored, nameA, nameB]);
   const outcome = useMemo(() => {
     if (!isMismatch) return undefined;
+    if (solo !== undefined) {
+      return {
+        ok: false as const,
+        message:
+          "this row records no sampled logprobs to compare with: the rescored lane is shown on its own (heatmap, chart, Next low-confidence)",
+      };
+    }
     if (!nameA || !nameB) {
       return { ok: false as const, message: "only the sampled logprobs: Rescore to compare them" };
     }
     return trajectoryMismatch(scored, [nameA, nameB], correction);
-  }, [isMismatch, scored, nameA, nameB, correction]);
+  }, [isMismatch, scored, nameA, nameB, correction, solo]);
   const shading = useMemo(
     () =>
       outcome?.ok
@@ -110,7 +137,10 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
   );
   const info = lane?.info;
   const { mutate, isPending, error } = mutation;
-  const run = useCallback(() => mutate(), [mutate]);
+  const run = useCallback(() => mutate(false), [mutate]);
+  const isRefused = error instanceof ApiError && error.status === 409;
+  const forced = useCallback(() => mutate(true), [mutate]);
+  const runAnyway = isRefused ? forced : undefined;
   const done =
     info && isLaneCurrent
       ? [info.model, info.weightVersion && `weights ${info.weightVersion}`]
@@ -127,8 +157,27 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       outcome,
       shading,
       verdicts,
-      rescore: { run, isPending, error: error?.message, done },
+      rescore: { run, runAnyway, isPending, error: error?.message, done },
+      scored,
+      solo,
+      shown: soloShown ?? trajectory,
     }),
-    [names, pair, correction, outcome, shading, verdicts, run, isPending, error, done],
+    [
+      names,
+      pair,
+      correction,
+      outcome,
+      shading,
+      verdicts,
+      run,
+      runAnyway,
+      isPending,
+      error,
+      done,
+      scored,
+      solo,
+      soloShown,
+      trajectory,
+    ],
   );
 }
