@@ -1,5 +1,6 @@
 import { useCallback, useMemo, useRef, useState } from "react";
 import { type TurnReport, turnTokenMarks } from "../../core/drift/prefixCheck";
+import { tokenPosition } from "../../core/layout/tokenAnchor";
 import { policyVersions, segmentPolicies } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useElementWidth } from "../../hooks/useElementWidth";
@@ -14,10 +15,10 @@ import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
 import { TurnStrip } from "./TurnStrip";
-import { useDeepLinkScroll } from "./useDeepLinkScroll";
 import { useFollowEnd } from "./useFollowEnd";
 import { useMismatch } from "./useMismatch";
 import { useRowVirtualizer } from "./useRowVirtualizer";
+import { useTokenAnchor } from "./useTokenAnchor";
 import { useTokenFind } from "./useTokenFind";
 import { useTokenSelection } from "./useTokenSelection";
 import { useTokenLayout, useTrajectoryModel } from "./useTrajectoryModel";
@@ -79,13 +80,14 @@ export function TrajectoryView({
   const [hovered, setHovered] = useState<number>();
   const rows = useRowVirtualizer(scrollRef, layout);
   const { virtualizer, isFastScrolling, expectJump, scrollToToken } = rows;
+  const linked = tokenPosition(initialToken, flat.tokenCount);
+  const keepInView = useTokenAnchor(scrollRef, layout, linked, scrollToToken);
   const { selected, select } = useTokenSelection(
     flat.tokenCount,
     initialToken,
     onSelectToken,
-    scrollToToken,
+    keepInView,
   );
-  useDeepLinkScroll(layout, selected, scrollToToken);
   useFollowEnd(isFollowingEnd, scrollRef, layout, virtualizer, expectJump);
   const mismatch = useMismatch(
     trajectory,
