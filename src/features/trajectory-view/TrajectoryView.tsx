@@ -15,6 +15,7 @@ import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
 import { TurnStrip } from "./TurnStrip";
+import { useAlternativePieces } from "./useAlternativePieces";
 import { useFollowEnd } from "./useFollowEnd";
 import { useMismatch } from "./useMismatch";
 import { useRowVirtualizer } from "./useRowVirtualizer";
@@ -27,6 +28,12 @@ export interface TrajectoryViewProps {
   readonly trajectory: Trajectory;
   /** Display piece per token; `#<id>` placeholders are shown without them. */
   readonly pieces?: readonly string[];
+  /**
+   * The tokenizer the pieces come from: it also decodes the top-k alternatives. While it loads
+   * (`isTokenizerLoading`) the token list says so instead of showing raw ids.
+   */
+  readonly tokenizer?: string | undefined;
+  readonly isTokenizerLoading?: boolean;
   /** Ids the tokenizer lists as added or special (chips); see `useControlTokens`. */
   readonly controlTokens?: ReadonlySet<number>;
   /** Token index to open scrolled to and selected (deep link). */
@@ -60,6 +67,8 @@ export interface TrajectoryViewProps {
 export function TrajectoryView({
   trajectory,
   pieces,
+  tokenizer,
+  isTokenizerLoading = false,
   controlTokens,
   initialToken,
   onSelectToken,
@@ -100,6 +109,7 @@ export function TrajectoryView({
     mismatch.shading?.delta,
   );
   const { rescore } = mismatch;
+  const alternatives = useAlternativePieces(tokenizer, trajectory);
   const versions = useMemo(() => policyVersions(trajectory), [trajectory]);
   const policies = useMemo(
     () => (versions ? segmentPolicies(versions, flat.segmentStarts) : undefined),
@@ -172,12 +182,14 @@ export function TrajectoryView({
         mismatch={mismatch.shading}
         turnMarks={turnMarks}
         policies={policies}
+        loading={isTokenizerLoading ? `loading tokenizer ${tokenizer}…` : undefined}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
       />
       <DetailsPanel
         trajectory={trajectory}
         model={model}
         token={hovered ?? selected}
+        alternatives={alternatives}
         lanePair={mismatch.pair}
         verdicts={mismatch.verdicts}
         {...(onBranch ? { onBranch } : {})}
