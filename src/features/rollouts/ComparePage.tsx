@@ -78,6 +78,8 @@ function Side({ fileId, client, rowIndex, summary }: SideProps) {
           <TrajectoryView
             trajectory={trajectory.data}
             pieces={pieces.pieces}
+            tokenizer={pieces.tokenizer}
+            isTokenizerLoading={pieces.isLoading}
             controlTokens={pieces.controlTokens}
           />
         </div>

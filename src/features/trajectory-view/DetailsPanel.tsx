@@ -14,6 +14,8 @@ interface DetailsPanelProps {
   readonly model: TrajectoryModel;
   /** Token index to describe; undefined shows the hint. */
   readonly token: number | undefined;
+  /** Each top-k alternative's piece decoded on its own (useAlternativePieces), once it arrives. */
+  readonly alternatives?: ReadonlyMap<number, string> | undefined;
   /** Offers "Branch here" on tokens a branch can start at. */
   readonly onBranch?: (token: number) => void;
   /** The two lanes compared (docs/mismatch.md), when the trajectory has a second lane. */
@@ -109,11 +111,17 @@ export const DetailsPanel = memo(function DetailsPanel({
   model,
   token,
   onBranch,
+  alternatives,
   lanePair,
   verdicts,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
+  // Decoded on its own by the tokenizer; else as it reads in this trajectory; else its id.
+  const alternativePiece = (id: number) => {
+    const piece = alternatives?.get(id) ?? pieceOfId(id);
+    return piece === undefined ? `#${id}` : revealInvisible(JSON.stringify(piece));
+  };
   if (token === undefined || token < 0 || token >= flat.tokenCount) {
     return (
       <aside className={styles.panel} data-testid="token-details">
@@ -182,7 +190,7 @@ export const DetailsPanel = memo(function DetailsPanel({
         <dd>{segment?.turn}</dd>
       </dl>
       {top && top.length > 0 && (
-        <table className={styles.top}>
+        <table className={styles.top} data-testid="top-k">
           <caption>top-{top.length} alternatives</caption>
           <thead>
             <tr>
@@ -196,9 +204,7 @@ export const DetailsPanel = memo(function DetailsPanel({
             {top.map((alt) => (
               <tr key={alt.tokenId} className={alt.tokenId === id ? styles.chosen : undefined}>
                 <td>
-                  <code>
-                    {revealInvisible(JSON.stringify(pieceOfId(alt.tokenId) ?? `#${alt.tokenId}`))}
-                  </code>
+                  <code data-testid="top-k-piece">{alternativePiece(alt.tokenId)}</code>
                 </td>
                 <td>{alt.tokenId}</td>
                 <td>{formatLogprob(alt.logprob)}</td>
