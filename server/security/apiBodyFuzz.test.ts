@@ -92,7 +92,10 @@ const value = fc.oneof(
 /** `{"a":[{"a":[ ... 1]}]}` as JSON text, `depth` levels deep (an object, as sampling_params is). */
 function nested(depth: number): string {
   const open = Array.from({ length: depth }, (_, i) => (i % 2 === 1 ? "[" : '{"a":'));
-  return `${open.join("")}1${open.reverse().map((o) => (o === "[" ? "]" : "}")).join("")}`;
+  return `${open.join("")}1${open
+    .reverse()
+    .map((o) => (o === "[" ? "]" : "}"))
+    .join("")}`;
 }
 
 type Mutation =
@@ -168,27 +171,23 @@ describe("mutated bodies to every POST route", () => {
   it("answer 2xx or 4xx with a reason, never 500, and lose no episode", async () => {
     const started: string[] = [];
     await fc.assert(
-      fc.asyncProperty(
-        fc.nat(),
-        fc.array(mutation, { maxLength: 3 }),
-        async (pick, mutations) => {
-          const bodies = validBodies();
-          const chosen = bodies[pick % bodies.length];
-          if (!chosen) return;
-          const path = chosen.path.replace(":id", started.at(-1) ?? parentId);
-          const res = await send(path, mutate(chosen.body, mutations));
-          answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
-          expect(res.status, `${path}`).toBeLessThan(500);
-          const json = (await res.json()) as { id?: string; ids?: string[]; error?: string };
-          if (res.status >= 400) expect(json.error, `${path} ${res.status}`).toMatch(/\S/);
-          for (const id of json.ids ?? (json.id ? [json.id] : [])) {
-            started.push(id);
-            await settle(id);
-            const stored = await app.request(`/api/episodes/${id}`);
-            expect(stored.status, `episode ${id}`).toBe(200);
-          }
-        },
-      ),
+      fc.asyncProperty(fc.nat(), fc.array(mutation, { maxLength: 3 }), async (pick, mutations) => {
+        const bodies = validBodies();
+        const chosen = bodies[pick % bodies.length];
+        if (!chosen) return;
+        const path = chosen.path.replace(":id", started.at(-1) ?? parentId);
+        const res = await send(path, mutate(chosen.body, mutations));
+        answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
+        expect(res.status, `${path}`).toBeLessThan(500);
+        const json = (await res.json()) as { id?: string; ids?: string[]; error?: string };
+        if (res.status >= 400) expect(json.error, `${path} ${res.status}`).toMatch(/\S/);
+        for (const id of json.ids ?? (json.id ? [json.id] : [])) {
+          started.push(id);
+          await settle(id);
+          const stored = await app.request(`/api/episodes/${id}`);
+          expect(stored.status, `episode ${id}`).toBe(200);
+        }
+      }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
     // Every stored line, from every body that started an episode, passes `validate`.
