@@ -155,12 +155,15 @@ export class EpisodeManager {
     // fetch the finished trajectory at once.
     let endEvent: EpisodeEvent | undefined;
     let pendingSegments: Segment[] = [];
+    let pendingIndices: number[] = [];
     let journalError: Error | undefined;
     const flushJournal = () => {
       const batch = pendingSegments;
+      const indices = pendingIndices;
       pendingSegments = [];
+      pendingIndices = [];
       try {
-        store.appendSegments(episode.id, batch);
+        store.appendSegments(episode.id, batch, indices);
       } catch (error) {
         // Surfaces at the episode's next segment (the runner ends it as a failure).
         journalError = error instanceof Error ? error : new Error(String(error));
@@ -185,6 +188,7 @@ export class EpisodeManager {
           if (journaled) {
             // Segments published in one go (a branch's copied prefix) share one write and fsync.
             pendingSegments.push(event.segment);
+            pendingIndices.push(event.index);
             if (pendingSegments.length === 1) queueMicrotask(flushJournal);
           }
         }

@@ -1,6 +1,6 @@
-import type { ForkedPrefix } from "../../src/core/tito/fork";
+import type { ForkedPrefix, PartialModel } from "../../src/core/tito/fork";
 import { TitoLedger } from "../../src/core/tito/ledger";
-import type { Trajectory } from "../../src/core/trajectory/types";
+import type { Segment, Trajectory } from "../../src/core/trajectory/types";
 import type { StartEpisodeRequest } from "../../src/core/wire/episodes";
 import { fitMaxNewTokens } from "../../src/core/wire/sglang";
 import type { EpisodeSink } from "./episodeSink";
@@ -97,9 +97,28 @@ function continuingClient(client: ModelClient, prefix: ForkedPrefix): ModelClien
   return wrapped;
 }
 
+/** The parent's model tokens before N as a segment of their own (a branch that has no reply yet). */
+function partialSegment(partial: PartialModel, ending?: string): Segment {
+  const n = partial.tokenIds.length;
+  return {
+    kind: "model",
+    turn: partial.turn,
+    tokenIds: partial.tokenIds.slice(),
+    lossMask: new Array<1>(n).fill(1),
+    logprobs: partial.logprobs.slice(),
+    ...(partial.topLogprobs ? { topLogprobs: partial.topLogprobs.slice() } : {}),
+    ...(ending === undefined ? {} : { finishReason: { type: "abort", message: ending } }),
+  };
+}
+
 /**
  * Runs a branch: the normal episode loop (same tools, limiter, parsers, store and SSE) going on
  * from the fork's prefix, with the lineage on every snapshot and on the final trajectory.
+ *
+ * A branch forked inside a model segment holds the parent's tokens before N from its start: until
+ * the first reply lands they are published (and journaled) as the model segment the reply then
+ * replaces at the same index, and a branch that ends before any reply (abort, upstream error,
+ * a crash) keeps them, so its record always holds the fork_index tokens its lineage names.
  */
 export async function runBranch(
   deps: RunnerDeps,
@@ -107,13 +126,25 @@ export async function runBranch(
   sink: EpisodeSink,
   prefix: ForkedPrefix,
 ): Promise<Trajectory> {
-  const { lineage } = prefix;
+  const { lineage, partial } = prefix;
+  const pendingIndex = prefix.segments.length;
+  let isPending = partial !== undefined;
+  const withPending = (t: Trajectory, ending?: string): Trajectory =>
+    isPending && partial && t.segments.length === pendingIndex
+      ? { ...t, segments: [...t.segments, partialSegment(partial, ending)] }
+      : t;
   const branchSink: EpisodeSink = {
     id: sink.id,
     signal: sink.signal,
-    emit: (event) => sink.emit(event),
+    emit: (event) => {
+      if (event.type === "segment" && event.index >= pendingIndex) isPending = false;
+      sink.emit(event);
+      // The copied prefix is published first (beginInput); the parent's tokens follow it.
+      if (isPending && partial && event.type === "segment" && event.index === pendingIndex - 1)
+        sink.emit({ type: "segment", index: pendingIndex, segment: partialSegment(partial) });
+    },
     askHuman: (...args) => sink.askHuman(...args),
-    setSnapshot: (snapshot) => sink.setSnapshot(() => ({ ...snapshot(), lineage })),
+    setSnapshot: (snapshot) => sink.setSnapshot(() => ({ ...withPending(snapshot()), lineage })),
   };
   const final = await runEpisode(
     { ...deps, client: continuingClient(deps.client, prefix) },
@@ -121,5 +152,5 @@ export async function runBranch(
     branchSink,
     { ledger: ledgerFromFork(prefix), messages: prefix.messages, counts: prefix.counts },
   );
-  return { ...final, lineage };
+  return { ...withPending(final, final.endReason ?? final.status), lineage };
 }

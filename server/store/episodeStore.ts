@@ -134,12 +134,21 @@ export class EpisodeStore {
     appendLineSync(this.journalPath(id), JSON.stringify({ segment }));
   }
 
-  /** Records several appended segments in one write and one fsync (a branch's copied prefix). */
-  appendSegments(id: string, segments: readonly Segment[]): void {
+  /**
+   * Records several appended segments in one write and one fsync (a branch's copied prefix). With
+   * `indices`, each segment is recorded at its index: a later one at the same index replaces it
+   * (a branch's parent tokens, replaced by the first reply that starts with them).
+   */
+  appendSegments(id: string, segments: readonly Segment[], indices?: readonly number[]): void {
     if (segments.length === 0) return;
     appendLineSync(
       this.journalPath(id),
-      segments.map((segment) => JSON.stringify({ segment })).join("\n"),
+      segments
+        .map((segment, k) => {
+          const index = indices?.[k];
+          return JSON.stringify(index === undefined ? { segment } : { index, segment });
+        })
+        .join("\n"),
     );
   }
 
@@ -180,6 +189,16 @@ async function writeFileAtomic(path: string, data: Buffer): Promise<void> {
   await rename(tmp, path);
 }
 
+/** A journaled segment at its index (replacing what was there and dropping what followed), else last. */
+function placeSegment(segments: Segment[], segment: Segment, index: number | undefined): void {
+  if (index === undefined || !Number.isInteger(index) || index < 0 || index > segments.length) {
+    segments.push(segment);
+    return;
+  }
+  segments.length = index;
+  segments.push(segment);
+}
+
 /** Rebuilds a running episode from its journal as `aborted`; a torn last journal line is skipped. */
 async function readJournal(path: string): Promise<Trajectory | undefined> {
   const lines = (await readFile(path, "utf8")).split("\n").filter((l) => l.trim() !== "");
@@ -188,7 +207,7 @@ async function readJournal(path: string): Promise<Trajectory | undefined> {
   const problems: string[] = [];
   lines.forEach((line, i) => {
     // Our own journal, written by this class: the shapes are trusted once the JSON parses.
-    let entry: { header?: JournalHeader; segment?: Segment };
+    let entry: { header?: JournalHeader; segment?: Segment; index?: number };
     try {
       entry = JSON.parse(line);
     } catch {
@@ -197,7 +216,7 @@ async function readJournal(path: string): Promise<Trajectory | undefined> {
       return;
     }
     if (entry.header) header = entry.header;
-    else if (entry.segment) segments.push(entry.segment);
+    else if (entry.segment) placeSegment(segments, entry.segment, entry.index);
   });
   if (!header) return undefined;
   return {
