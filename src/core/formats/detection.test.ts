@@ -17,6 +17,7 @@ const FIXTURES: readonly { file: string; format: FormatId }[] = [
   { file: "reference-nemo-rl.jsonl", format: "nemo-rl" },
   { file: "reference-prime.jsonl", format: "prime" },
   { file: "reference-art.jsonl", format: "art" },
+  { file: "prime-rl-run/rollouts/step_0/train/all/traces.jsonl", format: "verifiers" },
 ];
 
 const cases = FIXTURES.flatMap(({ file, format }) =>

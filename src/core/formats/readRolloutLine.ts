@@ -16,6 +16,7 @@ import { slimeAdapter } from "./slime";
 import { strandsAdapter } from "./strands";
 import { artAdapter, primeAdapter } from "./textRecords";
 import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
+import { verifiersAdapter } from "./verifiers";
 import { verlAdapter } from "./verl";
 
 /** Sniffing order: explicit `format` markers first, then the key patterns of rollout-formats.md §6. */
@@ -29,6 +30,7 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   verlAdapter,
   primeAdapter,
   artAdapter,
+  verifiersAdapter,
 ];
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {

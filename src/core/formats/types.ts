@@ -11,7 +11,8 @@ export type FormatId =
   | "atif"
   | "nemo-rl"
   | "prime"
-  | "art";
+  | "art"
+  | "verifiers";
 
 export const FORMAT_IDS: readonly FormatId[] = [
   "rollout-lens/v1",
@@ -23,6 +24,7 @@ export const FORMAT_IDS: readonly FormatId[] = [
   "nemo-rl",
   "prime",
   "art",
+  "verifiers",
 ];
 
 /** A bad line: 1-based `line` in its file, `field` the JSON path at fault when known. */
