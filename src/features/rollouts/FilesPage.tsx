@@ -3,6 +3,7 @@ import { type ChangeEvent, type DragEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { filesQueries } from "../../api/files";
 import type { ServerFile } from "../../core/files/filesWire";
+import { runPositionLabel } from "../../core/files/runSteps";
 import styles from "./FilesPage.module.css";
 import { formatBytes } from "./formatBytes";
 import { openLocalFile } from "./openFiles";
@@ -79,7 +80,7 @@ export function FilesPage() {
           <ul className={styles.list}>
             {run.files.map((f) => (
               <li key={f.id}>
-                <Link to={`/files/${f.id}`}>step {f.run?.step}</Link>
+                <Link to={`/files/${f.id}`}>{f.run ? runPositionLabel(f.run) : f.name}</Link>
                 <span className={styles.note}>{f.name}</span>
                 <span className={styles.size}>
                   {f.size === undefined ? "gone" : formatBytes(f.size)}
