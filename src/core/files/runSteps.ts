@@ -135,11 +135,11 @@ export function chartedStepFiles<T extends Omit<RunStepFile, "path">>(files: rea
 
 /**
  * Files a trainer writes next to its rollouts that hold no rollouts: prime-rl's and Tinker's
- * `metrics.jsonl`, Tinker's `checkpoints.jsonl` and `timing_spans.jsonl`.
+ * `metrics.jsonl`, Tinker's `checkpoints.jsonl` and `timing_spans.jsonl`, SkyRL's `aggregated_results.jsonl`.
  */
 export function isRunSideFile(path: string): boolean {
   const name = path.split(/[\\/]/).pop() ?? "";
-  return /^(?:metrics|checkpoints|timing_spans)\.jsonl$/.test(name);
+  return /^(?:metrics|checkpoints|timing_spans|aggregated_results)\.jsonl$/.test(name);
 }
 
 export interface RunSteps {

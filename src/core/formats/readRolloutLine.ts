@@ -14,6 +14,12 @@ import { nemoRlAdapter } from "./nemoRl";
 import { rolloutLensAdapter } from "./rolloutLens";
 import { slimeAdapter } from "./slime";
 import { strandsAdapter } from "./strands";
+import {
+  arealAdapter,
+  milesTrajectoryAdapter,
+  nemoRlValAdapter,
+  skyrlEvalAdapter,
+} from "./textDumps";
 import { artAdapter, primeAdapter } from "./textRecords";
 import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
 import { verifiersAdapter } from "./verifiers";
@@ -31,6 +37,10 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   primeAdapter,
   artAdapter,
   verifiersAdapter,
+  skyrlEvalAdapter,
+  nemoRlValAdapter,
+  arealAdapter,
+  milesTrajectoryAdapter,
 ];
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {

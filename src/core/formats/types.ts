@@ -12,7 +12,11 @@ export type FormatId =
   | "nemo-rl"
   | "prime"
   | "art"
-  | "verifiers";
+  | "verifiers"
+  | "skyrl-eval"
+  | "nemo-rl-val"
+  | "areal"
+  | "miles-trajectory";
 
 export const FORMAT_IDS: readonly FormatId[] = [
   "rollout-lens/v1",
@@ -25,6 +29,10 @@ export const FORMAT_IDS: readonly FormatId[] = [
   "prime",
   "art",
   "verifiers",
+  "skyrl-eval",
+  "nemo-rl-val",
+  "areal",
+  "miles-trajectory",
 ];
 
 /** A bad line: 1-based `line` in its file, `field` the JSON path at fault when known. */
