@@ -115,3 +115,80 @@ const milesRow = (index: number, reward: number) => ({
 });
 write("miles/trajectory/4.jsonl", [milesRow(0, 1), milesRow(1, 0)]);
 write("miles/trajectory/eval_4.jsonl", [milesRow(0, 1)]);
+
+// ART v2 write_trajectory_groups_parquet rows (as records, one a line): a trajectory with plain
+// messages, one recording `exchanges` (so `messages` is null), and a group with no trajectory.
+const compact = (v: unknown) => JSON.stringify(v);
+const choice = {
+  finish_reason: "stop",
+  index: 0,
+  logprobs: {
+    content: [
+      { token: "105", bytes: [49, 48, 53], logprob: -0.01, top_logprobs: [] },
+      { token: ".", bytes: [46], logprob: -0.4, top_logprobs: [] },
+    ],
+  },
+  message: { content: "105.", role: "assistant" },
+};
+const artTrajectory = (exchanges: unknown[]) => ({
+  messages_and_choices: [{ role: "user", content: "What is 15*7?" }, choice],
+  tools: null,
+  additional_histories: [],
+  reward: 1.0,
+  metrics: { turns: 1 },
+  metadata: {},
+  logs: [],
+  exchanges,
+});
+const artCommon = (g: number) => ({
+  format_version: 2,
+  group_index: g,
+  group_json: compact({ metadata: {}, metrics: {}, logs: [] }),
+  group_metadata: null,
+  group_metrics: null,
+  group_logs: null,
+});
+write("art/trajectories.v2.jsonl", [
+  {
+    ...artCommon(0),
+    trajectory_index: 0,
+    trajectory_json: compact(artTrajectory([])),
+    reward: 1.0,
+    metrics: compact({ turns: 1 }),
+    metadata: null,
+    tools: null,
+    logs: null,
+    messages: [
+      {
+        role: "user",
+        content: "What is 15*7?",
+        tool_calls: null,
+        tool_call_id: null,
+        trainable: false,
+      },
+      { role: "assistant", content: "105.", tool_calls: null, tool_call_id: null, trainable: true },
+    ],
+  },
+  {
+    ...artCommon(0),
+    trajectory_index: 1,
+    trajectory_json: compact(artTrajectory([{ request: {}, response: {} }])),
+    reward: 1.0,
+    metrics: compact({ turns: 1 }),
+    metadata: null,
+    tools: null,
+    logs: null,
+    messages: null,
+  },
+  {
+    ...artCommon(1),
+    trajectory_index: null,
+    trajectory_json: null,
+    reward: null,
+    metrics: null,
+    metadata: null,
+    tools: null,
+    logs: null,
+    messages: null,
+  },
+]);

@@ -69,6 +69,24 @@ describe("text-only default dumps", () => {
     ]);
   });
 
+  it("ART v2 rows: messages from trajectory_json when `messages` is null, its logprobs kept, a sentinel holds none", () => {
+    const results = fixtureLines("dumps/art/trajectories.v2.jsonl").map((line, i) =>
+      readRolloutLine(line, i + 1),
+    );
+    const counts = results.map((r) => (r.kind === "trajectories" ? r.trajectories.length : -1));
+    expect(counts).toEqual([1, 1, 0]);
+    const second = results[1];
+    if (second?.kind !== "trajectories") throw new Error("not read");
+    const [t] = second.trajectories;
+    expect(t?.messages?.map((m) => [m.role, m.content])).toEqual([
+      ["user", "What is 15*7?"],
+      ["assistant", "105."],
+    ]);
+    expect(t?.reward).toBe(1);
+    const [lp] = t?.metadata.choice_logprobs as { content: { logprob: number }[] }[];
+    expect(lp?.content.map((c) => c.logprob)).toEqual([-0.01, -0.4]);
+  });
+
   it("a bad reward is an error naming the field", () => {
     const [line] = fixtureLines("dumps/skyrl/dumped_evals/global_step_10_evals/gsm8k.jsonl") as [
       string,
