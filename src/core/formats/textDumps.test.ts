@@ -83,7 +83,7 @@ describe("text-only default dumps", () => {
       ["assistant", "105."],
     ]);
     expect(t?.reward).toBe(1);
-    const [lp] = t?.metadata.choice_logprobs as { content: { logprob: number }[] }[];
+    const [lp] = (t?.metadata.choice_logprobs ?? []) as { content: { logprob: number }[] }[];
     expect(lp?.content.map((c) => c.logprob)).toEqual([-0.01, -0.4]);
   });
 
