@@ -61,9 +61,9 @@ export function FilesPage() {
           aria-label="rollout file"
         />
         <p className={styles.note}>
-          rollout-lens/v1, slime, atropos, strands, verl, ATIF, NeMo-RL, prime-rl or ART lines, or a
-          Parquet table of them. The file is read in your browser, in a worker, by byte range: it is
-          never uploaded, and files larger than memory open.
+          rollout-lens/v1, slime, atropos, strands, verl, ATIF, NeMo-RL, prime-rl traces, SkyRL,
+          AReaL, miles or ART lines, or a Parquet table of them. The file is read in your browser,
+          in a worker, by byte range: it is never uploaded, and files larger than memory open.
         </p>
       </label>
       <h2>Files on the server</h2>
