@@ -1,3 +1,4 @@
+import { runPositionLabel, runPositionOf } from "../../src/core/files/runSteps";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
@@ -81,8 +82,10 @@ export function exitCodeOf(report: FileReport): number {
 
 function formatReport(report: FileReport): string {
   if (report.readError !== undefined) return `${report.path}: cannot read: ${report.readError}`;
+  const position = runPositionOf(report.path);
+  const where = position ? ` (${runPositionLabel(position)})` : "";
   const head =
-    `${report.path}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
+    `${report.path}${where}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
     `from ${report.valid} valid lines (${report.lines} lines, ${report.blank} blank, ` +
     `${report.errors.length} bad)`;
   const bad = report.errors.map(

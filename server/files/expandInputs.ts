@@ -1,5 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import { globBase, globToRegExp, hasGlobMagic } from "../../src/core/files/glob";
+import { isRunSideFile } from "../../src/core/files/runSteps";
 
 /** What a directory argument contributes: the rollout files in it. */
 export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson"] as const;
@@ -67,7 +68,9 @@ export async function expandInputs(args: readonly string[]): Promise<ExpandedInp
     const info = await stat(arg).catch(() => undefined);
     if (info?.isDirectory()) {
       const found: string[] = [];
-      await walk(arg.replace(/\/+$/, "") || "/", (path) => isRolloutFile(path), found);
+      // A trainer's metrics next to its rollouts (prime-rl, Tinker) are not rollout files.
+      const keep = (path: string) => isRolloutFile(path) && !isRunSideFile(path);
+      await walk(arg.replace(/\/+$/, "") || "/", keep, found);
       if (found.length === 0) {
         problems.push(
           `${arg}: no rollout file (${ROLLOUT_EXTENSIONS.join(", ")}) in this directory`,

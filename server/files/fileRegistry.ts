@@ -44,11 +44,11 @@ export function registerFiles(
     const dir = resolve(file);
     runs += 1;
     const run = { id: `r${runs}`, name: basename(dir) };
-    for (const { path, step } of listRunDirectory(dir).steps) {
+    for (const { path, ...position } of listRunDirectory(dir).steps) {
       const name = relative(dir, path).split("\\").join("/");
       cli.push({
         id: `f${cli.length + 1}`,
-        ...{ name, origin: "cli", path, run: { ...run, step } },
+        ...{ name, origin: "cli", path, run: { ...run, ...position } },
         ...mapped,
       });
     }

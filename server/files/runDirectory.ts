@@ -2,8 +2,11 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { orderRunSteps, type RunSteps } from "../../src/core/files/runSteps";
 
-/** Folders below a run directory that are searched for step files (`step_N/…`, `N/…/…`). */
-const MAX_DEPTH = 3;
+/**
+ * Folders below a run directory that are searched for step files (`step_N/…`, `N/…/…`, prime-rl's
+ * `rollouts/step_N/train/all/traces.jsonl` four deep, under an output folder five).
+ */
+const MAX_DEPTH = 5;
 
 /** True when `path` is an existing directory. */
 export function isDirectory(path: string): boolean {
@@ -38,7 +41,7 @@ export function listRunDirectory(dir: string): RunSteps {
   const ordered = orderRunSteps([...below.keys()]);
   const full = (rel: string) => below.get(rel) ?? join(dir, rel);
   return {
-    steps: ordered.steps.map((s) => ({ path: full(s.path), step: s.step })),
+    steps: ordered.steps.map((s) => ({ ...s, path: full(s.path) })),
     withoutStep: ordered.withoutStep.map(full),
   };
 }

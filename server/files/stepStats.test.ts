@@ -46,8 +46,8 @@ describe("run directories on the server", () => {
     const files = registerFiles([plain, run], join(root, "data"));
     expect(files.map((f) => [f.id, f.name, f.run])).toEqual([
       ["f1", "plain.jsonl", undefined],
-      ["f2", "train_data_step1.jsonl", { id: "r1", name: "run", step: 1 }],
-      ["f3", "train_data_step2.jsonl", { id: "r1", name: "run", step: 2 }],
+      ["f2", "train_data_step1.jsonl", { id: "r1", name: "run", step: 1, split: "train" }],
+      ["f3", "train_data_step2.jsonl", { id: "r1", name: "run", step: 2, split: "train" }],
       ["f4", "step_10/rollouts.jsonl", { id: "r1", name: "run", step: 10 }],
       ["episodes", "episodes.jsonl", undefined],
     ]);

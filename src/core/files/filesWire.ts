@@ -13,7 +13,15 @@ export const serverFileSchema = z.object({
    * named after the directory) and the training step; the list holds a run's files in step order.
    */
   run: z
-    .object({ id: z.string(), name: z.string(), step: z.number().int().nonnegative() })
+    .object({
+      id: z.string(),
+      name: z.string(),
+      step: z.number().int().nonnegative(),
+      /** Training or evaluation rollouts, when the path says (core/files/runSteps splitOfPath). */
+      split: z.enum(["train", "eval"]).optional(),
+      /** prime-rl's `all` / `effective` subset of a step's episodes. */
+      subset: z.enum(["all", "effective"]).optional(),
+    })
     .optional(),
   /**
    * `rollout-lens view --map SPEC`: the column mapping (columnMapping.ts parseMapSpec syntax) its

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { isRunFileName, orderRunSteps, stepOfPath } from "./runSteps";
+import {
+  chartedStepFiles,
+  isRunFileName,
+  isRunSideFile,
+  orderRunSteps,
+  runPositionLabel,
+  runPositionOf,
+  stepOfPath,
+} from "./runSteps";
 
 describe("stepOfPath", () => {
   it.each([
@@ -75,5 +83,55 @@ describe("orderRunSteps", () => {
   it("knows the readable extensions", () => {
     expect(["a.jsonl", "a.ndjson", "a.json", "a.PARQUET"].every(isRunFileName)).toBe(true);
     expect(["a.txt", "a.csv", ".a.jsonl"].some(isRunFileName)).toBe(false);
+  });
+});
+
+describe("the frameworks' own dump layouts", () => {
+  it.each([
+    // prime-rl FileMonitor
+    ["out/rollouts/step_12/train/all/traces.jsonl", { step: 12, split: "train", subset: "all" }],
+    [
+      "out/rollouts/step_12/eval/effective/traces.jsonl",
+      { step: 12, split: "eval", subset: "effective" },
+    ],
+    // NeMo-RL: train and validation dumps of one step
+    ["logs/train_data_step3.jsonl", { step: 3, split: "train" }],
+    ["logs/val_data_step3.jsonl", { step: 3, split: "eval" }],
+    // miles --dump-details: eval rollouts are `eval_{id}`
+    ["dump/trajectory/eval_4.jsonl", { step: 4, split: "eval" }],
+    // SkyRL
+    ["export/dumped_evals/global_step_20_evals/gsm8k.jsonl", { step: 20, split: "eval" }],
+    // AReaL: the version folder, not the task id
+    ["log/rollout/3/1742.jsonl", { step: 3, split: "train" }],
+    ["log/eval-rollout/5/17.jsonl", { step: 5, split: "eval" }],
+    // Tinker cookbook
+    ["log/iteration_000012/train_rollout_summaries.jsonl", { step: 12, split: "train" }],
+    ["log/iteration_000012/eval_gsm8k_rollout_summaries.jsonl", { step: 12, split: "eval" }],
+    // verl: says neither, charted as training
+    ["rollout_data_dir/15.jsonl", { step: 15 }],
+  ])("%s", (path, want) => {
+    expect(runPositionOf(path)).toEqual(want);
+  });
+
+  it("labels a step file's place in its run", () => {
+    expect(runPositionLabel({ step: 3, split: "eval", subset: "all" })).toBe("step 3, eval, all");
+    expect(runPositionLabel({ step: 3 })).toBe("step 3");
+  });
+
+  it("charts training files only, and prime-rl's `all` subset over `effective` of the same step", () => {
+    const files = [
+      { step: 0, split: "train", subset: "all" },
+      { step: 0, split: "train", subset: "effective" },
+      { step: 1, split: "train", subset: "effective" },
+      { step: 1, split: "eval", subset: "all" },
+      { step: 2 },
+    ] as const;
+    expect(chartedStepFiles(files)).toEqual([files[0], files[2], files[4]]);
+  });
+
+  it("knows a trainer's metrics files are not rollouts", () => {
+    expect(isRunSideFile("out/metrics.jsonl")).toBe(true);
+    expect(isRunSideFile("log/checkpoints.jsonl")).toBe(true);
+    expect(isRunSideFile("out/rollouts/step_1/train/all/traces.jsonl")).toBe(false);
   });
 });

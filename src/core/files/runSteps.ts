@@ -6,7 +6,11 @@
  *     in the file name;
  *   - `12.jsonl` (verl's `rollout_data_dir/{step}.jsonl`): the name is the number;
  *   - `step_12/rollouts.jsonl`, `global_step_12/…`, `12/…`: a folder names the step;
- *   - `completions_12.parquet` (Tinker): a trailing `_N` / `-N` in the name, when no folder says.
+ *   - `completions_12.parquet` (Tinker): a trailing `_N` / `-N` in the name, when no folder says;
+ *   - `iteration_000012/…` (Tinker cookbook): an `iteration_N` folder;
+ *   - `rollout/3/17.jsonl` (AReaL `rollout/{version}/{task_id}.jsonl`): the version folder, never
+ *     the task id.
+ * Each file is also told train or eval (`splitOfPath`) and, for prime-rl, which subset.
  */
 
 /** File names a run directory may hold rollouts in (JSON lines, JSON documents, Parquet). */
@@ -18,7 +22,7 @@ export function isRunFileName(name: string): boolean {
 }
 
 /** `step` then digits, not inside a longer word or number (`step12`, `step_12`, `global_step-3`). */
-const STEP_WORD = /(?:^|[^a-z])step[_-]?(\d+)(?!\d)/i;
+const STEP_WORD = /(?:^|[^a-z])(?:step|iteration)[_-]?(\d+)(?!\d)/i;
 const ALL_DIGITS = /^(\d+)$/;
 const TRAILING_NUMBER = /[_-](\d+)$/;
 /** A shard counter (`train-00001-of-00004`), not a step. */
@@ -42,6 +46,8 @@ function numberOf(match: RegExpExecArray | null): number | undefined {
  */
 export function stepOfPath(path: string): number | undefined {
   const { dirs, stem } = parts(path);
+  const version = arealVersion(dirs);
+  if (version !== undefined) return version;
   const inName = numberOf(STEP_WORD.exec(stem)) ?? numberOf(ALL_DIGITS.exec(stem));
   if (inName !== undefined) return inName;
   for (const dir of [...dirs].reverse()) {
@@ -51,10 +57,89 @@ export function stepOfPath(path: string): number | undefined {
   return SHARD_OF.test(stem) ? undefined : numberOf(TRAILING_NUMBER.exec(stem));
 }
 
+/** AReaL's `{rollout|eval-rollout}/{version}/…` names the policy version in the folder. */
+function arealVersion(dirs: readonly string[]): number | undefined {
+  const [parent, version] = dirs.slice(-2);
+  if (parent !== "rollout" && parent !== "eval-rollout") return undefined;
+  return numberOf(ALL_DIGITS.exec(version ?? ""));
+}
+
+/** Whether a step file holds training rollouts or evaluation ones. */
+export type RunSplit = "train" | "eval";
+
+/** Folder names that hold evaluation rollouts (prime-rl `eval/`, AReaL `eval-rollout/`, SkyRL). */
+const EVAL_DIR = /^(?:evals?|eval-rollout|dumped_evals|.*_evals?|eval_\d+)$/i;
+const TRAIN_DIR = /^(?:train|rollout)$/i;
+/** File names of evaluation dumps: NeMo-RL `val_data_step{N}`, miles `eval_{N}`, Tinker `eval_{label}_…`. */
+const EVAL_NAME = /^(?:val_data|eval_|validation)/i;
+const TRAIN_NAME = /^(?:train_data|train_)/i;
+
+/**
+ * Train or eval, from the path's folders (nearest first) and then its name; undefined when the
+ * path says neither (a plain `12.jsonl` is charted as training).
+ */
+export function splitOfPath(path: string): RunSplit | undefined {
+  const { dirs, stem } = parts(path);
+  if (EVAL_NAME.test(stem)) return "eval";
+  if (TRAIN_NAME.test(stem)) return "train";
+  for (const dir of [...dirs].reverse()) {
+    if (EVAL_DIR.test(dir)) return "eval";
+    if (TRAIN_DIR.test(dir)) return "train";
+  }
+  return undefined;
+}
+
+/**
+ * prime-rl's subset of a step's episodes (`rollouts/step_N/{train|eval}/{all|effective}/`):
+ * `all` as each episode completed, `effective` the ones the batch kept (a subset of `all`).
+ */
+export function subsetOfPath(path: string): "all" | "effective" | undefined {
+  const { dirs } = parts(path);
+  const [kind, subset] = dirs.slice(-2);
+  if (kind !== "train" && kind !== "eval") return undefined;
+  return subset === "all" || subset === "effective" ? subset : undefined;
+}
+
 /** One step file of a run. Several files may share a step (shards); they keep path order. */
 export interface RunStepFile {
   readonly path: string;
   readonly step: number;
+  readonly split?: RunSplit;
+  readonly subset?: "all" | "effective";
+}
+
+/** The step, split and subset a path names; undefined when it names no step. */
+export function runPositionOf(path: string): Omit<RunStepFile, "path"> | undefined {
+  const step = stepOfPath(path);
+  if (step === undefined) return undefined;
+  const split = splitOfPath(path);
+  const subset = subsetOfPath(path);
+  return { step, ...(split ? { split } : {}), ...(subset ? { subset } : {}) };
+}
+
+/** Where a step file sits in its run, in words: `step 3, eval, all`. */
+export function runPositionLabel(file: Omit<RunStepFile, "path">): string {
+  return [`step ${file.step}`, file.split, file.subset].filter((w) => w !== undefined).join(", ");
+}
+
+/**
+ * The files a run's per-step charts count: training ones (eval files are listed, never charted
+ * with training), and of prime-rl's two subsets of one step the `all` file alone (`effective`
+ * repeats some of its episodes), `effective` only where a step has no `all`.
+ */
+export function chartedStepFiles<T extends Omit<RunStepFile, "path">>(files: readonly T[]): T[] {
+  const train = files.filter((f) => f.split !== "eval");
+  const hasAll = new Set(train.filter((f) => f.subset === "all").map((f) => f.step));
+  return train.filter((f) => f.subset !== "effective" || !hasAll.has(f.step));
+}
+
+/**
+ * Files a trainer writes next to its rollouts that hold no rollouts: prime-rl's and Tinker's
+ * `metrics.jsonl`, Tinker's `checkpoints.jsonl` and `timing_spans.jsonl`, SkyRL's `aggregated_results.jsonl`.
+ */
+export function isRunSideFile(path: string): boolean {
+  const name = path.split(/[\\/]/).pop() ?? "";
+  return /^(?:metrics|checkpoints|timing_spans|aggregated_results)\.jsonl$/.test(name);
 }
 
 export interface RunSteps {
@@ -72,9 +157,9 @@ export function orderRunSteps(paths: readonly string[]): RunSteps {
   const withoutStep: string[] = [];
   for (const path of paths) {
     if (!isRunFileName(path.split(/[\\/]/).pop() ?? "")) continue;
-    const step = stepOfPath(path);
-    if (step === undefined) withoutStep.push(path);
-    else steps.push({ path, step });
+    const position = runPositionOf(path);
+    if (position === undefined) withoutStep.push(path);
+    else steps.push({ path, ...position });
   }
   steps.sort((a, b) => a.step - b.step || byPath(a.path, b.path));
   withoutStep.sort(byPath);

@@ -17,6 +17,11 @@ const FIXTURES: readonly { file: string; format: FormatId }[] = [
   { file: "reference-nemo-rl.jsonl", format: "nemo-rl" },
   { file: "reference-prime.jsonl", format: "prime" },
   { file: "reference-art.jsonl", format: "art" },
+  { file: "prime-rl-run/rollouts/step_0/train/all/traces.jsonl", format: "verifiers" },
+  { file: "dumps/skyrl/dumped_evals/global_step_10_evals/gsm8k.jsonl", format: "skyrl-eval" },
+  { file: "dumps/nemo-rl/val_data_step3.jsonl", format: "nemo-rl-val" },
+  { file: "dumps/areal/rollout/3/1742.jsonl", format: "areal" },
+  { file: "dumps/miles/trajectory/4.jsonl", format: "miles-trajectory" },
 ];
 
 const cases = FIXTURES.flatMap(({ file, format }) =>

@@ -25,6 +25,10 @@ describe("a clear word on id-less files", () => {
       "verl",
       "prime",
       "art",
+      "skyrl-eval",
+      "nemo-rl-val",
+      "areal",
+      "miles-trajectory",
     ]);
   });
 

@@ -32,11 +32,47 @@ const ART_REASON =
   "it. Enable token ids in your trainer's dump, e.g. record each completion's token ids and " +
   "logprobs (as rollout-lens/v1 or slime lines).";
 
+/** A decoded-text dump's reason: what its writer keeps, and where the ids are instead. */
+function textDump(what: string, instead: string): string {
+  return (
+    `this file holds decoded text only (${what}), so no drift or mismatch check can run on it. ` +
+    instead
+  );
+}
+
+const SKYRL_REASON = textDump(
+  "SkyRL's dumped_evals keep input_prompt and output_response decoded, score and stop_reason",
+  "SkyRL's training batches carry the ids: dump prompt_token_ids/response_ids and loss masks as " +
+    "slime or rollout-lens/v1 lines.",
+);
+const NEMO_VAL_REASON = textDump(
+  "NeMo-RL's val_data_step{N}.jsonl keeps each message's role and content and the reward",
+  "Its train_data_step{N}.jsonl keeps token_ids, the loss mask and generation logprobs: check those.",
+);
+const AREAL_REASON = textDump(
+  "AReaL's rollout dump keeps prompt and completion decoded, segment lengths, versions and reward",
+  "Token counts per segment are kept (segments[].len), not the ids: dump input_ids and loss_mask " +
+    "from the trajectory tensors as slime or rollout-lens/v1 lines.",
+);
+const MILES_TRAJECTORY_REASON = textDump(
+  "miles' trajectory sidecar keeps each sample's messages, status and reward",
+  "The ids are in the rollout dump next to it (rollout_data/{id}.pt, or dashboard_columns/): open that.",
+);
+
+const VERIFIERS_REASON =
+  "this verifiers trace holds no token ids on this branch (an eval relay turn, or a trace that " +
+  "failed before its first model call), so no drift or mismatch check can run on it. Traces " +
+  "sampled through a renderer client record each node's token_ids.";
+
 /** Formats whose records never carry token ids, and why. */
 const TEXT_ONLY: ReadonlyMap<string, string> = new Map([
   ["verl", VERL_REASON],
   ["prime", PRIME_REASON],
   ["art", ART_REASON],
+  ["skyrl-eval", SKYRL_REASON],
+  ["nemo-rl-val", NEMO_VAL_REASON],
+  ["areal", AREAL_REASON],
+  ["miles-trajectory", MILES_TRAJECTORY_REASON],
 ]);
 
 /**
@@ -54,6 +90,7 @@ export function idsAbsentReason(format: FormatId | string | undefined): string |
 export function trajectoryIdsAbsentReason(t: Trajectory): string | undefined {
   if (t.segments.some((s) => s.tokenIds.length > 0)) return undefined;
   if (t.format === "atif") return ATIF_REASON;
+  if (t.format === "verifiers") return VERIFIERS_REASON;
   return (
     idsAbsentReason(t.format) ??
     "this trajectory holds no token ids (text only), so no drift or mismatch check can run on it."

@@ -14,8 +14,15 @@ import { nemoRlAdapter } from "./nemoRl";
 import { rolloutLensAdapter } from "./rolloutLens";
 import { slimeAdapter } from "./slime";
 import { strandsAdapter } from "./strands";
+import {
+  arealAdapter,
+  milesTrajectoryAdapter,
+  nemoRlValAdapter,
+  skyrlEvalAdapter,
+} from "./textDumps";
 import { artAdapter, primeAdapter } from "./textRecords";
 import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
+import { verifiersAdapter } from "./verifiers";
 import { verlAdapter } from "./verl";
 
 /** Sniffing order: explicit `format` markers first, then the key patterns of rollout-formats.md §6. */
@@ -29,6 +36,11 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   verlAdapter,
   primeAdapter,
   artAdapter,
+  verifiersAdapter,
+  skyrlEvalAdapter,
+  nemoRlValAdapter,
+  arealAdapter,
+  milesTrajectoryAdapter,
 ];
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {

@@ -82,11 +82,63 @@ export function readPrime(
   return textTrajectory("prime", value, context, messages, group);
 }
 
+/**
+ * ART v2 (`format_version: 2`, `OpenPipe/ART:src/art/utils/trajectory_logging.py`): the authoritative
+ * `trajectory_json` (a Trajectory's `messages_and_choices`: plain messages, and Choices whose
+ * `message` the model produced with its `logprobs`); `messages` is null when the trajectory records
+ * `exchanges`. The messages from it, each Choice's logprobs (per token text, no ids) kept beside.
+ */
+function artV2Messages(
+  json: unknown,
+): { messages: ChatMessage[]; logprobs: unknown[] } | undefined {
+  if (typeof json !== "string") return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(data) || !Array.isArray(data.messages_and_choices)) return undefined;
+  const logprobs: unknown[] = [];
+  const raw = data.messages_and_choices.filter(isRecord).map((item) => {
+    if (!("finish_reason" in item) || !isRecord(item.message)) return item;
+    logprobs.push(item.logprobs ?? null);
+    return { ...item.message, trainable: true };
+  });
+  return { messages: toMessages(raw), logprobs };
+}
+
 /** Reads one row of ART's trajectory table. */
 export function readArt(
   value: Readonly<Record<string, unknown>>,
   context: ReadContext,
 ): ReadResult {
+  if (value.format_version === 2 && value.trajectory_index === null) {
+    // A group sentinel: a group that produced no trajectory keeps its row, holding none.
+    return { ok: true, trajectories: [] };
+  }
+  if (value.format_version === 2 && !Array.isArray(value.messages)) {
+    const v2 = artV2Messages(value.trajectory_json);
+    if (!v2) {
+      return {
+        ok: false,
+        error: {
+          field: "trajectory_json",
+          message: "expected a JSON trajectory with messages_and_choices",
+        },
+      };
+    }
+    const group = value.group_index === undefined ? undefined : String(value.group_index);
+    const read = textTrajectory("art", value, context, v2.messages, group);
+    if (!read.ok) return read;
+    const [t] = read.trajectories;
+    return t
+      ? {
+          ok: true,
+          trajectories: [{ ...t, metadata: { ...t.metadata, choice_logprobs: v2.logprobs } }],
+        }
+      : read;
+  }
   if (!Array.isArray(value.messages)) {
     return { ok: false, error: { field: "messages", message: "expected a list of messages" } };
   }
@@ -112,8 +164,9 @@ export const primeAdapter: FormatAdapter = {
 export const artAdapter: FormatAdapter = {
   id: "art",
   detect: (v) =>
-    "group_index" in v &&
-    Array.isArray(v.messages) &&
-    v.messages.every((m) => isRecord(m) && "trainable" in m),
+    (v.format_version === 2 && "group_index" in v && "trajectory_json" in v) ||
+    ("group_index" in v &&
+      Array.isArray(v.messages) &&
+      v.messages.every((m) => isRecord(m) && "trainable" in m)),
   read: readArt,
 };

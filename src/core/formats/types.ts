@@ -11,7 +11,12 @@ export type FormatId =
   | "atif"
   | "nemo-rl"
   | "prime"
-  | "art";
+  | "art"
+  | "verifiers"
+  | "skyrl-eval"
+  | "nemo-rl-val"
+  | "areal"
+  | "miles-trajectory";
 
 export const FORMAT_IDS: readonly FormatId[] = [
   "rollout-lens/v1",
@@ -23,6 +28,11 @@ export const FORMAT_IDS: readonly FormatId[] = [
   "nemo-rl",
   "prime",
   "art",
+  "verifiers",
+  "skyrl-eval",
+  "nemo-rl-val",
+  "areal",
+  "miles-trajectory",
 ];
 
 /** A bad line: 1-based `line` in its file, `field` the JSON path at fault when known. */

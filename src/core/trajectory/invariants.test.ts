@@ -17,6 +17,13 @@ describe("checkTrajectory", () => {
     expect(checkTrajectory(trajectory([]))).toEqual([]);
   });
 
+  it("accepts a model segment that is not trained (mask 0 on every token), not a mixed one", () => {
+    const untrained = modelSegment([5, 6], 1, { lossMask: [0, 0], logprobs: [null, null] });
+    expect(checkTrajectory(trajectory([prompt, untrained]))).toEqual([]);
+    const mixed = modelSegment([5, 6], 1, { lossMask: [1, 0] });
+    expect(checkTrajectory(trajectory([prompt, mixed])).map((v) => v.index)).toEqual([4]);
+  });
+
   const cases: { name: string; t: Trajectory; want: { field: string; index?: number }[] }[] = [
     {
       name: "first segment not a prompt",

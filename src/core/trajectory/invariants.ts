@@ -153,13 +153,18 @@ function checkSegment(
       message: `token id ${value} is not a non-negative integer (${badId.count} such ids)`,
     });
   }
-  const expected = EXPECTED_MASK[segment.kind];
+  // A model segment is the model's output whether trained or not (docs/format.md): mask 1 on
+  // every token, or 0 on every token (not trained), never mixed.
+  const untrainedModel =
+    segment.kind === "model" && segment.lossMask[0] === 0 && !badMasks(segment.lossMask, 0);
+  const expected = untrainedModel ? 0 : EXPECTED_MASK[segment.kind];
   const badMask = proven.lossMask ? undefined : badMasks(segment.lossMask, expected);
   if (badMask) {
+    const or = segment.kind === "model" ? " (or 0 on every token: not trained)" : "";
     out.push({
       field: `${field}.lossMask`,
       index: start + badMask.at,
-      message: `${segment.kind} segment must have mask ${expected} on every token; ${badMask.count} differ`,
+      message: `${segment.kind} segment must have mask ${expected} on every token${or}; ${badMask.count} differ`,
     });
   }
   if (segment.kind === "model" && !proven.modelLogprobs) {

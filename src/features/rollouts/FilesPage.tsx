@@ -3,6 +3,7 @@ import { type ChangeEvent, type DragEvent, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { filesQueries } from "../../api/files";
 import type { ServerFile } from "../../core/files/filesWire";
+import { runPositionLabel } from "../../core/files/runSteps";
 import styles from "./FilesPage.module.css";
 import { formatBytes } from "./formatBytes";
 import { openLocalFile } from "./openFiles";
@@ -60,9 +61,9 @@ export function FilesPage() {
           aria-label="rollout file"
         />
         <p className={styles.note}>
-          rollout-lens/v1, slime, atropos, strands, verl, ATIF, NeMo-RL, prime-rl or ART lines, or a
-          Parquet table of them. The file is read in your browser, in a worker, by byte range: it is
-          never uploaded, and files larger than memory open.
+          rollout-lens/v1, slime, atropos, strands, verl, ATIF, NeMo-RL, prime-rl traces, SkyRL,
+          AReaL, miles or ART lines, or a Parquet table of them. The file is read in your browser,
+          in a worker, by byte range: it is never uploaded, and files larger than memory open.
         </p>
       </label>
       <h2>Files on the server</h2>
@@ -79,7 +80,7 @@ export function FilesPage() {
           <ul className={styles.list}>
             {run.files.map((f) => (
               <li key={f.id}>
-                <Link to={`/files/${f.id}`}>step {f.run?.step}</Link>
+                <Link to={`/files/${f.id}`}>{f.run ? runPositionLabel(f.run) : f.name}</Link>
                 <span className={styles.note}>{f.name}</span>
                 <span className={styles.size}>
                   {f.size === undefined ? "gone" : formatBytes(f.size)}

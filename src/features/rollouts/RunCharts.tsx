@@ -13,6 +13,7 @@ import {
 } from "recharts";
 import { filesQueries, STEP_STATS_PENDING } from "../../api/files";
 import type { ServerFile } from "../../core/files/filesWire";
+import { chartedStepFiles, runPositionLabel } from "../../core/files/runSteps";
 import { runStepPoints, type StepStats } from "../../core/files/stepStats";
 import styles from "./RunCharts.module.css";
 
@@ -64,6 +65,17 @@ function notRecorded(note: string | undefined): string {
   return why.startsWith("not recorded") ? why : `not recorded: ${why}`;
 }
 
+/** The run's files its charts count: training ones, prime-rl's `all` subset (runSteps.ts). */
+function chartedFiles(files: readonly ServerFile[]): ServerFile[] {
+  const positions = files.map((file) => ({
+    file,
+    step: file.run?.step ?? 0,
+    split: file.run?.split,
+    subset: file.run?.subset,
+  }));
+  return chartedStepFiles(positions).map((p) => p.file);
+}
+
 /** A run's step files as the server lists them (in step order). */
 export function useRunFiles(runId: string | undefined): readonly ServerFile[] {
   const list = useQuery(filesQueries.list());
@@ -76,7 +88,7 @@ export function useRunFiles(runId: string | undefined): readonly ServerFile[] {
  * statistics come from the server (a worker thread, cached per file), so reopening is instant.
  */
 export function RunCharts({
-  files,
+  files: listed,
   current,
 }: {
   readonly files: readonly ServerFile[];
@@ -84,6 +96,8 @@ export function RunCharts({
   readonly current?: number;
 }) {
   const navigate = useNavigate();
+  const files = chartedFiles(listed);
+  const left = listed.length - files.length;
   const queries = useQueries({ queries: files.map((f) => filesQueries.stepStats(f.id)) });
   const stats = queries.map((q) => ({
     data: q.data === STEP_STATS_PENDING ? undefined : q.data,
@@ -105,6 +119,8 @@ export function RunCharts({
         {done < files.length
           ? `statistics of ${done} / ${files.length} step files (computed on the server, cached per file)…`
           : `${steps} steps${steps < files.length ? ` in ${files.length} files` : ""}`}
+        {left > 0 &&
+          ` (training rollouts only: ${left} eval or repeated-subset files listed, not charted)`}
       </p>
       <div className={styles.charts}>
         {METRICS.map((m) => {
@@ -210,7 +226,7 @@ export function RunStepNav({ fileId }: { readonly fileId: string }) {
       <nav aria-label="run steps" className={styles.steps}>
         <Link to="/files">run {me.run.name}</Link>
         <strong data-testid="run-step">
-          step {me.run.step} ({at + 1} of {files.length})
+          {runPositionLabel(me.run)} ({at + 1} of {files.length})
         </strong>
         {prev ? (
           <Link to={`/files/${prev.id}`}>‹ prev step (p)</Link>

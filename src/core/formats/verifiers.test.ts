@@ -1,0 +1,180 @@
+import { describe, expect, it } from "vitest";
+import { fixtureLines } from "../../test/fixtureFiles";
+import { flattenSegments } from "../trajectory/flatten";
+import type { Trajectory } from "../trajectory/types";
+import { readRolloutLine } from "./readRolloutLine";
+import { RECORDED_TREE } from "./verifiers";
+
+const STEP0 = "prime-rl-run/rollouts/step_0/train";
+
+type Rec = Record<string, unknown>;
+type Node = { parent?: number; token_ids: number[]; mask: boolean[]; logprobs: number[] } & Rec;
+
+function read(line: string, n = 1): Trajectory[] {
+  const r = readRolloutLine(line, n, undefined, "traces.jsonl");
+  if (r.kind !== "trajectories") throw new Error(JSON.stringify(r));
+  expect(r.format).toBe("verifiers");
+  return r.trajectories;
+}
+
+function nodesOf(line: string): Node[] {
+  const episode = JSON.parse(line) as { traces: { nodes: Node[] }[] };
+  return episode.traces[0]?.nodes ?? [];
+}
+
+/** The branch's tokens as verifiers' `Branch.token_ids` / `sampled_mask` / `logprobs` give them. */
+function branchOf(nodes: Node[], path: number[]) {
+  const ids = path.flatMap((i) => nodes[i]?.token_ids ?? []);
+  const mask = path.flatMap((i) => nodes[i]?.mask ?? []);
+  const logprobs = path.flatMap((i) => {
+    const node = nodes[i] as Node;
+    let li = 0;
+    return node.mask.map((m) => (m ? (node.logprobs[li++] ?? null) : null));
+  });
+  return { ids, mask: mask.map((m) => (m ? 1 : 0)), logprobs };
+}
+
+describe("verifiers v1 Episode records (prime-rl traces.jsonl)", () => {
+  const [forked, linear] = fixtureLines(`${STEP0}/all/traces.jsonl`) as [string, string];
+
+  it("cuts every root→leaf path into one trajectory, ids/mask/logprobs as the node deltas concatenated", () => {
+    const ts = read(forked);
+    expect(ts.map((t) => t.id)).toEqual(["tr0t0.b0", "tr0t0.b1"]);
+    const nodes = nodesOf(forked);
+    for (const [t, path] of [
+      [ts[0], [0, 1, 2]],
+      [ts[1], [0, 1, 3, 4, 5]],
+    ] as const) {
+      const flat = flattenSegments(t?.segments ?? []);
+      const want = branchOf(nodes, [...path]);
+      expect(flat.tokenIds).toEqual(want.ids);
+      expect(flat.lossMask).toEqual(want.mask);
+      expect(flat.logprobs).toEqual(want.logprobs);
+    }
+    expect(read(linear)).toHaveLength(1);
+  });
+
+  it("keeps the recorded tree: node ids, parents and [start, end) ranges in the trajectory's ids", () => {
+    const [a, b] = read(forked);
+    const tree = b?.metadata[RECORDED_TREE] as { tree: string; path: Rec[] };
+    expect(tree.tree).toBe("tr0t0");
+    expect(tree.path.map((p) => [p.id, p.parent])).toEqual([
+      ["0", null],
+      ["1", "0"],
+      ["3", "1"],
+      ["4", "3"],
+      ["5", "4"],
+    ]);
+    const nodes = nodesOf(forked);
+    let at = 0;
+    for (const p of tree.path) {
+      const len = nodes[Number(p.id)]?.token_ids.length ?? -1;
+      expect([p.start, p.end]).toEqual([at, at + len]);
+      at += len;
+    }
+    const shared = (a?.metadata[RECORDED_TREE] as { path: Rec[] } | undefined)?.path.slice(0, 2);
+    expect(shared).toEqual(tree.path.slice(0, 2));
+  });
+
+  it("kinds from who produced the tokens; calls, finish reasons, group, reward, step and policy span", () => {
+    const [a, b] = read(forked);
+    expect(a?.segments.map((s) => s.kind)).toEqual(["prompt", "model"]);
+    // The restated (not sampled) call and the tool result are input to the second model turn.
+    expect(b?.segments.map((s) => s.kind)).toEqual(["prompt", "model"]);
+    const [lin] = read(linear);
+    expect(lin?.segments.map((s) => s.kind)).toEqual(["prompt", "model", "tool", "model"]);
+    expect(lin?.segments.map((s) => s.finishReason?.type)).toEqual([
+      undefined,
+      "stop",
+      undefined,
+      "stop",
+    ]);
+    const starts = [0, 1, 2].map((k) =>
+      lin?.segments.slice(0, k + 1).reduce((n, s) => n + s.tokenIds.length, 0),
+    );
+    expect(lin?.calls?.map((c) => [c.inputLen, c.outputLen])).toEqual([
+      [starts[0], lin?.segments[1]?.tokenIds.length],
+      [starts[2], lin?.segments[3]?.tokenIds.length],
+    ]);
+    expect(lin?.model).toBe("meta-llama/Llama-3.2-1B-Instruct");
+    expect([a?.group, a?.reward, lin?.reward]).toEqual(["grp-0-train", 1, 0]);
+    expect(a?.metadata.verifiers).toMatchObject({
+      work: "train",
+      step: 0,
+      policy_span: { start: 0, end: 0 },
+      branch: 0,
+      branches: 2,
+    });
+    expect(a?.metadata.rewards).toEqual({ correct: { score: 1, weight: 1 } });
+  });
+
+  it("spreads advantages and reference logprobs over the sampled tokens only", () => {
+    const [line] = fixtureLines(`${STEP0}/effective/traces.jsonl`) as [string];
+    const [t] = read(line);
+    const flat = flattenSegments(t?.segments ?? []);
+    const ref = t?.logprobLanes?.reference ?? [];
+    const adv = t?.metadata.advantages as (number | null)[];
+    expect(ref).toHaveLength(flat.tokenIds.length);
+    expect(adv).toHaveLength(flat.tokenIds.length);
+    flat.lossMask.forEach((m, k) => {
+      expect(ref[k] === null).toBe(m === 0);
+      expect(adv[k] === null).toBe(m === 0);
+    });
+    expect(adv.filter((v) => v !== null).every((v) => v === 0.5)).toBe(true);
+  });
+
+  it("a sampled node the record does not train is a model segment with mask 0, not a tool one", () => {
+    const episode = JSON.parse(linear) as { traces: { nodes: Node[] }[] };
+    const node = episode.traces[0]?.nodes[2] as Node;
+    node.mask = node.mask.map(() => false);
+    node.logprobs = [];
+    const [t] = read(JSON.stringify(episode));
+    expect(t?.segments.map((s) => [s.kind, s.lossMask.every((m) => m === 0)])).toEqual([
+      ["prompt", true],
+      ["model", true],
+      ["tool", true],
+      ["model", false],
+    ]);
+  });
+
+  it("an episode that failed before any trace still opens, as an aborted text-only row", () => {
+    const line = JSON.stringify({
+      id: "e1",
+      task: { type: "Task", data: {} },
+      ok: false,
+      errors: [{ type: "TimeoutError", message: "sandbox boot" }],
+      traces: [],
+    });
+    const [t] = read(line);
+    expect([t?.status, t?.segments.length]).toEqual(["aborted", 0]);
+  });
+
+  it.each([
+    [
+      "a parent that is not an earlier node",
+      (n: Node[]) => Object.assign(n[1] as Node, { parent: 4 }),
+      "traces[0].nodes[1].parent",
+    ],
+    [
+      "a mask shorter than the delta",
+      (n: Node[]) => (n[0] as Node).mask.pop(),
+      "traces[0].nodes[0].mask",
+    ],
+    [
+      "logprobs not one per sampled token",
+      (n: Node[]) => (n[2] as Node).logprobs.pop(),
+      "traces[0].nodes[2].logprobs",
+    ],
+    [
+      "a negative token id",
+      (n: Node[]) => ((n[0] as Node).token_ids[3] = -1),
+      "traces[0].nodes[0].token_ids",
+    ],
+  ])("%s is an error naming the field", (_, spoil, field) => {
+    const episode = JSON.parse(linear) as { traces: { nodes: Node[] }[] };
+    spoil(episode.traces[0]?.nodes ?? []);
+    const r = readRolloutLine(JSON.stringify(episode), 3);
+    expect(r.kind).toBe("error");
+    if (r.kind === "error") expect([r.error.line, r.error.field]).toEqual([3, field]);
+  });
+});
