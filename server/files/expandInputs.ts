@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { globBase, globToRegExp, hasGlobMagic } from "../../src/core/files/glob";
 
 /** What a directory argument contributes: the rollout files in it. */
-export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson"] as const;
+export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson", ".pt"] as const;
 
 /** The files named by command-line arguments, and the arguments that named none. */
 export interface ExpandedInputs {

@@ -6,8 +6,10 @@ import {
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
+import { torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { isParquetHead, openParquet, parquetRecords } from "../../src/core/formats/parquet";
+import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
 
 /** One line of a text file: 1-based number and text without the line break. */
 export interface NumberedLine {
@@ -15,14 +17,27 @@ export interface NumberedLine {
   readonly text: string;
 }
 
-async function isParquetFile(path: string): Promise<boolean> {
+/** The file's first `n` bytes (fewer when it is shorter). */
+export async function fileHead(path: string, n = 8): Promise<Uint8Array> {
   const handle = await open(path, "r");
   try {
-    const head = new Uint8Array(4);
-    const { bytesRead } = await handle.read(head, 0, 4, 0);
-    return bytesRead === 4 && isParquetHead(head);
+    const head = new Uint8Array(n);
+    const { bytesRead } = await handle.read(head, 0, n, 0);
+    return head.subarray(0, bytesRead);
   } finally {
     await handle.close();
+  }
+}
+
+/** The samples of a slime/miles `.pt` rollout dump as JSON lines, sample r as line r + 1. */
+async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
+  const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(path)));
+  const source = torchRecordSource(dump);
+  for (const group of source.groups) {
+    const records = await source.read(group.start, group.start + group.rows);
+    for (const [k, value] of records.entries()) {
+      yield { lineNo: group.start + k + 1, text: stringifyJsonLine(value) };
+    }
   }
 }
 
@@ -36,7 +51,17 @@ async function isParquetFile(path: string): Promise<boolean> {
  * and a Parquet file cannot be split by bytes (shard such files by file instead).
  */
 export async function* readLines(path: string, range?: ByteRange): AsyncGenerator<NumberedLine> {
-  if (await isParquetFile(path)) {
+  const head = await fileHead(path, 4);
+  if (isZipHead(head)) {
+    if (range !== undefined) {
+      throw new Error(
+        `${path}: a torch.save file is read by sample, not split by byte range; give several files to --shard`,
+      );
+    }
+    yield* torchLines(path);
+    return;
+  }
+  if (head.length === 4 && isParquetHead(head)) {
     if (range !== undefined) {
       throw new Error(
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,
