@@ -1,4 +1,8 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { main } from "../cli";
 
@@ -47,6 +51,31 @@ describe("slime rollout dumps (.pt) on the command line", () => {
   it("a torch.save file without samples says what it holds, exit 2", async () => {
     const { code, out } = await run(["validate", fixture("values.pt")]);
     expect(out).toContain("a torch.save file with no rollout samples: keys int64, int32");
+    expect(code).toBe(2);
+  });
+});
+
+describe("a file that is not what it seems gets a word, not a JSON error", () => {
+  const dir = mkdtempSync(join(tmpdir(), "rollout-lens-sniff-"));
+
+  it("a gzip-compressed JSONL file: decompress it first, exit 2", async () => {
+    const path = join(dir, "rollouts.jsonl.gz");
+    writeFileSync(path, gzipSync('{"tokens": [1, 2], "response_length": 1}\n'));
+    const { code, out } = await run(["validate", path]);
+    expect(out).toBe(
+      `${path}: cannot read: a gzip-compressed file: decompress it first (gunzip -k FILE), then open the result`,
+    );
+    expect(code).toBe(2);
+  });
+
+  it("a ZIP that torch did not write is not a torch.save file, exit 2", async () => {
+    const path = join(dir, "other.pt");
+    writeFileSync(
+      path,
+      Buffer.from("PK\x03\x04 not really a zip at all, just its magic", "latin1"),
+    );
+    const { code, out } = await run(["drift", path]);
+    expect(out).toContain("no ZIP end-of-central-directory record");
     expect(code).toBe(2);
   });
 });

@@ -6,6 +6,7 @@ import {
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
+import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
 import { torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { isParquetHead, openParquet, parquetRecords } from "../../src/core/formats/parquet";
@@ -51,7 +52,9 @@ async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
  * and a Parquet file cannot be split by bytes (shard such files by file instead).
  */
 export async function* readLines(path: string, range?: ByteRange): AsyncGenerator<NumberedLine> {
-  const head = await fileHead(path, 4);
+  const head = await fileHead(path, SNIFF_BYTES);
+  const problem = binaryFileProblem(head);
+  if (problem) throw new Error(problem);
   if (isZipHead(head)) {
     if (range !== undefined) {
       throw new Error(
@@ -61,7 +64,7 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
     yield* torchLines(path);
     return;
   }
-  if (head.length === 4 && isParquetHead(head)) {
+  if (head.length >= 4 && isParquetHead(head)) {
     if (range !== undefined) {
       throw new Error(
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,

@@ -7,6 +7,7 @@ import {
   parquetRecordSource,
   type RecordSource,
 } from "../core/files/recordIndexer";
+import { binaryFileProblem, SNIFF_BYTES } from "../core/files/sniffFile";
 import { torchDumpOf, torchRecordSource } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
@@ -71,7 +72,9 @@ export async function recordSourceOf(
   size: number,
   mapping: ColumnMapping | undefined,
 ): Promise<RecordSource | undefined> {
-  const head = size >= 8 ? await bytes.read(0, 4) : new Uint8Array(0);
+  const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
+  const problem = binaryFileProblem(head);
+  if (problem) throw new Error(`${name}: ${problem}`);
   const file = {
     byteLength: size,
     slice: async (start: number, end?: number) => {
@@ -82,7 +85,8 @@ export async function recordSourceOf(
       ) as ArrayBuffer;
     },
   };
-  if (isParquetHead(head)) return parquetRecordSource(await openParquet(file, { mapping }));
+  if (size >= 8 && isParquetHead(head))
+    return parquetRecordSource(await openParquet(file, { mapping }));
   // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet.
   if (isZipHead(head)) return torchRecordSource(torchDumpOf(await openTorchFile(file)));
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
