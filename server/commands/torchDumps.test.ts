@@ -79,3 +79,31 @@ describe("a file that is not what it seems gets a word, not a JSON error", () =>
     expect(code).toBe(2);
   });
 });
+
+describe("a --dump-details folder (rollout_data/ + train_data/) opens as one run", () => {
+  const details = fixture("dump-details");
+
+  it("validate and drift read its rollout dump, not the train dump beside it", async () => {
+    const validate = await run(["validate", details]);
+    expect(validate.out).toBe(
+      `${details}/rollout_data/3.pt: slime, 12 trajectories from 12 valid lines (12 lines, 0 blank, 0 bad)`,
+    );
+    expect(validate.code).toBe(0);
+    const drift = await run(["drift", details, "--json"]);
+    expect(JSON.parse(drift.out).files[0]).toMatchObject({ checked: 12, drifted: 0 });
+    expect(drift.code).toBe(0);
+  });
+
+  it("mismatch compares the train dump's trainer lane, joined by rollout_position, with no flag", async () => {
+    const { code, out } = await run(["mismatch", details, "--json"]);
+    const file = JSON.parse(out).files[0];
+    expect(file.trajectories).toHaveLength(12);
+    expect(
+      file.trajectories.every((t: { lanes: string[] }) => t.lanes.join() === "trainer,sampled"),
+    ).toBe(true);
+    // The fixture's trainer logprobs are the rollout's plus noise of sd 0.01.
+    expect(file.summary.maxAbsDelta).toBeLessThan(0.1);
+    expect(file.summary.maxAbsDelta).toBeGreaterThan(0);
+    expect(code).toBe(0);
+  });
+});

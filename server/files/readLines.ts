@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { asyncBufferFromFile } from "hyparquet";
 import {
   isJsonDocumentName,
@@ -7,7 +8,8 @@ import {
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
 import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
-import { torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
+import { type TorchDump, torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
+import { trainJoinOf } from "../../src/core/files/trainDump";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { isParquetHead, openParquet, parquetRecords } from "../../src/core/formats/parquet";
 import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
@@ -30,10 +32,31 @@ export async function fileHead(path: string, n = 8): Promise<Uint8Array> {
   }
 }
 
+/**
+ * The train dumps of rollout dump `.../rollout_data/{id}.pt`: `.../train_data/{id}.pt` (slime's
+ * --dump-details) and `.../train_data/{id}_{rank}.pt` (miles'), docs/format.md.
+ */
+async function trainDumpsOf(path: string): Promise<TorchDump[]> {
+  const match = /^(.*)[\\/]rollout_data[\\/]((?:eval_)?\d+)\.pt$/.exec(path);
+  if (!match) return [];
+  const dir = join(match[1] as string, "train_data");
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const id = match[2] as string;
+  const mine = names
+    .filter((n) => n === `${id}.pt` || new RegExp(`^${id}_\\d+\\.pt$`).test(n))
+    .sort();
+  const dumps: TorchDump[] = [];
+  for (const name of mine) {
+    const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(join(dir, name))));
+    if (dump.kind === "train") dumps.push(dump);
+  }
+  return dumps;
+}
+
 /** The samples of a slime/miles `.pt` rollout dump as JSON lines, sample r as line r + 1. */
 async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
   const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(path)));
-  const source = torchRecordSource(dump);
+  const source = torchRecordSource(dump, trainJoinOf(await trainDumpsOf(path)));
   for (const group of source.groups) {
     const records = await source.read(group.start, group.start + group.rows);
     for (const [k, value] of records.entries()) {

@@ -1,6 +1,7 @@
 import { plainValues, type TorchFile } from "../torch/torchFile";
 import { TorchFileError } from "../torch/zipEntries";
 import type { RecordSource } from "./recordIndexer";
+import { type TrainJoin, trainSampleFor, withTrainSample } from "./trainDump";
 
 /*
  * slime and miles dumps written with torch.save (docs/format.md "slime and miles `.pt` dumps"):
@@ -62,8 +63,11 @@ export function rolloutRecord(sample: unknown, header: Readonly<Record<string, u
   return { ...sample, slime_dump: dump };
 }
 
-/** The samples of a rollout dump as a record source: storages read per chunk of samples. */
-export function torchRecordSource(dump: TorchDump): RecordSource {
+/**
+ * The samples of a rollout dump as a record source: storages read per chunk of samples. With
+ * `train`, each sample gets its train dump's lanes (trainDump.ts).
+ */
+export function torchRecordSource(dump: TorchDump, train?: TrainJoin): RecordSource {
   if (dump.kind !== "rollout") {
     throw new TorchFileError(
       "a slime/miles train dump (format_version 2) holds trainer lanes but no token ids: open its rollout dump, or the --dump-details folder holding both",
@@ -86,7 +90,15 @@ export function torchRecordSource(dump: TorchDump): RecordSource {
     groups,
     read: async (start, end) => {
       const plain = (await plainValues(dump.torch, dump.samples.slice(start, end))) as unknown[];
-      return plain.map((sample) => rolloutRecord(sample, dump.header));
+      const records = plain.map((sample) => rolloutRecord(sample, dump.header));
+      if (!train) return records;
+      return Promise.all(
+        records.map(async (record, k) => {
+          if (!isObject(record)) return record;
+          const trainSample = await trainSampleFor(train, start + k, record.index);
+          return trainSample ? withTrainSample(record, trainSample) : record;
+        }),
+      );
     },
   };
 }
