@@ -173,7 +173,7 @@ class Machine {
     }
   }
 
-  // One opcode. A switch over the opcode byte; each case is a line or two.
+  /** One opcode: the scalar and stack ones here, the others below; each case a line or two. */
   private step(op: number): undefined {
     switch (op) {
       case 0x80: // PROTO
@@ -240,6 +240,14 @@ class Machine {
         return this.push(this.raw(this.u64(), "BINBYTES8").slice());
       case 0x56: // UNICODE (raw-unicode-escape; read as its text)
         return this.push(this.line());
+      default:
+        return this.containerStep(op);
+    }
+  }
+
+  /** Opcodes that build lists, tuples and dicts. */
+  private containerStep(op: number): undefined {
+    switch (op) {
       case 0x5d: // EMPTY_LIST
         return this.push([]);
       case 0x29: // EMPTY_TUPLE
@@ -293,6 +301,14 @@ class Machine {
         const items = this.popMark();
         return this.setItems(this.top(), items);
       }
+      default:
+        return this.objectStep(op);
+    }
+  }
+
+  /** Opcodes of the memo, globals, calls, object state and storages. */
+  private objectStep(op: number): undefined {
+    switch (op) {
       case 0x70: // PUT
         return this.memoPut(Number(this.textInt(this.line())));
       case 0x71: // BINPUT
