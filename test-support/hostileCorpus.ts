@@ -217,3 +217,6 @@ export function expectSoundRead(
   }
   return result.kind;
 }
+
+// Hostile `.pt` (torch.save) files: test-support/hostileTorch.ts.
+export { CANARY_PATH, type HostileTorchFile, hostileTorchFiles } from "./hostileTorch";

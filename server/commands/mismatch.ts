@@ -17,6 +17,7 @@ import {
   aggregateMismatch,
   type FileMismatchStats,
 } from "../../src/core/mismatch/trajectoryMismatch";
+import { expandInputs } from "../files/expandInputs";
 import { readLines } from "../files/readLines";
 import { mappingOfFlags } from "./mapFlag";
 import type { MismatchFlags, ParsedArgs } from "./spec";
@@ -180,7 +181,11 @@ export async function runMismatch(
   const mapping = mappingOfFlags("mismatch", values, io);
   if (typeof mapping === "number") return mapping;
   const reports: FileMismatchReport[] = [];
-  for (const path of positionals) reports.push(await mismatchFile(path, c, lanes, mapping));
+  // Directories and globs name their rollout files, as for validate and drift.
+  const { files, problems } = await expandInputs(positionals);
+  for (const problem of problems) io.err(`mismatch: ${problem}`);
+  if (problems.length > 0) return 2;
+  for (const path of files) reports.push(await mismatchFile(path, c, lanes, mapping));
   if (values.json) {
     io.out(JSON.stringify({ correction: c, files: reports }));
   } else {

@@ -3,7 +3,7 @@ import { globBase, globToRegExp, hasGlobMagic } from "../../src/core/files/glob"
 import { isRunSideFile } from "../../src/core/files/runSteps";
 
 /** What a directory argument contributes: the rollout files in it. */
-export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson"] as const;
+export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson", ".pt"] as const;
 
 /** The files named by command-line arguments, and the arguments that named none. */
 export interface ExpandedInputs {
@@ -27,7 +27,11 @@ function join(dir: string, name: string): string {
  * starts with `.` (`.git`, editors' temporaries) are skipped, as shells skip them for `*`.
  */
 async function walk(dir: string, keep: (path: string) => boolean, out: string[]): Promise<void> {
-  const entries = await readdir(dir === "" ? "." : dir, { withFileTypes: true });
+  let entries = await readdir(dir === "" ? "." : dir, { withFileTypes: true });
+  // A slime/miles --dump-details folder is one run: its rollout dumps, which read their
+  // train_data/ siblings themselves (docs/format.md "slime and miles `.pt` dumps").
+  const dumps = entries.find((e) => e.name === "rollout_data" && e.isDirectory());
+  if (dumps) entries = [dumps];
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
     const path = join(dir, entry.name);
@@ -51,7 +55,8 @@ function sorted(paths: string[]): string[] {
 /**
  * Expands command-line inputs the same way on every machine of a job: a file stays itself (one
  * that does not exist too, so the command reports it as unreadable); a directory becomes the
- * rollout files (`.jsonl`, `.ndjson`) inside it, recursively; a pattern with `*`, `?`, `[…]` or
+ * rollout files (`.jsonl`, `.ndjson`, `.pt`) inside it, recursively (of a folder holding
+ * `rollout_data/`, a slime/miles --dump-details folder, only those); a pattern with `*`, `?`, `[…]` or
  * `{…}` (quoted, so the shell leaves it to us) becomes the files it matches (see core/files/glob).
  * Paths keep the form they were given in (`runs/a.jsonl`, not absolute), which `--shard` hashes.
  */

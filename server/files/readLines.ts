@@ -1,13 +1,18 @@
 import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { asyncBufferFromFile } from "hyparquet";
 import {
   isJsonDocumentName,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
+import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
+import { type TorchDump, torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
+import { trainJoinOf } from "../../src/core/files/trainDump";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { isParquetHead, openParquet, parquetRecords } from "../../src/core/formats/parquet";
+import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
 
 /** One line of a text file: 1-based number and text without the line break. */
 export interface NumberedLine {
@@ -15,14 +20,48 @@ export interface NumberedLine {
   readonly text: string;
 }
 
-async function isParquetFile(path: string): Promise<boolean> {
+/** The file's first `n` bytes (fewer when it is shorter). */
+export async function fileHead(path: string, n = 8): Promise<Uint8Array> {
   const handle = await open(path, "r");
   try {
-    const head = new Uint8Array(4);
-    const { bytesRead } = await handle.read(head, 0, 4, 0);
-    return bytesRead === 4 && isParquetHead(head);
+    const head = new Uint8Array(n);
+    const { bytesRead } = await handle.read(head, 0, n, 0);
+    return head.subarray(0, bytesRead);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * The train dumps of rollout dump `.../rollout_data/{id}.pt`: `.../train_data/{id}.pt` (slime's
+ * --dump-details) and `.../train_data/{id}_{rank}.pt` (miles'), docs/format.md.
+ */
+async function trainDumpsOf(path: string): Promise<TorchDump[]> {
+  const match = /^(.*)[\\/]rollout_data[\\/]((?:eval_)?\d+)\.pt$/.exec(path);
+  if (!match) return [];
+  const dir = join(match[1] as string, "train_data");
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const id = match[2] as string;
+  const mine = names
+    .filter((n) => n === `${id}.pt` || new RegExp(`^${id}_\\d+\\.pt$`).test(n))
+    .sort();
+  const dumps: TorchDump[] = [];
+  for (const name of mine) {
+    const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(join(dir, name))));
+    if (dump.kind === "train") dumps.push(dump);
+  }
+  return dumps;
+}
+
+/** The samples of a slime/miles `.pt` rollout dump as JSON lines, sample r as line r + 1. */
+async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
+  const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(path)));
+  const source = torchRecordSource(dump, trainJoinOf(await trainDumpsOf(path)));
+  for (const group of source.groups) {
+    const records = await source.read(group.start, group.start + group.rows);
+    for (const [k, value] of records.entries()) {
+      yield { lineNo: group.start + k + 1, text: stringifyJsonLine(value) };
+    }
   }
 }
 
@@ -36,7 +75,19 @@ async function isParquetFile(path: string): Promise<boolean> {
  * and a Parquet file cannot be split by bytes (shard such files by file instead).
  */
 export async function* readLines(path: string, range?: ByteRange): AsyncGenerator<NumberedLine> {
-  if (await isParquetFile(path)) {
+  const head = await fileHead(path, SNIFF_BYTES);
+  const problem = binaryFileProblem(head);
+  if (problem) throw new Error(problem);
+  if (isZipHead(head)) {
+    if (range !== undefined) {
+      throw new Error(
+        `${path}: a torch.save file is read by sample, not split by byte range; give several files to --shard`,
+      );
+    }
+    yield* torchLines(path);
+    return;
+  }
+  if (head.length >= 4 && isParquetHead(head)) {
     if (range !== undefined) {
       throw new Error(
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,

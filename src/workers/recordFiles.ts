@@ -7,8 +7,11 @@ import {
   parquetRecordSource,
   type RecordSource,
 } from "../core/files/recordIndexer";
+import { binaryFileProblem, SNIFF_BYTES } from "../core/files/sniffFile";
+import { torchDumpOf, torchRecordSource } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
+import { isZipHead, openTorchFile } from "../core/torch/torchFile";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
 /*
@@ -69,22 +72,23 @@ export async function recordSourceOf(
   size: number,
   mapping: ColumnMapping | undefined,
 ): Promise<RecordSource | undefined> {
-  if (size >= 8 && isParquetHead(await bytes.read(0, 4))) {
-    const parquet = await openParquet(
-      {
-        byteLength: size,
-        slice: async (start, end) => {
-          const chunk = await readSpan(bytes, start, end ?? size);
-          return chunk.buffer.slice(
-            chunk.byteOffset,
-            chunk.byteOffset + chunk.byteLength,
-          ) as ArrayBuffer;
-        },
-      },
-      { mapping },
-    );
-    return parquetRecordSource(parquet);
-  }
+  const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
+  const problem = binaryFileProblem(head);
+  if (problem) throw new Error(`${name}: ${problem}`);
+  const file = {
+    byteLength: size,
+    slice: async (start: number, end?: number) => {
+      const chunk = await readSpan(bytes, start, end ?? size);
+      return chunk.buffer.slice(
+        chunk.byteOffset,
+        chunk.byteOffset + chunk.byteLength,
+      ) as ArrayBuffer;
+    },
+  };
+  if (size >= 8 && isParquetHead(head))
+    return parquetRecordSource(await openParquet(file, { mapping }));
+  // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet.
+  if (isZipHead(head)) return torchRecordSource(torchDumpOf(await openTorchFile(file)));
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size, mapping) : undefined;

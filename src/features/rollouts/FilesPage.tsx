@@ -56,7 +56,7 @@ export function FilesPage() {
         <strong>Drop a rollout JSONL or Parquet file here, or choose a file</strong>
         <input
           type="file"
-          accept=".jsonl,.json,.ndjson,.txt,.parquet"
+          accept=".jsonl,.json,.ndjson,.txt,.parquet,.pt"
           onChange={handlePick}
           aria-label="rollout file"
         />

@@ -3,6 +3,7 @@ import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
 import { type Correction, tokenMismatch, VERDICT } from "../../core/mismatch/mismatch";
 import { forkKind } from "../../core/tito/fork";
+import { type TokenExtras, tokenExtras } from "../../core/trajectory/tokenExtras";
 import type { Trajectory } from "../../core/trajectory/types";
 import styles from "./DetailsPanel.module.css";
 import { CORRECTION_LABEL, KIND_LABEL } from "./kindLabels";
@@ -104,6 +105,40 @@ function LaneRows({
   );
 }
 
+/** What a slime/miles dump keeps per token: routed experts, top-p nucleus, advantage, entropy. */
+function ExtraRows({ extras }: { extras: TokenExtras }) {
+  return (
+    <>
+      {extras.routedExperts && (
+        <>
+          <dt>routed experts</dt>
+          <dd data-testid="detail-routed-experts">
+            {extras.routedExperts.map((ids, layer) => `L${layer}: ${ids.join(" ")}`).join(" · ")}
+          </dd>
+        </>
+      )}
+      {extras.topPKept && (
+        <>
+          <dt>top-p kept</dt>
+          <dd data-testid="detail-top-p">{extras.topPKept.join(" ")}</dd>
+        </>
+      )}
+      {extras.advantage !== undefined && (
+        <>
+          <dt>advantage</dt>
+          <dd data-testid="detail-advantage">{extras.advantage.toPrecision(4)}</dd>
+        </>
+      )}
+      {extras.entropy !== undefined && (
+        <>
+          <dt>entropy</dt>
+          <dd data-testid="detail-entropy">{extras.entropy.toPrecision(4)}</dd>
+        </>
+      )}
+    </>
+  );
+}
+
 /** Everything known about one token: position, id, piece, logprob, rank, top-k, segment, turn. */
 /** Memoized: the view re-renders on every scroll frame, the details only when the token changes. */
 export const DetailsPanel = memo(function DetailsPanel({
@@ -188,6 +223,7 @@ export const DetailsPanel = memo(function DetailsPanel({
         </dd>
         <dt>turn</dt>
         <dd>{segment?.turn}</dd>
+        <ExtraRows extras={tokenExtras(trajectory, token)} />
       </dl>
       {top && top.length > 0 && (
         <table className={styles.top} data-testid="top-k">

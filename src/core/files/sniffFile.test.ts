@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { binaryFileProblem } from "./sniffFile";
+
+const bytes = (...b: number[]) => new Uint8Array(b);
+
+describe("binaryFileProblem", () => {
+  it("names compressed files and says to decompress them", () => {
+    expect(binaryFileProblem(bytes(0x1f, 0x8b, 8, 0))).toMatch(
+      /^a gzip-compressed file: decompress it first/,
+    );
+    expect(binaryFileProblem(bytes(0x28, 0xb5, 0x2f, 0xfd, 0))).toMatch(/^a zstd-compressed file/);
+  });
+
+  it("tells a legacy torch.save file from a bare pickle", () => {
+    const legacy = bytes(
+      0x80,
+      0x02,
+      0x8a,
+      0x0a,
+      0x6c,
+      0xfc,
+      0x9c,
+      0x46,
+      0xf9,
+      0x20,
+      0x6a,
+      0xa8,
+      0x50,
+    );
+    expect(binaryFileProblem(legacy)).toMatch(/^a legacy torch.save file/);
+    expect(binaryFileProblem(bytes(0x80, 0x04, 0x95))).toMatch(/^a bare Python pickle/);
+  });
+
+  it("leaves text, ZIP and Parquet to their readers", () => {
+    expect(binaryFileProblem(new TextEncoder().encode('{"tokens": [1]}'))).toBeUndefined();
+    expect(binaryFileProblem(bytes(0x50, 0x4b, 3, 4))).toBeUndefined();
+    expect(binaryFileProblem(new TextEncoder().encode("PAR1"))).toBeUndefined();
+  });
+});

@@ -1,0 +1,41 @@
+/*
+ * A file that is not what it seems gets a word, not a JSON error (docs/format.md "Files that are
+ * not rollouts"): the first bytes of a file that Rollout Lens does not read as records say what
+ * it is and what to do. ZIP (torch.save) and Parquet files are read by their own readers; this
+ * names the rest before any line is parsed as JSON.
+ */
+
+/** Bytes the sniffer looks at. */
+export const SNIFF_BYTES = 16;
+
+const startsWith = (head: Uint8Array, magic: readonly number[]) =>
+  head.length >= magic.length && magic.every((b, k) => head[k] === b);
+
+/** torch.save's legacy (pre-ZIP) form starts with this pickled magic number. */
+const LEGACY_TORCH = [0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8];
+
+/**
+ * What a binary file is, as a sentence, when its first bytes say it is one no reader here
+ * reads as it is; undefined for text (JSON lines) and for ZIP / Parquet, which have readers.
+ */
+export function binaryFileProblem(head: Uint8Array): string | undefined {
+  if (startsWith(head, [0x1f, 0x8b])) {
+    return "a gzip-compressed file: decompress it first (gunzip -k FILE), then open the result";
+  }
+  if (startsWith(head, [0x28, 0xb5, 0x2f, 0xfd])) {
+    return "a zstd-compressed file: decompress it first (zstd -d FILE), then open the result";
+  }
+  if (startsWith(head, LEGACY_TORCH)) {
+    return "a legacy torch.save file (the pre-ZIP format): load it and torch.save it again with a current torch, which writes the ZIP format read here";
+  }
+  if (head[0] === 0x80 && (head[1] ?? 0) >= 2 && (head[1] ?? 0) <= 5) {
+    return "a bare Python pickle: rollouts are read from torch.save (.pt) files, JSON lines or Parquet; save it with torch.save";
+  }
+  if (startsWith(head, [0x42, 0x5a, 0x68])) {
+    return "a bzip2-compressed file: decompress it first (bunzip2 -k FILE)";
+  }
+  if (startsWith(head, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) {
+    return "an xz-compressed file: decompress it first (xz -dk FILE)";
+  }
+  return undefined;
+}

@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { createFileIndex } from "../core/files/fileIndexer";
+import { indexRecords, type RecordSource } from "../core/files/recordIndexer";
+import { readRolloutValue } from "../core/formats/readRolloutLine";
+import { byteSource, recordSourceOf } from "./recordFiles";
+
+// A `.pt` dropped on the files page: the file worker reads it from the File by byte range,
+// as it reads Parquet, and indexes its samples as rows.
+
+const fixture = (name: string) =>
+  new Uint8Array(readFileSync(new URL(`../test/fixtures/torch/${name}`, import.meta.url)));
+
+function blobSource(name: string, bytes: Uint8Array, reads: number[]) {
+  const source = byteSource({ kind: "blob", name, blob: new Blob([bytes.slice().buffer]) });
+  return {
+    size: source.size,
+    read: (start: number, end: number) => {
+      reads.push(end - start);
+      return source.read(start, end);
+    },
+  };
+}
+
+describe("a slime rollout dump (.pt) in the file worker", () => {
+  it("indexes every sample as a row, reading the file by byte range", async () => {
+    const bytes = fixture("slime-rollout.pt");
+    const reads: number[] = [];
+    const source = blobSource("slime-rollout.pt", bytes, reads);
+    const records = (await recordSourceOf(
+      source,
+      "slime-rollout.pt",
+      bytes.length,
+      undefined,
+    )) as RecordSource;
+    expect(records.rows).toBe(36);
+    const index = createFileIndex("slime-rollout.pt");
+    for await (const _ of indexRecords(records, index));
+    expect(index.format).toBe("slime");
+    expect(index.rows).toHaveLength(36);
+    expect(index.rows[0]).toMatchObject({ line: 1, group: "0", reward: 1 });
+    expect(index.rows[8]).toMatchObject({ status: "truncated" });
+    // No read copies the whole file: the pickle once, the storages in ranges.
+    expect(Math.max(...reads)).toBeLessThan(bytes.length);
+  });
+
+  it("a sample opens with its lanes and its routed experts kept as routing metadata", async () => {
+    const bytes = fixture("slime-rollout.pt");
+    const source = blobSource("slime-rollout.pt", bytes, []);
+    const records = (await recordSourceOf(
+      source,
+      "slime-rollout.pt",
+      bytes.length,
+      undefined,
+    )) as RecordSource;
+    const [record] = await records.read(0, 1);
+    const result = readRolloutValue(record as Record<string, unknown>, 1);
+    if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));
+    const [t] = result.trajectories;
+    const tokens = t?.segments.reduce((n, s) => n + s.tokenIds.length, 0) ?? 0;
+    expect(Object.keys(t?.logprobLanes ?? {})).toEqual(["teacher"]);
+    expect(t?.metadata.rollout_routed_experts).toHaveLength(tokens - 1);
+    expect(t?.metadata.slime_dump).toEqual({ rollout_id: 3 });
+    expect(t?.metadata.weight_versions).toEqual(["12"]);
+  });
+});
