@@ -73,6 +73,8 @@ export function buildApp(
       files: config.files,
       dataDir: config.data,
       version: packageVersion(),
+      sglang: services.upstreamUrls,
+      maxRunning: config.maxEpisodes,
       ...(config.map === undefined ? {} : { map: config.map }),
     }),
   );

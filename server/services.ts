@@ -20,6 +20,8 @@ export interface Services {
   readonly tokenizer: Tokenizer;
   readonly client: ModelClient;
   readonly sglang: SglangClient;
+  /** The URLs `sglang` talks to: the `--sglang` servers, or the embedded simulator's. */
+  readonly upstreamUrls: readonly string[];
   readonly isSimulated: boolean;
   readonly registry: ToolRegistry;
   readonly store: EpisodeStore;
@@ -107,6 +109,7 @@ export async function createServices(
     tokenizer,
     client,
     sglang,
+    upstreamUrls: urls,
     isSimulated: sim !== undefined,
     registry,
     store,

@@ -102,6 +102,95 @@ function quietSink(signal: AbortSignal): EpisodeSink {
   };
 }
 
+/** A file row's fork to run: the checked request, and where its branches go. */
+export interface FileBranchRun {
+  readonly path: string;
+  readonly body: ForkEpisodeRequest;
+  /** `--tokenizer`: else the one rule chooses from the row. */
+  readonly tokenizer?: string;
+  /** SGLang servers (comma-separated); the simulator when absent. */
+  readonly sglang?: string;
+  readonly signal: AbortSignal;
+  /** Each finished branch, in the order they finish. */
+  onBranch(final: Trajectory): Promise<void>;
+}
+
+export type FileBranchOutcome =
+  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: true;
+      readonly parent: Trajectory;
+      readonly where: string;
+      readonly tokenizer: ReturnType<typeof branchTokenizer>;
+      readonly finals: readonly Trajectory[];
+    };
+
+/**
+ * Forks row `body.fork` of the file at token `body.fork.index` and runs its branches (the API's
+ * row lookup, schema, prefix and branch runner): what `rollout-lens branch` and the MCP `branch`
+ * tool run. The file is only read; a bad fork is refused before anything reaches SGLang.
+ */
+export async function branchFileRow(run: FileBranchRun): Promise<FileBranchOutcome> {
+  const { path, body } = run;
+  const found = await findFileRow([{ id: "f1", name: path, origin: "cli", path }], body.fork);
+  if (!("trajectory" in found)) return { ok: false, error: found.error };
+  const parent = found.trajectory;
+  const where = `${path} line ${found.line ?? "?"} (trajectory ${parent.id})`;
+  const choice = branchTokenizer(parent, run.tokenizer);
+  let tokenizer: RunnerDeps["tokenizer"];
+  try {
+    tokenizer = await loadTokenizer(choice.source);
+  } catch (error) {
+    const flag = choice.reason === "picked" ? "--tokenizer" : `tokenizer ${choice.name}`;
+    return {
+      ok: false,
+      error: `${flag}: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  const runnerOf = (client: RunnerDeps["client"]): RunnerDeps => ({
+    tokenizer,
+    tokenizerName: choice.source,
+    client,
+    registry: createToolRegistry(),
+  });
+  // The prefix is checked before anything is started: a bad fork never reaches SGLang.
+  const prefix = prefixFor(parent, body, runnerOf({ upstream: "", model: "", generate: unusable }));
+  // The API's 400 reason: it names the field (the index, the tokenizer, the edit).
+  if ("error" in prefix) return { ok: false, error: `${where}: ${prefix.error}` };
+  let sim: RunningSim | undefined;
+  const urls = (run.sglang ?? "")
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  if (urls.length === 0) {
+    sim = await startSim({ port: 0 }, { tokenizer: choice.source });
+    urls.push(sim.url);
+  }
+  const sglang = new SglangClient({ upstreams: urls });
+  try {
+    const client = await createSglangModelClient(sglang, sim ? "simulator" : urls.join(", "));
+    const runner = runnerOf(client);
+    const finals = await Promise.all(
+      branchRequests(parent, body, body.n ?? 1).map(async (episode) => {
+        const final = await runBranch(runner, episode, quietSink(run.signal), prefix);
+        await run.onBranch(final);
+        return final;
+      }),
+    );
+    return { ok: true, parent, where, tokenizer: choice, finals };
+  } finally {
+    await sglang.close();
+    await sim?.close();
+  }
+}
+
+/** One branch as the command prints it: id, status, tokens, where it leaves the parent. */
+export function branchLine(parent: Trajectory, final: Trajectory, from: number): string {
+  const tokens = final.segments.reduce((sum, s) => sum + s.tokenIds.length, 0);
+  const reason = final.endReason ? ` (${final.endReason})` : "";
+  return `${final.id} ${final.status}${reason} ${tokens} tokens, ${departure(parent, final, from)}`;
+}
+
 /**
  * `rollout-lens branch FILE --row R --index N --out OUT ...`: the API's file-row fork (same row
  * lookup, schema, prefix and branch runner), its branches appended to OUT; FILE is only read.
@@ -130,73 +219,31 @@ export async function runBranchCommand(
     return 2;
   }
   const { body } = request;
-  const found = await findFileRow([{ id: "f1", name: path, origin: "cli", path }], body.fork);
-  if (!("trajectory" in found)) {
-    io.err(`branch: ${found.error}`);
-    return 2;
-  }
-  const parent = found.trajectory;
-  const where = `${path} line ${found.line ?? "?"} (trajectory ${parent.id})`;
-
-  const choice = branchTokenizer(parent, values.tokenizer);
-  let tokenizer: RunnerDeps["tokenizer"];
-  try {
-    tokenizer = await loadTokenizer(choice.source);
-  } catch (error) {
-    const flag = choice.reason === "picked" ? "--tokenizer" : `tokenizer ${choice.name}`;
-    io.err(`branch: ${flag}: ${error instanceof Error ? error.message : String(error)}`);
-    return 2;
-  }
-  io.out(`tokenizer: ${choice.name} (${choice.why})`);
-  const runnerOf = (client: RunnerDeps["client"]): RunnerDeps => ({
-    tokenizer,
-    tokenizerName: choice.source,
-    client,
-    registry: createToolRegistry(),
-  });
-  // The prefix is checked before anything is started: a bad fork never reaches SGLang.
-  const prefix = prefixFor(parent, body, runnerOf({ upstream: "", model: "", generate: unusable }));
-  if ("error" in prefix) {
-    // The API's 400 reason: it names the field (the index, the tokenizer, the edit).
-    io.err(`branch: ${where}: ${prefix.error}`);
-    return 2;
-  }
-
-  let sim: RunningSim | undefined;
-  const urls = (values.sglang ?? "")
-    .split(",")
-    .map((u) => u.trim())
-    .filter(Boolean);
-  if (urls.length === 0) {
-    sim = await startSim({ port: 0 }, { tokenizer: choice.source });
-    urls.push(sim.url);
-  }
-  const sglang = new SglangClient({ upstreams: urls });
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once("SIGINT", onSignal);
+  let writing = Promise.resolve();
   try {
-    const client = await createSglangModelClient(sglang, sim ? "simulator" : urls.join(", "));
-    const runner = runnerOf(client);
-    const requests = branchRequests(parent, body, body.n ?? 1);
-    let writing = Promise.resolve();
-    let aborted = 0;
-    await Promise.all(
-      requests.map(async (episode) => {
-        const final = await runBranch(runner, episode, quietSink(abort.signal), prefix);
-        const line = `${stringifyJsonLine(writeRolloutLens(final))}\n`;
-        writing = writing.then(() => appendFile(values.out, line, "utf8"));
-        await writing;
-        if (final.status === "aborted") aborted++;
-        const tokens = final.segments.reduce((sum, s) => sum + s.tokenIds.length, 0);
-        const reason = final.endReason ? ` (${final.endReason})` : "";
-        io.out(
-          `${final.id} ${final.status}${reason} ${tokens} tokens, ${departure(parent, final, body.fork.index)}`,
+    const outcome = await branchFileRow({
+      ...{ path, body, signal: abort.signal },
+      ...(values.tokenizer === undefined ? {} : { tokenizer: values.tokenizer }),
+      ...(values.sglang === undefined ? {} : { sglang: values.sglang }),
+      onBranch: async (final) => {
+        writing = writing.then(() =>
+          appendFile(values.out, `${stringifyJsonLine(writeRolloutLens(final))}\n`, "utf8"),
         );
-      }),
-    );
+        await writing;
+      },
+    });
+    if (!outcome.ok) {
+      io.err(`branch: ${outcome.error}`);
+      return 2;
+    }
+    io.out(`tokenizer: ${outcome.tokenizer.name} (${outcome.tokenizer.why})`);
+    for (const final of outcome.finals) io.out(branchLine(outcome.parent, final, body.fork.index));
+    const aborted = outcome.finals.filter((f) => f.status === "aborted").length;
     io.out(
-      `${requests.length} branch(es) of ${where} at token ${body.fork.index} -> ${basename(values.out)}`,
+      `${outcome.finals.length} branch(es) of ${outcome.where} at token ${body.fork.index} -> ${basename(values.out)}`,
     );
     return aborted > 0 ? 1 : 0;
   } catch (error) {
@@ -204,8 +251,6 @@ export async function runBranchCommand(
     return 2;
   } finally {
     process.off("SIGINT", onSignal);
-    await sglang.close();
-    await sim?.close();
   }
 }
 

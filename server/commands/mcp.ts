@@ -21,6 +21,14 @@ export async function runMcp({ values, positionals }: ParsedArgs<McpFlags>, vers
     appUrl: values.appUrl,
     ...(values.map === undefined ? {} : { map: values.map }),
     ...(values.tokenizer === undefined ? {} : { tokenizer: values.tokenizer }),
+    ...(values.sglang === undefined
+      ? {}
+      : {
+          sglang: values.sglang
+            .split(",")
+            .map((u) => u.trim())
+            .filter(Boolean),
+        }),
   });
   const server = createMcpServer(ctx, version);
   const transport = new StdioServerTransport();

@@ -130,6 +130,8 @@ export interface McpFlags {
   readonly tokenizer?: string;
   readonly data: string;
   readonly appUrl: string;
+  /** SGLang servers for the rescore and branch tools. */
+  readonly sglang?: string;
 }
 
 /** `rollout-lens sim` flags; numbers stay strings until the simulator's schema checks them. */
@@ -451,6 +453,12 @@ export function mcpSpec(): Command {
     )
     .addOption(
       option("--data <DIR>", "where the server's episodes are (listed as `episodes`)", d.data),
+    )
+    .addOption(
+      option(
+        "--sglang <URL[,URL]>",
+        "SGLang servers (or `rollout-lens sim`) for the rescore and branch tools (default: none; those tools say so)",
+      ),
     )
     .addOption(
       option(

@@ -27,8 +27,10 @@ export interface LoadedFile {
   readonly errorCount: number;
   /** The tokenizer its ids are read with, and why (the rule `drift` uses). */
   readonly tokenizer: TokenizerChoice | null;
-  /** The row-th trajectory of the file (0-based, as the app's table counts). */
+  /** The row-th trajectory of the file (0-based, as the app's table counts), as revised. */
   trajectory(row: number): Promise<Trajectory>;
+  /** Keeps `t` (the row with a lane added) for this session; the file is never written. */
+  revise(row: number, t: Trajectory): void;
 }
 
 /** The files an MCP session may read: only those the server was started with, by id. */
@@ -95,6 +97,7 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
           fallback: files.tokenizers.fallback,
         });
   const all = kept;
+  const revised = new Map<number, Trajectory>();
   return {
     ...{ file, format, rows, groupKeys, lines, errors, errorCount, tokenizer },
     async trajectory(row) {
@@ -102,13 +105,16 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
       if (summary === undefined) {
         throw new Error(`${file.name}: no row ${row} (the file has ${rows.length} rows, 0-based)`);
       }
-      const cached = all?.[row];
+      const cached = revised.get(row) ?? all?.[row];
       if (cached) return cached;
       let index = 0;
       for await (const { t } of trajectoriesOf(file.path, mapping, () => {})) {
         if (index++ === row) return t;
       }
       throw new Error(`${file.name}: row ${row} is gone (the file changed since it was read)`);
+    },
+    revise(row, t) {
+      revised.set(row, t);
     },
   };
 }

@@ -23,6 +23,7 @@ const page = (limit: number) => ({
 const fileTools = () => import("./fileTools");
 const checkTools = () => import("./checkTools");
 const groupTools = () => import("./groupTools");
+const upstreamTools = () => import("./upstreamTools");
 const FINDINGS = ["zero-variance", "duplicates", "multiplicity"] as const;
 
 function tool(
@@ -136,6 +137,29 @@ export const MCP_TOOLS: readonly McpTool[] = [
     "The `groups` command on one file: each group's (or recorded tree's) forensics — duplicate members, zero variance with its cause, gradient multiplicity, branch points, computed vs recorded advantages — with the member rows and a link to the group's forest.",
     { file: fileArg, only: z.enum(FINDINGS).optional(), ...page(20) },
     async () => (await groupTools()).groupFindings,
+  ),
+  tool(
+    "rescore",
+    "Scores a row's exact ids with SGLang (only when the server was started with an upstream): the rescored lane against the sampled logprobs, after checking that the upstream's model family reads these ids (force: true overrides). The lane is kept for the session (get_tokens shows it); the file is never written.",
+    {
+      file: fileArg,
+      row: z.number().int().nonnegative(),
+      force: z.boolean().optional().describe("rescore even when the upstream's family differs"),
+    },
+    async () => (await upstreamTools()).rescore,
+  ),
+  tool(
+    "branch",
+    "Forks a row at token `index` and runs `n` branches from exactly its ids 0..index-1 (only with an upstream; stops at the running-episode cap). Branches go to the data directory's episodes.jsonl (the file `episodes`), never to the served file.",
+    {
+      file: fileArg,
+      row: z.number().int().nonnegative(),
+      index: z.number().int().positive().describe("token N: the branches start from ids 0..N-1"),
+      n: z.number().int().min(1).max(64).default(1),
+      temperature: z.number().nonnegative().max(10).optional(),
+      tool_result: z.string().max(100_000).optional().describe("replace the tool result at N"),
+    },
+    async () => (await upstreamTools()).branch,
   ),
   tool(
     "step_trends",

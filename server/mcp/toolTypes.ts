@@ -1,4 +1,7 @@
 import type { z } from "zod";
+import type { Trajectory } from "../../src/core/trajectory/types";
+import type { FamilyVerdict } from "../rescore/familyGuard";
+import type { Rescorer } from "../rescore/rescoreTrajectory";
 import type { McpChecks } from "./mcpChecks";
 import type { McpFiles } from "./mcpFiles";
 
@@ -6,6 +9,19 @@ import type { McpFiles } from "./mcpFiles";
 export interface McpRuntime {
   readonly files: McpFiles;
   readonly checks: McpChecks;
+  /** Where branches are stored (`episodes.jsonl`). */
+  readonly dataDir: string;
+  /** SGLang, when the server was started with one: rescore and branch need it. */
+  readonly upstream?: McpUpstream;
+}
+
+/** The upstream the rescore and branch tools reach, with the running-episode cap. */
+export interface McpUpstream {
+  readonly urls: readonly string[];
+  readonly client: Rescorer & { close(): Promise<void> };
+  readonly guard: (t: Trajectory) => Promise<FamilyVerdict>;
+  /** Takes `n` running slots (an error past the cap); the release gives them back. */
+  hold(n: number): () => void;
 }
 
 /** What every tool reads through: the runtime, and where the app is. */
