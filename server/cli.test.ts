@@ -2,10 +2,11 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { buildServer } from "../scripts/buildServer";
 import { fixturePath } from "../src/test/fixtureFiles";
-import { main } from "./cli";
+import { exitOnClosedPipe, main } from "./cli";
 import { driftCommand } from "./commands/drift";
 import { validateCommand } from "./commands/validate";
 
@@ -155,5 +156,16 @@ describe("lazy command modules", () => {
       true,
     );
     expect(drift?.some((c) => c.packages.includes("hono"))).toBe(true);
+  });
+});
+
+describe("a closed pipe on stdout", () => {
+  it("ends the command with exit 0 on EPIPE (`... | head -2`), and rethrows other errors", () => {
+    const exits: number[] = [];
+    const stream = new PassThrough();
+    exitOnClosedPipe(stream, (code) => exits.push(code));
+    stream.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+    expect(exits).toEqual([0]);
+    expect(() => stream.emit("error", new Error("disk full"))).toThrow("disk full");
   });
 });

@@ -138,8 +138,23 @@ function program(io: CommandIo, setExitCode: (code: number) => void): Command {
   return root;
 }
 
+/**
+ * Ends the process quietly when the reader of `stream` goes away (`rollout-lens mismatch F | head
+ * -2`): an EPIPE is the reader's choice, not an error, as for any Unix filter. Other errors throw.
+ */
+export function exitOnClosedPipe(
+  stream: NodeJS.WritableStream,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  stream.on("error", (error: unknown) => {
+    if (error instanceof Error && "code" in error && error.code === "EPIPE") exit(0);
+    else throw error;
+  });
+}
+
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
+  if (io === processIo) exitOnClosedPipe(process.stdout);
   let exitCode = 0;
   const root = program(io, (code) => {
     exitCode = code;

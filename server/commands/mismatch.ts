@@ -187,7 +187,9 @@ export async function runMismatch(
   if (problems.length > 0) return 2;
   for (const path of files) reports.push(await mismatchFile(path, c, lanes, mapping));
   if (values.json) {
-    io.out(JSON.stringify({ correction: c, files: reports }));
+    // `unchecked`: trajectories not compared (no two lanes), as `drift --json` counts them.
+    const files = reports.map((r) => ({ ...r, unchecked: r.skipped.length }));
+    io.out(JSON.stringify({ correction: c, files }));
   } else {
     io.out(`correction ${c.kind} (cap ${c.cap}, bounds [${f(c.lo, 3)}, ${f(c.hi, 3)}])`);
     for (const r of reports) {
@@ -208,8 +210,13 @@ export async function runMismatch(
       }
     }
   }
+  // A trajectory not compared is never counted as "no mismatch": exit 2, as drift does.
   const broken = reports.some(
-    (r) => r.readError !== undefined || r.errors.length > 0 || nothingCompared(r),
+    (r) =>
+      r.readError !== undefined ||
+      r.errors.length > 0 ||
+      r.skipped.length > 0 ||
+      nothingCompared(r),
   );
   if (broken) return 2;
   const over =

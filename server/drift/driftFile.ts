@@ -165,6 +165,51 @@ interface FileTokenizer {
   readonly misfit: (t: Trajectory) => IdsMisfit | undefined;
 }
 
+/** Each check's counts and the unchecked trajectories of one file, as they are found. */
+function createTally(asked: readonly DriftMode[]) {
+  const modes: ModeCounts[] = asked.map((mode) => ({ mode, checked: 0, unchecked: 0, drifted: 0 }));
+  const countOf = (mode: DriftMode) => modes.find((m) => m.mode === mode);
+  const unchecked: UncheckedTrajectory[] = [];
+  /** `t` was not checked by the checks `gaps` name (all asked-for checks: not at all). */
+  const notChecked = (t: Trajectory, gaps: readonly UncheckedMode[]) => {
+    unchecked.push({ ...where(t), reason: reasonOf(gaps), modes: gaps.map((g) => g.mode) });
+    for (const g of gaps) {
+      const c = countOf(g.mode);
+      if (c) c.unchecked += 1;
+    }
+  };
+  return {
+    modes,
+    unchecked,
+    notChecked,
+    allModes: (t: Trajectory, reason: string) =>
+      notChecked(
+        t,
+        asked.map((mode) => ({ mode, reason })),
+      ),
+    /** Counts the results of one checked trajectory under their checks. */
+    results(results: readonly DriftResult[]) {
+      for (const r of results) {
+        const c = countOf(r.mode);
+        if (!c) continue;
+        c.checked += 1;
+        if (r.firstDivergenceIndex !== undefined) c.drifted += 1;
+      }
+    },
+  };
+}
+
+/** The file's tokenizer chosen for its first trajectory `t` (or picked), loaded. */
+async function fileTokenizerFor(
+  t: Trajectory | undefined,
+  options: DriftFileOptions,
+): Promise<FileTokenizer> {
+  const { names, fallback } = options.tokenizers;
+  const choice = chooseTokenizerFor(t, { picked: options.picked, names, fallback });
+  const engine = await options.tokenizers.load(choice.name);
+  return { choice, engine, misfit: createIdsFitCheck(engine.tokenizer) };
+}
+
 /** The core's gate for `t` (driftInputs.ts): a picked tokenizer overrides what the record names. */
 function gateOf(file: FileTokenizer, options: DriftFileOptions): DriftGate {
   const { names, fallback } = options.tokenizers;
@@ -225,28 +270,8 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
   let checked = 0;
   let drifted = 0;
   let trainableAffected = 0;
-  const modes: ModeCounts[] = options.modes.map((mode) => ({
-    mode,
-    checked: 0,
-    unchecked: 0,
-    drifted: 0,
-  }));
-  const countOf = (mode: DriftMode) => modes.find((m) => m.mode === mode);
-  const unchecked: UncheckedTrajectory[] = [];
-  /** `t` was not checked by the checks `gaps` name (all asked-for checks: not at all). */
-  const notChecked = (t: Trajectory, gaps: readonly UncheckedMode[]) => {
-    const reason = reasonOf(gaps);
-    unchecked.push({ ...where(t), reason, modes: gaps.map((g) => g.mode) });
-    for (const g of gaps) {
-      const c = countOf(g.mode);
-      if (c) c.unchecked += 1;
-    }
-  };
-  const allModes = (t: Trajectory, reason: string) =>
-    notChecked(
-      t,
-      options.modes.map((mode) => ({ mode, reason })),
-    );
+  const tally = createTally(options.modes);
+  const { modes, unchecked, notChecked, allModes } = tally;
   const settle = () => {
     let k = head;
     for (; k < slots.length; k++) {
@@ -255,12 +280,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       if (slot === FAILED || slot === undefined) continue;
       if (slot.unchecked.length === 0) checked += 1;
       if (hasDrift(slot)) drifted += 1;
-      for (const r of slot.results) {
-        const c = countOf(r.mode);
-        if (!c) continue;
-        c.checked += 1;
-        if (r.firstDivergenceIndex !== undefined) c.drifted += 1;
-      }
+      tally.results(slot.results);
       for (const r of slot.results) trainableAffected += r.trainableTokensAffected;
       options.onChecked?.(slot);
       if (options.keep === undefined || options.keep(slot)) kept.push(slot);
@@ -307,28 +327,14 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
         ),
     );
   };
-  const chooseFor = async (t: Trajectory | undefined): Promise<FileTokenizer> => {
-    const { names, fallback } = options.tokenizers;
-    const choice = chooseTokenizerFor(t, { picked: options.picked, names, fallback });
-    const engine = await options.tokenizers.load(choice.name);
-    return { choice, engine, misfit: createIdsFitCheck(engine.tokenizer) };
-  };
+  const chooseFor = (t: Trajectory | undefined) => fileTokenizerFor(t, options);
   const finish = (readError?: string): FileDrift => {
     settle();
     unchecked.sort((a, b) => a.line - b.line || a.row - b.row);
+    const counts = { validLines, checked, drifted, trainableAffected, unchecked, modes, errors };
     return {
-      path,
-      format: format ?? null,
-      validLines,
-      tokenizer: file?.choice ?? null,
-      ...roundTripOf(file),
-      trajectories: kept,
-      checked,
-      drifted,
-      trainableAffected,
-      unchecked,
-      modes,
-      errors,
+      ...{ path, format: format ?? null, tokenizer: file?.choice ?? null, ...roundTripOf(file) },
+      ...{ trajectories: kept, ...counts },
       ...(readError === undefined ? {} : { readError }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
     };

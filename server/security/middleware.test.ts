@@ -201,6 +201,16 @@ describe("state-changing requests must be JSON (no simple-form CSRF)", () => {
     });
     expect(res.status).toBe(status);
   });
+
+  it("accepts an action with no body and no Content-Type (`curl -XPOST .../abort`)", async () => {
+    expect((await app.request("/api/thing", { method: "POST" })).status).toBe(200);
+    const withBody = await app.request("/api/thing", {
+      method: "POST",
+      headers: { "content-length": "2" },
+      body: new TextEncoder().encode("{}"),
+    });
+    expect(withBody.status).toBe(415);
+  });
 });
 
 describe("request body cap", () => {

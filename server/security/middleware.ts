@@ -116,11 +116,25 @@ function tokenGuard(policy: AccessPolicy): MiddlewareHandler {
   };
 }
 
-/** No simple-form CSRF: a state-changing API call must say it is JSON (forms cannot, without CORS). */
+/** True when a request carries no body at all (no length, or length 0, and not chunked). */
+function hasNoBody(c: Context): boolean {
+  const length = c.req.header("content-length");
+  return (
+    (length === undefined || length === "0") && c.req.header("transfer-encoding") === undefined
+  );
+}
+
+/**
+ * No simple-form CSRF: a state-changing API call with a body must say it is JSON (forms cannot,
+ * without CORS). An action without a body and without a content type (`curl -XPOST .../abort`)
+ * carries nothing to forge; a cross-site one is refused by the origin guard before this.
+ */
 function jsonOnly(): MiddlewareHandler {
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || !c.req.path.startsWith("/api/")) return next();
-    const type = (c.req.header("content-type") ?? "").toLowerCase();
+    const given = c.req.header("content-type");
+    if (given === undefined && hasNoBody(c)) return next();
+    const type = (given ?? "").toLowerCase();
     if (!/^application\/json\s*(;|$)/.test(type)) {
       return refuse(c, 415, `${c.req.method} ${c.req.path} needs Content-Type: application/json`);
     }

@@ -33,7 +33,11 @@ describe("loadTokenizer", () => {
   });
 
   it.each([
-    ["a missing folder", {}, /tokenizer .*: missing file .*tokenizer\.json/],
+    [
+      "a name that is neither a family nor a folder",
+      {},
+      /tokenizer \/nonexistent\/model: not a known family \(qwen3, llama3, .*gemma3\) and no folder at .*expected a family name or the path/,
+    ],
     [
       "a missing tokenizer_config.json",
       { "tokenizer.json": "{}" },

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -45,7 +46,15 @@ export function resolveTokenizerDir(nameOrPath: string): string {
         "or pass a local Hugging Face model folder",
     );
   }
-  return resolve(nameOrPath);
+  const dir = resolve(nameOrPath);
+  if (!existsSync(dir)) {
+    throw new Error(
+      `tokenizer ${nameOrPath}: not a known family (${FAMILIES.map((f) => f.id).join(", ")}) ` +
+        `and no folder at ${dir}: expected a family name or the path of a local Hugging Face ` +
+        "model folder (tokenizer.json + tokenizer_config.json)",
+    );
+  }
+  return dir;
 }
 
 function isMissing(error: unknown): boolean {

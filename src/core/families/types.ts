@@ -64,6 +64,14 @@ export interface TemplateRecognition {
   readonly refuses?: readonly string[];
 }
 
+/** Where a model turn's visible answer is in its text (core/trajectory/finalAnswer). */
+export interface AnswerSyntax {
+  /** A reasoning block the answer leaves out: its opening and closing text (`<think>`). */
+  readonly reasoning?: readonly [string, string];
+  /** Harmony: the channel whose message is the answer (`final`); absent: the turn's whole text. */
+  readonly channel?: string;
+}
+
 export interface Family {
   readonly id: FamilyId;
   /** Display name (`Llama 3.1`). */
@@ -115,4 +123,6 @@ export interface Family {
    * the text before it, and the template writes the end of turn itself.
    */
   readonly messageKeepsStop: boolean;
+  /** Where the visible answer is in a model turn; absent: its text without stop tokens and tool calls. */
+  readonly answer?: AnswerSyntax;
 }
