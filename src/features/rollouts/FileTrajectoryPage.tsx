@@ -44,11 +44,11 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
   const summary = state?.rows[rowIndex];
   const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
   const [forkAt, setForkAt] = useState<number>();
-  // A row of a server file whose tokenizer is recorded can be branched (into the episode store).
-  const canBranch =
-    !isLocalFileId(fileId) && summary !== undefined && trajectory.data?.tokenizer !== undefined;
   const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
   const { tokenizer } = useDriftTokenizer(trajectory.data);
+  // A row of a server file can be branched (into the episode store) once the one tokenizer rule
+  // has chosen its tokenizer (docs/format.md#which-tokenizer-reads-a-row); the server checks its ids.
+  const canBranch = !isLocalFileId(fileId) && summary !== undefined && tokenizer !== undefined;
   const turnChecks = useTurnChecks(view === "tokens" ? tokenizer : undefined, trajectory.data);
 
   const [searchParams] = useSearchParams();

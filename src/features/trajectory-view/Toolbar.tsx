@@ -10,6 +10,7 @@ import {
   useShowWhitespace,
 } from "../../stores/prefsStore";
 import { Legend } from "./Legend";
+import { RescoreControls } from "./RescoreControls";
 import styles from "./Toolbar.module.css";
 
 export type FindMode = "text" | "id";
@@ -146,45 +147,15 @@ export const Toolbar = memo(function Toolbar({
           mismatch
         </label>
         {onRescore && (
-          <span className={styles.group}>
-            <button
-              type="button"
-              onClick={onRescore}
-              disabled={isRescoring}
-              title="Score these exact ids with SGLang into a `rescored` lane"
-            >
-              {isRescoring ? "Rescoring…" : "Rescore"}
-            </button>
-            {rescoreError !== undefined && (
-              <span className={styles.message} data-testid="rescore-error">
-                {rescoreError}
-              </span>
-            )}
-            {onRescoreAnyway && (
-              <button type="button" onClick={onRescoreAnyway} disabled={isRescoring}>
-                Rescore anyway
-              </button>
-            )}
-            {rescoreError === undefined && rescoreStatus !== undefined && (
-              <span className={styles.muted} data-testid="rescore-status">
-                rescored: {rescoreStatus}
-              </span>
-            )}
-            {onSaveAs && (
-              <button
-                type="button"
-                onClick={onSaveAs}
-                title="Download this row with its rescored lane as a new rollout-lens/v1 file; the file it came from is never written"
-              >
-                Save as…
-              </button>
-            )}
-            {soloLane !== undefined && (
-              <span className={styles.muted} data-testid="solo-lane">
-                no sampled logprobs: heatmap, chart and low-confidence show {soloLane}
-              </span>
-            )}
-          </span>
+          <RescoreControls
+            onRescore={onRescore}
+            isRescoring={isRescoring}
+            {...(rescoreStatus === undefined ? {} : { rescoreStatus })}
+            {...(rescoreError === undefined ? {} : { rescoreError })}
+            {...(onRescoreAnyway ? { onRescoreAnyway } : {})}
+            {...(onSaveAs ? { onSaveAs } : {})}
+            {...(soloLane === undefined ? {} : { soloLane })}
+          />
         )}
       </div>
       <Legend
