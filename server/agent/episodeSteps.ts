@@ -320,6 +320,7 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
     ...(turn.e2eLatency === undefined ? {} : { e2eLatency: turn.e2eLatency }),
     ...(turn.weightVersion === undefined ? {} : { weightVersion: turn.weightVersion }),
     ...(turn.upstream === undefined ? {} : { upstream: turn.upstream }),
+    ...(turn.retries === undefined ? {} : { retries: turn.retries }),
   };
   const segment = ledger.appendModel({
     outputIds: turn.outputIds,

@@ -192,6 +192,19 @@ const generateCallSchema = z
     e2eLatency: z.number().optional(),
     weightVersion: z.string().optional(),
     upstream: z.string().optional(),
+    retries: z
+      .array(
+        z
+          .object({
+            rid: z.string(),
+            upstream: z.string().optional(),
+            error: z.string(),
+            backoffMs: z.number(),
+          })
+          .readonly(),
+      )
+      .readonly()
+      .optional(),
   })
   .readonly();
 
