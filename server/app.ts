@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { startBranches } from "./agent/branches";
-import { registerFiles } from "./files/fileRegistry";
+import { createFileRegistry } from "./files/fileRegistry";
 import { episodesRoutes } from "./routes/episodes";
 import { filesRoutes } from "./routes/files";
 import { rescoreRoutes } from "./routes/rescore";
@@ -19,6 +19,10 @@ export function buildApp(
   const app = new Hono();
   applySecurity(app, access, config);
   const sseGate = new SseGate(config.maxSseClients, config.maxSsePerEpisode);
+  // One registry for the listing, the byte ranges and forks: a file id means one file everywhere.
+  const files = createFileRegistry(config.files, config.data, {
+    ...(config.map === undefined ? {} : { map: config.map }),
+  });
   app.get("/api/health", (c) =>
     c.json({
       ok: true,
@@ -48,7 +52,7 @@ export function buildApp(
             runner: services.runner,
             runnerFor: services.runnerFor,
             findStored: (id) => index.find(id),
-            files: registerFiles(config.files, config.data, config.map),
+            files: files.list(),
           },
           body,
         ),
@@ -57,7 +61,7 @@ export function buildApp(
   );
   app.route(
     "/api/files",
-    filesRoutes({ files: config.files, dataDir: config.data, map: config.map }),
+    filesRoutes({ files: config.files, dataDir: config.data, map: config.map, registry: files }),
   );
   app.route(
     "/api/rescore",

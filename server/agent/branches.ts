@@ -15,8 +15,15 @@ import type { EpisodeManager } from "./episodeManager";
 import { runBranch } from "./runBranch";
 import type { RunnerDeps } from "./runEpisode";
 
+/** The file row a fork read: the file's id, its path as listed (below its run directory), the line. */
+export interface ForkSource {
+  readonly file: string;
+  readonly path: string;
+  readonly line: number;
+}
+
 export type BranchOutcome =
-  | { readonly ok: true; readonly ids: readonly string[] }
+  | { readonly ok: true; readonly ids: readonly string[]; readonly source?: ForkSource }
   | { readonly ok: false; readonly status: 400 | 404; readonly error: string };
 
 export interface BranchDeps {
@@ -35,7 +42,7 @@ export interface BranchDeps {
 
 /** The parent (with its 1-based line when it is a file row), or why there is none. */
 export type Found =
-  | { readonly trajectory: Trajectory; readonly line?: number }
+  | { readonly trajectory: Trajectory; readonly line?: number; readonly source?: ForkSource }
   | { readonly status: 400 | 404; error: string };
 
 async function findEpisode(deps: BranchDeps, id: string): Promise<Found> {
@@ -77,7 +84,13 @@ export async function findFileRow(
       const at = row - seen;
       if (at < result.trajectories.length) {
         const trajectory = result.trajectories[at];
-        if (trajectory) return { trajectory, line: lineNo };
+        if (trajectory) {
+          return {
+            trajectory,
+            line: lineNo,
+            source: { file: file.id, path: file.name, line: lineNo },
+          };
+        }
       }
       seen += result.trajectories.length;
       if (spec.line !== undefined) break;
@@ -187,5 +200,5 @@ export async function startBranches(
       run: (sink) => runBranch(runner, request, sink, prefix),
     })),
   );
-  return { ok: true, ids };
+  return { ok: true, ids, ...(found.source ? { source: found.source } : {}) };
 }

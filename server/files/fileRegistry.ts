@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { open, stat } from "node:fs/promises";
 import { basename, join, relative, resolve } from "node:path";
 import type { ServerFile } from "../../src/core/files/filesWire";
@@ -17,7 +18,35 @@ export interface RegisteredFile {
 }
 
 /**
- * The only files `/api/files` can reach: the CLI files (`f1`, `f2`, ...) and the live-episode store
+ * The id of a run's step file, derived from its path below the run directory (never from its
+ * place in the listing): a step written later never shifts the ids of the others, and a restart
+ * gives every file the id it had.
+ */
+export function runFileId(runId: string, relativePath: string): string {
+  return `${runId}-${createHash("sha256").update(relativePath).digest("hex").slice(0, 12)}`;
+}
+
+/** A run's step file as registered: its name is its path below the run directory. */
+function runFile(
+  dir: string,
+  run: { readonly id: string; readonly name: string },
+  step: { readonly path: string; readonly step: number },
+  map: string | undefined,
+): RegisteredFile {
+  const name = relative(dir, step.path).split("\\").join("/");
+  return {
+    id: runFileId(run.id, name),
+    name,
+    origin: "cli",
+    path: step.path,
+    run: { ...run, step: step.step },
+    ...(map === undefined ? {} : { map }),
+  };
+}
+
+/**
+ * The only files `/api/files` can reach: the CLI files (`f1`, `f2`, ... in argument order), the
+ * step files of run directories (`r1-…`, from their path: runFileId) and the live-episode store
  * (`episodes`). Ids are looked up, never turned into paths, so no request can name another file.
  * A CLI argument that is a directory is a training run: its step files (server/files/runDirectory)
  * are registered in step order, named by their path below it, each with its run and step.
@@ -30,10 +59,12 @@ export function registerFiles(
   const cli: RegisteredFile[] = [];
   const mapped = map === undefined ? {} : { map };
   let runs = 0;
+  let plain = 0;
   for (const file of cliFiles) {
     if (!isDirectory(file)) {
+      plain += 1;
       cli.push({
-        id: `f${cli.length + 1}`,
+        id: `f${plain}`,
         name: basename(file),
         origin: "cli",
         path: resolve(file),
@@ -44,14 +75,7 @@ export function registerFiles(
     const dir = resolve(file);
     runs += 1;
     const run = { id: `r${runs}`, name: basename(dir) };
-    for (const { path, step } of listRunDirectory(dir).steps) {
-      const name = relative(dir, path).split("\\").join("/");
-      cli.push({
-        id: `f${cli.length + 1}`,
-        ...{ name, origin: "cli", path, run: { ...run, step } },
-        ...mapped,
-      });
-    }
+    for (const step of listRunDirectory(dir).steps) cli.push(runFile(dir, run, step, map));
   }
   const episodes = resolve(join(dataDir, "episodes.jsonl"));
   return [...cli, { id: "episodes", name: "episodes.jsonl", origin: "data", path: episodes }];
@@ -100,7 +124,7 @@ export interface FileRegistry {
   /**
    * Every file: plain files in argument order, a run's step files in step order, the episode
    * store last. Run directories are listed again (at most every `rescanMs`), so a step written
-   * after the server started appears, with a new id; ids once given never change.
+   * after the server started appears; ids come from paths (runFileId), so none ever changes.
    */
   list(): readonly RegisteredFile[];
   find(id: string): RegisteredFile | undefined;
@@ -122,7 +146,7 @@ export function createFileRegistry(
   const rescanMs = options.rescanMs ?? 2000;
   let files = registerFiles(cliFiles, dataDir, options.map);
   const known = new Map(files.map((f) => [f.path, f]));
-  let nextId = files.filter((f) => f.origin === "cli").length + 1;
+  const byId = new Map(files.map((f) => [f.id, f]));
   // Each run directory and its run, in argument order (as registerFiles numbered them).
   const runs = cliFiles.filter(isDirectory).map((dir, k) => ({
     dir: resolve(dir),
@@ -140,16 +164,9 @@ export function createFileRegistry(
       }
       for (const { path, step } of steps) {
         if (known.has(path)) continue;
-        const name = relative(dir, path).split("\\").join("/");
-        const file: RegisteredFile = {
-          id: `f${nextId++}`,
-          name,
-          origin: "cli",
-          path,
-          run: { ...run, step },
-          ...(options.map === undefined ? {} : { map: options.map }),
-        };
+        const file = runFile(dir, run, { path, step }, options.map);
         known.set(path, file);
+        byId.set(file.id, file);
         added = true;
       }
     }
@@ -180,7 +197,9 @@ export function createFileRegistry(
       return files;
     },
     find(id) {
-      return [...known.values()].find((f) => f.id === id);
+      // An id not seen yet may be a step written since the last listing.
+      if (!byId.has(id)) this.list();
+      return byId.get(id);
     },
   };
 }

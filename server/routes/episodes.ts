@@ -42,7 +42,9 @@ export function episodesRoutes(options: {
         if (!options.startBranches) return c.json({ error: "this server cannot branch" }, 400);
         const started = await options.startBranches(body.value);
         if (!started.ok) return c.json({ error: started.error }, started.status);
-        return c.json({ id: started.ids[0], ids: started.ids }, 201);
+        // A file fork names the file it read, so a wrong file shows at once.
+        const { source } = started;
+        return c.json({ id: started.ids[0], ids: started.ids, ...(source ? { source } : {}) }, 201);
       }
       const { tokenizer } = body.value;
       if (tokenizer !== undefined && options.prepareTokenizer) {

@@ -3,7 +3,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Hono } from "hono";
 import { z } from "zod";
 import { MAX_RANGE_BYTES } from "../../src/core/files/filesWire";
-import { createFileRegistry, describeFile, readRange } from "../files/fileRegistry";
+import {
+  createFileRegistry,
+  describeFile,
+  type FileRegistry,
+  readRange,
+} from "../files/fileRegistry";
 import { createStepStatsCache, type StepStatsCache } from "../files/stepStats";
 import { createStepStatsWorker } from "../files/stepStatsWorker";
 
@@ -16,6 +21,8 @@ export interface FilesRoutesOptions {
   readonly map?: string;
   /** Step statistics (run charts); default: computed on a worker thread, cached in `<data>/cache`. */
   readonly stepStats?: StepStatsCache;
+  /** The registry to serve (the app shares one with forks); default: one over `files`. */
+  readonly registry?: FileRegistry;
   /** How long a step-stats request waits for a computation before answering 202 (ms). */
   readonly stepStatsWaitMs?: number;
 }
@@ -36,7 +43,8 @@ const rangeQuery = z
  * `app.route("/api/files", filesRoutes({ files: config.files, dataDir: config.data }))`.
  */
 export function filesRoutes(options: FilesRoutesOptions) {
-  const registry = createFileRegistry(options.files, options.dataDir, { map: options.map });
+  const registry =
+    options.registry ?? createFileRegistry(options.files, options.dataDir, { map: options.map });
   const find = (id: string) => registry.find(id);
   const stepStatsWaitMs = options.stepStatsWaitMs ?? 5000;
   const stepStats =
