@@ -9,7 +9,7 @@ import type {
   ForkSpec,
   StartEpisodeRequest,
 } from "../../src/core/wire/episodes";
-import { mappingOf, type RegisteredFile } from "../files/fileRegistry";
+import { mappingOf, type RegisteredFile, servedPath } from "../files/fileRegistry";
 import { readLines } from "../files/readLines";
 import type { EpisodeManager } from "./episodeManager";
 import { runBranch } from "./runBranch";
@@ -67,7 +67,7 @@ export async function findFileRow(
   const row = spec.row ?? 0;
   let seen = 0;
   try {
-    for await (const { lineNo, text } of readLines(file.path)) {
+    for await (const { lineNo, text } of readLines(await servedPath(file))) {
       if (spec.line !== undefined && lineNo !== spec.line) continue;
       const result = readRolloutLine(text, lineNo, undefined, file.name, mappingOf(file));
       if (result.kind === "error") {

@@ -121,7 +121,11 @@ export async function runBranchCommand(
     return 2;
   }
   const { body } = request;
-  const found = await findFileRow([{ id: "f1", name: path, origin: "cli", path }], body.fork);
+  const at = resolve(path);
+  const found = await findFileRow(
+    [{ id: "f1", name: path, origin: "cli", path: at, root: at }],
+    body.fork,
+  );
   if (!("trajectory" in found)) {
     io.err(`branch: ${found.error}`);
     return 2;

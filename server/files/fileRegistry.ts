@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { open, stat } from "node:fs/promises";
-import { basename, join, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { constants, open, realpath, stat } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { ServerFile } from "../../src/core/files/filesWire";
 import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
 import { isDirectory, listRunDirectory } from "./runDirectory";
@@ -10,7 +11,13 @@ export interface RegisteredFile {
   readonly id: string;
   readonly name: string;
   readonly origin: ServerFile["origin"];
+  /** The path resolved (links followed) when the file was registered: what is opened. */
   readonly path: string;
+  /**
+   * Where the path may lead if it is swapped for a link later (servedPath): the run directory of
+   * a step file, the data directory of the episode store, the file itself for a plain file.
+   */
+  readonly root: string;
   /** The run directory it is a step file of (`view DIR`). */
   readonly run?: ServerFile["run"];
   /** `--map SPEC`: the column mapping a CLI file is read through (sent to the browser as is). */
@@ -38,7 +45,8 @@ function runFile(
     id: runFileId(run.id, name),
     name,
     origin: "cli",
-    path: step.path,
+    path: resolvedAtStart(step.path),
+    root: resolvedAtStart(dir),
     run: { ...run, step: step.step },
     ...(map === undefined ? {} : { map }),
   };
@@ -63,11 +71,13 @@ export function registerFiles(
   for (const file of cliFiles) {
     if (!isDirectory(file)) {
       plain += 1;
+      const path = resolvedAtStart(file);
       cli.push({
         id: `f${plain}`,
         name: basename(file),
         origin: "cli",
-        path: resolve(file),
+        path,
+        root: path,
         ...mapped,
       });
       continue;
@@ -77,8 +87,38 @@ export function registerFiles(
     const run = { id: `r${runs}`, name: basename(dir) };
     for (const step of listRunDirectory(dir).steps) cli.push(runFile(dir, run, step, map));
   }
-  const episodes = resolve(join(dataDir, "episodes.jsonl"));
-  return [...cli, { id: "episodes", name: "episodes.jsonl", origin: "data", path: episodes }];
+  const episodes = resolvedAtStart(join(dataDir, "episodes.jsonl"));
+  const store = { path: episodes, root: dirname(episodes) };
+  return [...cli, { id: "episodes", name: "episodes.jsonl", origin: "data", ...store }];
+}
+
+/** `path` with every link followed; for a file not written yet, its folder's (it may appear later). */
+function resolvedAtStart(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    try {
+      return join(realpathSync(dirname(absolute)), basename(absolute));
+    } catch {
+      return absolute;
+    }
+  }
+}
+
+const isInside = (path: string, root: string) => path === root || path.startsWith(root + sep);
+
+/**
+ * The path to open for a served file: the one resolved at start, unless it has since been swapped
+ * for a link, which is followed only while it stays inside the file's root (a plain file's root is
+ * itself). Throws, naming the file, for a link that leads out; missing files throw ENOENT.
+ */
+export async function servedPath(file: RegisteredFile): Promise<string> {
+  const now = await realpath(file.path);
+  if (now === file.path || isInside(now, file.root)) return now;
+  throw new Error(
+    `${file.name} was replaced by a link that leads outside ${file.root === file.path ? "the file served at start" : "its served directory"}; it is not served`,
+  );
 }
 
 /** The column mapping a file is read through (`--map`, checked at startup), if any. */
@@ -107,9 +147,14 @@ export async function describeFile(file: RegisteredFile): Promise<ServerFile> {
   }
 }
 
-/** Reads bytes [start, end) of the file; fewer when the file is shorter. */
-export async function readRange(path: string, start: number, end: number): Promise<Uint8Array> {
-  const handle = await open(path, "r");
+/** Reads bytes [start, end) of the served file (servedPath); fewer when the file is shorter. */
+export async function readRange(
+  file: RegisteredFile,
+  start: number,
+  end: number,
+): Promise<Uint8Array> {
+  // O_NOFOLLOW: a link swapped in after the check is refused, not followed.
+  const handle = await open(await servedPath(file), constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const buffer = new Uint8Array(Math.max(0, end - start));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);

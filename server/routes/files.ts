@@ -8,6 +8,7 @@ import {
   describeFile,
   type FileRegistry,
   readRange,
+  servedPath,
 } from "../files/fileRegistry";
 import { createStepStatsCache, type StepStatsCache } from "../files/stepStats";
 import { createStepStatsWorker } from "../files/stepStatsWorker";
@@ -67,7 +68,7 @@ export function filesRoutes(options: FilesRoutesOptions) {
         // A big file takes long: after a while the reply is 202 "pending" (the computation goes
         // on) and the browser asks again, so no request outlives the server's timeouts.
         const stats = await Promise.race([
-          stepStats.get(file.path, file.map),
+          servedPath(file).then((path) => stepStats.get(path, file.map)),
           sleep(stepStatsWaitMs, undefined, { ref: false }),
         ]);
         // undefined fields are left out of the JSON: the wire schema reads them as absent.
@@ -87,7 +88,7 @@ export function filesRoutes(options: FilesRoutesOptions) {
         return c.json({ error: `${field}: ${issue?.message ?? "invalid"}` }, 400);
       }
       try {
-        const bytes = await readRange(file.path, query.data.start, query.data.end);
+        const bytes = await readRange(file, query.data.start, query.data.end);
         // A fresh ArrayBuffer: the Response body must not alias a larger pooled buffer.
         return c.body(bytes.slice().buffer, 200, {
           "content-type": "application/octet-stream",
