@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { startBranches } from "./agent/branches";
-import { registerFiles } from "./files/fileRegistry";
+import { createFileRegistry } from "./files/fileRegistry";
 import { packageVersion } from "./paths";
 import { lazyFamilyGuard } from "./rescore/familyGuard";
 import { episodesRoutes } from "./routes/episodes";
@@ -23,6 +23,10 @@ export function buildApp(
   const app = new Hono();
   applySecurity(app, access, config);
   const sseGate = new SseGate(config.maxSseClients, config.maxSsePerEpisode);
+  // One registry for the listing, the byte ranges and forks: a file id means one file everywhere.
+  const files = createFileRegistry(config.files, config.data, {
+    ...(config.map === undefined ? {} : { map: config.map }),
+  });
   app.get("/api/health", (c) =>
     c.json({
       ok: true,
@@ -52,7 +56,7 @@ export function buildApp(
             runner: services.runner,
             runnerFor: services.runnerFor,
             findStored: (id) => index.find(id),
-            files: registerFiles(config.files, config.data, config.map),
+            files: files.list(),
             tokenizers: {
               names: services.tokenizers.list.tokenizers.map((t) => t.name),
               fallback: services.tokenizers.list.default,
@@ -65,7 +69,7 @@ export function buildApp(
   );
   app.route(
     "/api/files",
-    filesRoutes({ files: config.files, dataDir: config.data, map: config.map }),
+    filesRoutes({ files: config.files, dataDir: config.data, map: config.map, registry: files }),
   );
   app.route(
     "/mcp",

@@ -7,6 +7,7 @@ import { type RunnerDeps, runEpisode } from "./agent/runEpisode";
 import { createSglangModelClient } from "./agent/sglangModelClient";
 import type { ServerConfig } from "./config";
 import { SglangClient, type SglangClientOptions } from "./sglang/sglangClient";
+import type { SimOptionsInput } from "./sim/options";
 import { type RunningSim, startSim } from "./sim/start";
 import { EpisodeIndex } from "./store/episodeIndex";
 import { EpisodeStore } from "./store/episodeStore";
@@ -39,6 +40,15 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/**
+ * The embedded simulator: each request's family, and streams of deltas (SGLang's
+ * `--incremental-streaming-output`), since it runs in this process: cumulative chunks would cost
+ * the server O(n²) in a turn's tokens (docs/sglang.md, "Streaming").
+ */
+export function embeddedSimOptions(tokenizer: string): SimOptionsInput {
+  return { tokenizer, isTokenizerPerRequest: true, streamMode: "delta" };
+}
+
 /** Loads the tokenizer and tools, opens the data directory, and connects to SGLang (or the simulator). */
 export async function createServices(
   config: ServerConfig,
@@ -61,7 +71,7 @@ export async function createServices(
   let urls = config.sglang;
   if (urls.length === 0) {
     // Episodes may name any catalog tokenizer: the simulator serves each request's family.
-    sim = await startSim({ port: 0 }, { tokenizer: config.tokenizer, isTokenizerPerRequest: true });
+    sim = await startSim({ port: 0 }, embeddedSimOptions(config.tokenizer));
     urls = [sim.url];
   }
   const sglang = new SglangClient({

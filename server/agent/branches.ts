@@ -10,14 +10,26 @@ import type {
   ForkSpec,
   StartEpisodeRequest,
 } from "../../src/core/wire/episodes";
-import { mappingOf, type RegisteredFile } from "../files/fileRegistry";
+import { mappingOf, type RegisteredFile, servedPath } from "../files/fileRegistry";
 import { readLines } from "../files/readLines";
 import type { EpisodeManager } from "./episodeManager";
 import { runBranch } from "./runBranch";
 import type { RunnerDeps } from "./runEpisode";
 
+/** The file row a fork read: the file's id, its path as listed (below its run directory), the line. */
+export interface ForkSource {
+  readonly file: string;
+  readonly path: string;
+  readonly line: number;
+}
+
 export type BranchOutcome =
-  | { readonly ok: true; readonly ids: readonly string[]; readonly tokenizer: TokenizerChoice }
+  | {
+      readonly ok: true;
+      readonly ids: readonly string[];
+      readonly tokenizer: TokenizerChoice;
+      readonly source?: ForkSource;
+    }
   | { readonly ok: false; readonly status: 400 | 404; readonly error: string };
 
 export interface BranchDeps {
@@ -38,7 +50,7 @@ export interface BranchDeps {
 
 /** The parent (with its 1-based line when it is a file row), or why there is none. */
 export type Found =
-  | { readonly trajectory: Trajectory; readonly line?: number }
+  | { readonly trajectory: Trajectory; readonly line?: number; readonly source?: ForkSource }
   | { readonly status: 400 | 404; error: string };
 
 async function findEpisode(deps: BranchDeps, id: string): Promise<Found> {
@@ -63,7 +75,7 @@ export async function findFileRow(
   const row = spec.row ?? 0;
   let seen = 0;
   try {
-    for await (const { lineNo, text } of readLines(file.path)) {
+    for await (const { lineNo, text } of readLines(await servedPath(file))) {
       if (spec.line !== undefined && lineNo !== spec.line) continue;
       const result = readRolloutLine(text, lineNo, undefined, file.name, mappingOf(file));
       if (result.kind === "error") {
@@ -80,7 +92,13 @@ export async function findFileRow(
       const at = row - seen;
       if (at < result.trajectories.length) {
         const trajectory = result.trajectories[at];
-        if (trajectory) return { trajectory, line: lineNo };
+        if (trajectory) {
+          return {
+            trajectory,
+            line: lineNo,
+            source: { file: file.id, path: file.name, line: lineNo },
+          };
+        }
       }
       seen += result.trajectories.length;
       if (spec.line !== undefined) break;
@@ -198,5 +216,5 @@ export async function startBranches(
       run: (sink) => runBranch(runner, request, sink, prefix),
     })),
   );
-  return { ok: true, ids, tokenizer: choice };
+  return { ok: true, ids, tokenizer: choice, ...(found.source ? { source: found.source } : {}) };
 }

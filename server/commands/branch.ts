@@ -1,5 +1,5 @@
 import { appendFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { writeRolloutLens } from "../../src/core/formats/rolloutLens";
 import {
@@ -132,7 +132,11 @@ export type FileBranchOutcome =
  */
 export async function branchFileRow(run: FileBranchRun): Promise<FileBranchOutcome> {
   const { path, body } = run;
-  const found = await findFileRow([{ id: "f1", name: path, origin: "cli", path }], body.fork);
+  const at = resolve(path);
+  const found = await findFileRow(
+    [{ id: "f1", name: path, origin: "cli", path: at, root: at }],
+    body.fork,
+  );
   if (!("trajectory" in found)) return { ok: false, error: found.error };
   const parent = found.trajectory;
   const where = `${path} line ${found.line ?? "?"} (trajectory ${parent.id})`;

@@ -1,5 +1,7 @@
-import { open, stat } from "node:fs/promises";
-import { basename, join, relative, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { constants, open, realpath, stat } from "node:fs/promises";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { ServerFile } from "../../src/core/files/filesWire";
 import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
 import { isDirectory, listRunDirectory } from "./runDirectory";
@@ -9,7 +11,13 @@ export interface RegisteredFile {
   readonly id: string;
   readonly name: string;
   readonly origin: ServerFile["origin"];
+  /** The path resolved (links followed) when the file was registered: what is opened. */
   readonly path: string;
+  /**
+   * Where the path may lead if it is swapped for a link later (servedPath): the run directory of
+   * a step file, the data directory of the episode store, the file itself for a plain file.
+   */
+  readonly root: string;
   /** The run directory it is a step file of (`view DIR`). */
   readonly run?: ServerFile["run"];
   /** `--map SPEC`: the column mapping a CLI file is read through (sent to the browser as is). */
@@ -17,7 +25,40 @@ export interface RegisteredFile {
 }
 
 /**
- * The only files `/api/files` can reach: the CLI files (`f1`, `f2`, ...) and the live-episode store
+ * The id of a run's step file, derived from its path below the run directory (never from its
+ * place in the listing): a step written later never shifts the ids of the others, and a restart
+ * gives every file the id it had.
+ */
+export function runFileId(runId: string, relativePath: string): string {
+  return `${runId}-${createHash("sha256").update(relativePath).digest("hex").slice(0, 12)}`;
+}
+
+/** A step file of a run directory as listed: its path, step, and train/eval when known. */
+type RunStepFile = ReturnType<typeof listRunDirectory>["steps"][number];
+
+/** A run's step file as registered: its name is its path below the run directory. */
+function runFile(
+  dir: string,
+  run: { readonly id: string; readonly name: string },
+  step: RunStepFile,
+  map: string | undefined,
+): RegisteredFile {
+  const { path, ...position } = step;
+  const name = relative(dir, path).split("\\").join("/");
+  return {
+    id: runFileId(run.id, name),
+    name,
+    origin: "cli",
+    path: resolvedAtStart(path),
+    root: resolvedAtStart(dir),
+    run: { ...run, ...position },
+    ...(map === undefined ? {} : { map }),
+  };
+}
+
+/**
+ * The only files `/api/files` can reach: the CLI files (`f1`, `f2`, ... in argument order), the
+ * step files of run directories (`r1-…`, from their path: runFileId) and the live-episode store
  * (`episodes`). Ids are looked up, never turned into paths, so no request can name another file.
  * A CLI argument that is a directory is a training run: its step files (server/files/runDirectory)
  * are registered in step order, named by their path below it, each with its run and step.
@@ -30,13 +71,17 @@ export function registerFiles(
   const cli: RegisteredFile[] = [];
   const mapped = map === undefined ? {} : { map };
   let runs = 0;
+  let plain = 0;
   for (const file of cliFiles) {
     if (!isDirectory(file)) {
+      plain += 1;
+      const path = resolvedAtStart(file);
       cli.push({
-        id: `f${cli.length + 1}`,
+        id: `f${plain}`,
         name: basename(file),
         origin: "cli",
-        path: resolve(file),
+        path,
+        root: path,
         ...mapped,
       });
       continue;
@@ -44,17 +89,40 @@ export function registerFiles(
     const dir = resolve(file);
     runs += 1;
     const run = { id: `r${runs}`, name: basename(dir) };
-    for (const { path, ...position } of listRunDirectory(dir).steps) {
-      const name = relative(dir, path).split("\\").join("/");
-      cli.push({
-        id: `f${cli.length + 1}`,
-        ...{ name, origin: "cli", path, run: { ...run, ...position } },
-        ...mapped,
-      });
+    for (const step of listRunDirectory(dir).steps) cli.push(runFile(dir, run, step, map));
+  }
+  const episodes = resolvedAtStart(join(dataDir, "episodes.jsonl"));
+  const store = { path: episodes, root: dirname(episodes) };
+  return [...cli, { id: "episodes", name: "episodes.jsonl", origin: "data", ...store }];
+}
+
+/** `path` with every link followed; for a file not written yet, its folder's (it may appear later). */
+function resolvedAtStart(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    try {
+      return join(realpathSync(dirname(absolute)), basename(absolute));
+    } catch {
+      return absolute;
     }
   }
-  const episodes = resolve(join(dataDir, "episodes.jsonl"));
-  return [...cli, { id: "episodes", name: "episodes.jsonl", origin: "data", path: episodes }];
+}
+
+const isInside = (path: string, root: string) => path === root || path.startsWith(root + sep);
+
+/**
+ * The path to open for a served file: the one resolved at start, unless it has since been swapped
+ * for a link, which is followed only while it stays inside the file's root (a plain file's root is
+ * itself). Throws, naming the file, for a link that leads out; missing files throw ENOENT.
+ */
+export async function servedPath(file: RegisteredFile): Promise<string> {
+  const now = await realpath(file.path);
+  if (now === file.path || isInside(now, file.root)) return now;
+  throw new Error(
+    `${file.name} was replaced by a link that leads outside ${file.root === file.path ? "the file served at start" : "its served directory"}; it is not served`,
+  );
 }
 
 /** The column mapping a file is read through (`--map`, checked at startup), if any. */
@@ -83,9 +151,14 @@ export async function describeFile(file: RegisteredFile): Promise<ServerFile> {
   }
 }
 
-/** Reads bytes [start, end) of the file; fewer when the file is shorter. */
-export async function readRange(path: string, start: number, end: number): Promise<Uint8Array> {
-  const handle = await open(path, "r");
+/** Reads bytes [start, end) of the served file (servedPath); fewer when the file is shorter. */
+export async function readRange(
+  file: RegisteredFile,
+  start: number,
+  end: number,
+): Promise<Uint8Array> {
+  // O_NOFOLLOW: a link swapped in after the check is refused, not followed.
+  const handle = await open(await servedPath(file), constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
     const buffer = new Uint8Array(Math.max(0, end - start));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
@@ -100,7 +173,7 @@ export interface FileRegistry {
   /**
    * Every file: plain files in argument order, a run's step files in step order, the episode
    * store last. Run directories are listed again (at most every `rescanMs`), so a step written
-   * after the server started appears, with a new id; ids once given never change.
+   * after the server started appears; ids come from paths (runFileId), so none ever changes.
    */
   list(): readonly RegisteredFile[];
   find(id: string): RegisteredFile | undefined;
@@ -122,7 +195,7 @@ export function createFileRegistry(
   const rescanMs = options.rescanMs ?? 2000;
   let files = registerFiles(cliFiles, dataDir, options.map);
   const known = new Map(files.map((f) => [f.path, f]));
-  let nextId = files.filter((f) => f.origin === "cli").length + 1;
+  const byId = new Map(files.map((f) => [f.id, f]));
   // Each run directory and its run, in argument order (as registerFiles numbered them).
   const runs = cliFiles.filter(isDirectory).map((dir, k) => ({
     dir: resolve(dir),
@@ -140,16 +213,9 @@ export function createFileRegistry(
       }
       for (const { path, step } of steps) {
         if (known.has(path)) continue;
-        const name = relative(dir, path).split("\\").join("/");
-        const file: RegisteredFile = {
-          id: `f${nextId++}`,
-          name,
-          origin: "cli",
-          path,
-          run: { ...run, step },
-          ...(options.map === undefined ? {} : { map: options.map }),
-        };
+        const file = runFile(dir, run, { path, step }, options.map);
         known.set(path, file);
+        byId.set(file.id, file);
         added = true;
       }
     }
@@ -180,7 +246,9 @@ export function createFileRegistry(
       return files;
     },
     find(id) {
-      return [...known.values()].find((f) => f.id === id);
+      // An id not seen yet may be a step written since the last listing.
+      if (!byId.has(id)) this.list();
+      return byId.get(id);
     },
   };
 }

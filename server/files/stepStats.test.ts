@@ -10,7 +10,7 @@ import { primeRolloutParquet } from "../../src/test/parquetFixtures";
 import { fixedDriftTokenizer } from "../drift/driftTokenizers";
 import { filesRoutes } from "../routes/files";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
-import { createFileRegistry, registerFiles } from "./fileRegistry";
+import { createFileRegistry, registerFiles, runFileId } from "./fileRegistry";
 import { listRunDirectory } from "./runDirectory";
 import { computeStepStats, createStepStatsCache } from "./stepStats";
 
@@ -29,6 +29,8 @@ beforeAll(() => {
   writeFileSync(join(run, "logs", "stdout.txt"), "not a rollout");
 });
 
+const runId = (name: string) => runFileId("r1", name);
+
 describe("run directories on the server", () => {
   it("lists the step files in step order, apart from files naming no step", () => {
     const listed = listRunDirectory(run);
@@ -46,14 +48,26 @@ describe("run directories on the server", () => {
     const files = registerFiles([plain, run], join(root, "data"));
     expect(files.map((f) => [f.id, f.name, f.run])).toEqual([
       ["f1", "plain.jsonl", undefined],
-      ["f2", "train_data_step1.jsonl", { id: "r1", name: "run", step: 1, split: "train" }],
-      ["f3", "train_data_step2.jsonl", { id: "r1", name: "run", step: 2, split: "train" }],
-      ["f4", "step_10/rollouts.jsonl", { id: "r1", name: "run", step: 10 }],
+      [
+        runId("train_data_step1.jsonl"),
+        "train_data_step1.jsonl",
+        { id: "r1", name: "run", step: 1, split: "train" },
+      ],
+      [
+        runId("train_data_step2.jsonl"),
+        "train_data_step2.jsonl",
+        { id: "r1", name: "run", step: 2, split: "train" },
+      ],
+      [
+        runId("step_10/rollouts.jsonl"),
+        "step_10/rollouts.jsonl",
+        { id: "r1", name: "run", step: 10 },
+      ],
       ["episodes", "episodes.jsonl", undefined],
     ]);
   });
 
-  it("lists steps a trainer writes after the server started, with new ids, old ids kept", () => {
+  it("lists steps a trainer writes after the server started, ids from their paths", () => {
     const live = join(root, "live");
     mkdirSync(live);
     writeFileSync(join(live, "train_data_step10.jsonl"), `${nemo[0]}\n`);
@@ -65,8 +79,8 @@ describe("run directories on the server", () => {
     });
     const steps = () => registry.list().map((f) => [f.id, f.run?.step]);
     expect(steps()).toEqual([
-      ["f1", 10],
-      ["f2", 30],
+      [runId("train_data_step10.jsonl"), 10],
+      [runId("train_data_step30.jsonl"), 30],
       ["episodes", undefined],
     ]);
     writeFileSync(join(live, "train_data_step20.jsonl"), `${nemo[0]}\n`);
@@ -74,12 +88,12 @@ describe("run directories on the server", () => {
     expect(steps()).toHaveLength(3);
     clock = 1500;
     expect(steps()).toEqual([
-      ["f1", 10],
-      ["f3", 20],
-      ["f2", 30],
+      [runId("train_data_step10.jsonl"), 10],
+      [runId("train_data_step20.jsonl"), 20],
+      [runId("train_data_step30.jsonl"), 30],
       ["episodes", undefined],
     ]);
-    expect(registry.find("f3")?.name).toBe("train_data_step20.jsonl");
+    expect(registry.find(runId("train_data_step20.jsonl"))?.name).toBe("train_data_step20.jsonl");
   });
 
   it("reads Parquet step files too (Tinker's completions_{step}.parquet, ZSTD)", async () => {
@@ -164,7 +178,7 @@ describe("/api/files for a run directory", () => {
     );
     const list = serverFileListSchema.parse(await (await app.request("/api/files")).json());
     expect(list.files.map((f) => f.run?.step)).toEqual([1, 2, 10, undefined]);
-    const res = await app.request("/api/files/f1/step-stats");
+    const res = await app.request(`/api/files/${runId("train_data_step1.jsonl")}/step-stats`);
     expect(res.status).toBe(200);
     const stats = stepStatsSchema.parse(await res.json());
     expect(stats).toMatchObject({ trajectories: 1, reward: 1, length: 17, driftChecked: 1 });
@@ -188,11 +202,12 @@ describe("/api/files for a run directory", () => {
       "/api/files",
       filesRoutes({ files: [run], dataDir: join(root, "d"), stepStats, stepStatsWaitMs: 20 }),
     );
-    const first = await app.request("/api/files/f2/step-stats");
+    const step2 = runId("train_data_step2.jsonl");
+    const first = await app.request(`/api/files/${step2}/step-stats`);
     expect(first.status).toBe(202);
     expect(await first.json()).toEqual({ pending: true });
     finish(fake({ trajectories: 7 }));
-    const second = await app.request("/api/files/f2/step-stats");
+    const second = await app.request(`/api/files/${step2}/step-stats`);
     expect(second.status).toBe(200);
     expect(await second.json()).toEqual({ trajectories: 7 });
     expect(calls).toBe(1);
@@ -222,7 +237,7 @@ describe("/api/files with --map (records no known producer wrote)", () => {
       ["episodes.jsonl", undefined],
     ]);
     const stats = stepStatsSchema.parse(
-      await (await app.request("/api/files/f1/step-stats")).json(),
+      await (await app.request(`/api/files/${runId("step_1.jsonl")}/step-stats`)).json(),
     );
     expect(stats).toMatchObject({ trajectories: 2, errors: 0, reward: 0.5, driftChecked: 2 });
     // Without the map the same file has no record to read.

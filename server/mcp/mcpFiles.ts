@@ -7,7 +7,12 @@ import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import type { DriftTokenizers } from "../drift/driftTokenizers";
-import { type FileRegistry, mappingOf, type RegisteredFile } from "../files/fileRegistry";
+import {
+  type FileRegistry,
+  mappingOf,
+  type RegisteredFile,
+  servedPath,
+} from "../files/fileRegistry";
 import { readLines } from "../files/readLines";
 
 /** Bad lines kept per file with their words; the rest are counted. */
@@ -144,6 +149,10 @@ export function createMcpFiles(
     },
     async load(id) {
       const file = files.find(id);
+      // A served file swapped for a link that leads out is refused, as /api/files refuses it.
+      await servedPath(file).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      });
       const s = await stat(file.path).catch(() => undefined);
       if (s === undefined) throw new Error(`${file.name}: the file does not exist (yet)`);
       const key = `${s.size}:${s.mtimeMs}`;

@@ -45,7 +45,10 @@ export function episodesRoutes(options: {
         if (!started.ok) return c.json({ error: started.error }, started.status);
         const { name, reason } = started.tokenizer;
         const tokenizer = { name, reason, why: TOKENIZER_REASON_TEXT[reason] };
-        return c.json({ id: started.ids[0], ids: started.ids, tokenizer }, 201);
+        // A file fork names the file it read, so a wrong file shows at once.
+        const { source } = started;
+        const named = source ? { source } : {};
+        return c.json({ id: started.ids[0], ids: started.ids, tokenizer, ...named }, 201);
       }
       const { tokenizer } = body.value;
       if (tokenizer !== undefined && options.prepareTokenizer) {

@@ -3,7 +3,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Hono } from "hono";
 import { z } from "zod";
 import { MAX_RANGE_BYTES } from "../../src/core/files/filesWire";
-import { createFileRegistry, describeFile, readRange } from "../files/fileRegistry";
+import {
+  createFileRegistry,
+  describeFile,
+  type FileRegistry,
+  readRange,
+  servedPath,
+} from "../files/fileRegistry";
 import { createStepStatsCache, type StepStatsCache } from "../files/stepStats";
 import { createStepStatsWorker } from "../files/stepStatsWorker";
 
@@ -16,6 +22,8 @@ export interface FilesRoutesOptions {
   readonly map?: string;
   /** Step statistics (run charts); default: computed on a worker thread, cached in `<data>/cache`. */
   readonly stepStats?: StepStatsCache;
+  /** The registry to serve (the app shares one with forks); default: one over `files`. */
+  readonly registry?: FileRegistry;
   /** How long a step-stats request waits for a computation before answering 202 (ms). */
   readonly stepStatsWaitMs?: number;
 }
@@ -36,7 +44,8 @@ const rangeQuery = z
  * `app.route("/api/files", filesRoutes({ files: config.files, dataDir: config.data }))`.
  */
 export function filesRoutes(options: FilesRoutesOptions) {
-  const registry = createFileRegistry(options.files, options.dataDir, { map: options.map });
+  const registry =
+    options.registry ?? createFileRegistry(options.files, options.dataDir, { map: options.map });
   const find = (id: string) => registry.find(id);
   const stepStatsWaitMs = options.stepStatsWaitMs ?? 5000;
   const stepStats =
@@ -59,7 +68,7 @@ export function filesRoutes(options: FilesRoutesOptions) {
         // A big file takes long: after a while the reply is 202 "pending" (the computation goes
         // on) and the browser asks again, so no request outlives the server's timeouts.
         const stats = await Promise.race([
-          stepStats.get(file.path, file.map),
+          servedPath(file).then((path) => stepStats.get(path, file.map)),
           sleep(stepStatsWaitMs, undefined, { ref: false }),
         ]);
         // undefined fields are left out of the JSON: the wire schema reads them as absent.
@@ -79,7 +88,7 @@ export function filesRoutes(options: FilesRoutesOptions) {
         return c.json({ error: `${field}: ${issue?.message ?? "invalid"}` }, 400);
       }
       try {
-        const bytes = await readRange(file.path, query.data.start, query.data.end);
+        const bytes = await readRange(file, query.data.start, query.data.end);
         // A fresh ArrayBuffer: the Response body must not alias a larger pooled buffer.
         return c.body(bytes.slice().buffer, 200, {
           "content-type": "application/octet-stream",
