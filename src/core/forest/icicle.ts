@@ -26,7 +26,7 @@ export interface IcicleBranch {
   readonly lane1: number;
 }
 
-/** The icicle drawing of a forest: rects and branch marks, in tokens and lanes. */
+/** The icicle drawing of a forest: rects (children before parents) and branch marks (by index). */
 export interface IcicleLayout {
   readonly rects: readonly IcicleRect[];
   readonly branches: readonly IcicleBranch[];
@@ -81,5 +81,6 @@ export function icicleLayout(forest: GroupForest): IcicleLayout {
     }
   }
   const tokens = Math.max(1, ...forest.members.map((m) => m.tokens));
+  branches.sort((a, b) => a.index - b.index || a.lane0 - b.lane0);
   return { rects, branches, lanes, tokens };
 }

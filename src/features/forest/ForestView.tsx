@@ -46,7 +46,7 @@ function Rect({ r, layout, fill }: { r: IcicleRect; layout: IcicleLayout; fill: 
           width={w}
           height={h}
           className={styles.multiplied}
-          opacity={Math.min(1, 0.25 + r.multiplied / Math.max(1, span))}
+          opacity={Math.min(0.8, Math.max(0.12, r.multiplied / Math.max(1, span)))}
           data-testid="forest-multiplied"
         />
       )}
