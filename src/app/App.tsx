@@ -6,6 +6,7 @@ import { EpisodeDriftPage } from "../features/drift/EpisodeDriftPage";
 import { EpisodeHistory } from "../features/episodes/EpisodeHistory";
 import { EpisodePage } from "../features/episodes/EpisodePage";
 import { EpisodesPage } from "../features/episodes/EpisodesPage";
+import { FileForestPage } from "../features/forest/FileForestPage";
 import { PlaygroundPage } from "../features/playground/PlaygroundPage";
 import { ComparePage } from "../features/rollouts/ComparePage";
 import { FileRoute } from "../features/rollouts/FileRoute";
@@ -67,6 +68,7 @@ export function App() {
                 <Route path=":row" element={<FileTrajectoryPage />} />
                 <Route path=":row/drift" element={<FileTrajectoryPage view="drift" />} />
                 <Route path="compare/:a/:b" element={<ComparePage />} />
+                <Route path="groups/:group" element={<FileForestPage />} />
               </Route>
               <Route path="*" element={<NotFoundPage />} />
             </Routes>

@@ -13,6 +13,7 @@ import { splitRecordRanges, splitScanRanges } from "../core/files/scanRanges";
 import { mappingProblem, suggestColumnMapping } from "../core/formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../core/formats/readRolloutLine";
 import type { Trajectory } from "../core/trajectory/types";
+import { forensicsOfFile, forestOfRows } from "./fileForests";
 import { type ByteSource, byteSource, readSpan, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource, WorkerReply, WorkerRequest } from "./rolloutFileProtocol";
 
@@ -152,31 +153,44 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
   }
 }
 
-async function readTrajectory(rowIndex: number): Promise<Trajectory> {
+/** The trajectories of 1-based line `line` (a Parquet or JSON record's, for record files). */
+async function readLine(line: number): Promise<readonly Trajectory[]> {
   if (!opened) throw new Error("no file is open");
   const { index, source, name, records } = opened;
-  const row = index.rows[rowIndex];
-  if (!row) throw new Error(`${name}: row ${rowIndex} is not indexed`);
   let result: ReturnType<typeof readRolloutLine>;
   if (records) {
-    const [record] = await records.read(row.line - 1, row.line);
-    result = readRolloutValue(record, row.line, index.format, name, records.mapping);
+    const [record] = await records.read(line - 1, line);
+    result = readRolloutValue(record, line, index.format, name, records.mapping);
   } else {
-    const [start, end] = lineRange(index.lines, row.line - 1);
+    const [start, end] = lineRange(index.lines, line - 1);
     const text = decode(await source.read(start, end));
     result = readRolloutLine(
       text.endsWith("\r") ? text.slice(0, -1) : text,
-      row.line,
+      line,
       index.format,
       name,
       index.mapping,
     );
   }
-  if (result.kind === "error") throw new Error(`${name}:${row.line}: ${result.error.message}`);
-  if (result.kind === "blank") throw new Error(`${name}:${row.line} is blank`);
-  const t = result.trajectories[row.row];
+  if (result.kind === "error") throw new Error(`${name}:${line}: ${result.error.message}`);
+  if (result.kind === "blank") throw new Error(`${name}:${line} is blank`);
+  return result.trajectories;
+}
+
+async function readTrajectory(rowIndex: number): Promise<Trajectory> {
+  if (!opened) throw new Error("no file is open");
+  const { index, name } = opened;
+  const row = index.rows[rowIndex];
+  if (!row) throw new Error(`${name}: row ${rowIndex} is not indexed`);
+  const t = (await readLine(row.line))[row.row];
   if (!t) throw new Error(`${name}:${row.line} has no row ${row.row}`);
   return t;
+}
+
+async function fileForensics() {
+  if (!opened) throw new Error("no file is open");
+  const { index } = opened;
+  return index.format === undefined ? [] : forensicsOfFile(index.rows, index.format, readLine);
 }
 
 async function exportRows(indices: readonly number[], format: ExportFormat): Promise<Blob> {
@@ -206,6 +220,18 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
     case "export":
       exportRows(request.indices, request.format).then(
         (blob) => post({ type: "exported", id: request.id, blob }),
+        (e: unknown) => post({ type: "error", id: request.id, message: message(e) }),
+      );
+      return;
+    case "forest":
+      forestOfRows(request.key, request.indices, readTrajectory).then(
+        (forest) => post({ type: "forest", id: request.id, forest }),
+        (e: unknown) => post({ type: "error", id: request.id, message: message(e) }),
+      );
+      return;
+    case "forensics":
+      fileForensics().then(
+        (groups) => post({ type: "forensics", id: request.id, groups }),
         (e: unknown) => post({ type: "error", id: request.id, message: message(e) }),
       );
       return;

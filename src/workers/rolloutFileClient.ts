@@ -1,10 +1,12 @@
 import type { ExportFormat } from "../core/files/exportRows";
 import type { RowSummary } from "../core/files/rowSummary";
+import type { LocatedForest } from "../core/forest/forestOf";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
 import type { Trajectory } from "../core/trajectory/types";
 import type {
   FileRanges,
+  GroupForensics,
   RolloutFileSource,
   WorkerReply,
   WorkerRequest,
@@ -117,6 +119,27 @@ export class RolloutFileClient {
       (id) => ({ type: "read", id, index }),
       (reply, settle: (t: Trajectory) => void) => {
         if (reply.type === "trajectory") settle(reply.trajectory);
+      },
+    );
+  }
+
+  /** The forest and forensics of one group: the rows at `indices`, keyed `key` (docs/forest.md). */
+  forest(key: string, indices: readonly number[]): Promise<LocatedForest> {
+    return this.rpc.request(
+      (id) => ({ type: "forest", id, key, indices }),
+      (reply, settle: (forest: LocatedForest) => void) => {
+        if (reply.type === "forest") settle(reply.forest);
+      },
+    );
+  }
+
+  /** Every group of the file with its forensics, once the file was read to its end. */
+  async forensics(): Promise<readonly GroupForensics[]> {
+    await this.caughtUp();
+    return this.rpc.request(
+      (id) => ({ type: "forensics", id }),
+      (reply, settle: (groups: readonly GroupForensics[]) => void) => {
+        if (reply.type === "forensics") settle(reply.groups);
       },
     );
   }

@@ -1,6 +1,7 @@
 import type { ExportFormat } from "../core/files/exportRows";
 import type { RowSummary } from "../core/files/rowSummary";
 import type { ScanRange } from "../core/files/scanRanges";
+import type { LocatedForest } from "../core/forest/forestOf";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
 import type { Trajectory } from "../core/trajectory/types";
@@ -34,6 +35,15 @@ export type WorkerRequest =
       readonly format: ExportFormat;
     }
   | { readonly type: "pause"; readonly paused: boolean }
+  /** The forest of the rows at `indices` (one group, in file order), keyed `key`. */
+  | {
+      readonly type: "forest";
+      readonly id: number;
+      readonly key: string;
+      readonly indices: readonly number[];
+    }
+  /** Every group of the file with its forensics (its forest dropped): the group panel's columns. */
+  | { readonly type: "forensics"; readonly id: number }
   /** The indexed bytes cut at line starts into ranges of about `targetBytes` (for a scan pool). */
   | { readonly type: "ranges"; readonly id: number; readonly targetBytes: number };
 
@@ -80,6 +90,28 @@ export type WorkerReply =
   | MappingNeeded
   | { readonly type: "trajectory"; readonly id: number; readonly trajectory: Trajectory }
   | { readonly type: "exported"; readonly id: number; readonly blob: Blob }
+  | { readonly type: "forest"; readonly id: number; readonly forest: LocatedForest }
+  | {
+      readonly type: "forensics";
+      readonly id: number;
+      readonly groups: readonly GroupForensics[];
+    }
   | ({ readonly type: "ranges"; readonly id: number } & FileRanges)
   /** A request failed (with its `id`), or the indexing itself did (no id). */
   | { readonly type: "error"; readonly id?: number; readonly message: string };
+
+/** One group's findings without its tree, for the file's group panel and table filters. */
+export interface GroupForensics {
+  readonly key: string;
+  readonly kind: LocatedForest["kind"];
+  readonly line: number;
+  readonly size: number;
+  /** The members' row indices in the file (0-based, file order). */
+  readonly rows: readonly number[];
+  readonly zeroVarianceCause: LocatedForest["zeroVarianceCause"];
+  /** Members that copy another member token for token (a set of k counts k − 1). */
+  readonly duplicates: number;
+  readonly multiplicityTokens: number;
+  readonly multiplicityMax: number;
+  readonly causes: readonly string[];
+}

@@ -1,4 +1,5 @@
 import { hasRowDrift, type RowDrift } from "../drift/rowDrift";
+import { FINDINGS, type Finding } from "../forest/fileFindings";
 import type { RowMismatch } from "../mismatch/fileMismatch";
 import type { TrajectoryStatus } from "../trajectory/types";
 import type { RowSummary } from "./rowSummary";
@@ -57,6 +58,8 @@ export interface RowQuery {
   readonly drift?: DriftFilter;
   /** Needs a mismatch scan: rows whose max |δ| exceeds this (rows without lanes never match). */
   readonly mismatchAbove?: number;
+  /** Needs the file's group forensics: members of groups with this finding (core/forest/fileFindings). */
+  readonly finding?: Finding;
   readonly sort?: SortColumn;
   readonly descending?: boolean;
 }
@@ -95,6 +98,7 @@ export function queryFromParams(get: (name: string) => string | null): RowQuery 
     text: get("q") || undefined,
     drift: DRIFT_FILTERS.find((f) => f === drift),
     mismatchAbove: numberParam(get("mismatch")),
+    finding: FINDINGS.find((f) => f === get("finding")),
     sort: isSortColumn(sort) ? sort : undefined,
     descending: get("desc") === "1" ? true : undefined,
   };
@@ -119,6 +123,7 @@ export function queryToParams(query: RowQuery): [string, string][] {
   add("q", query.text);
   add("drift", query.drift);
   add("mismatch", query.mismatchAbove);
+  add("finding", query.finding);
   add("sort", query.sort);
   add("desc", query.descending ? 1 : undefined);
   return out;

@@ -1,3 +1,4 @@
+import { groupKeyOf } from "../forest/groupKeys";
 import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId, LineError } from "../formats/types";
@@ -32,6 +33,7 @@ export interface RowSummary {
   readonly finishReason: string | undefined;
   /** Mean of the recorded logprobs over trainable tokens (nats); undefined when none. */
   readonly meanLogprob: number | undefined;
+  /** The group key (core/forest/groupKeys: recorded tree, GRPO group, rollout_id, branch root). */
   readonly group: string | undefined;
   /** Mean per-token (or the scalar) advantage when the record carries one. */
   readonly advantage: number | undefined;
@@ -132,7 +134,7 @@ export function summarizeTrajectory(t: Trajectory, index: number, format: Format
     toolErrors,
     finishReason,
     meanLogprob: logprobCount === 0 ? undefined : logprobSum / logprobCount,
-    group: t.group,
+    group: groupKeyOf(t)?.key,
     advantage: readAdvantage(t),
     logprobByPosition: logprobSumsByPosition(t.segments),
     searchText: `${t.id}\n${(textLength > 0 ? texts : textOnlyParts(t)).join("")}`

@@ -23,11 +23,23 @@ export interface RewardSplit {
   readonly isEven: boolean;
 }
 
+/** What a view shows of one member (leaf labels, colours, links). */
+export interface MemberRef {
+  readonly id: string;
+  /** 1-based line in the file (0 for an episode of our own store), and row inside the line. */
+  readonly line: number;
+  readonly row: number;
+  readonly reward: number | undefined;
+  readonly tokens: number;
+  readonly status: ForestMember["status"];
+}
+
 /** The forest of one group and everything found in it. */
 export interface GroupForest {
   readonly key: string;
   readonly kind: GroupKind;
   readonly size: number;
+  readonly members: readonly MemberRef[];
   readonly root: ForestNode;
   readonly isRecorded: boolean;
   readonly branchPoints: readonly BranchPoint[];
@@ -94,6 +106,10 @@ export function analyzeGroup(
     key,
     kind,
     size: members.length,
+    members: members.map((m) => ({
+      ...{ id: m.id, line: m.line, row: m.row, reward: m.reward },
+      ...{ tokens: m.ids.length, status: m.status },
+    })),
     root,
     isRecorded,
     branchPoints: branchPoints(root, ids, detail),

@@ -1,9 +1,11 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { episodeQueries } from "../../api/episodes";
+import { forestOfTrajectories } from "../../core/forest/forestOf";
 import { departureIndex } from "../../core/tito/fork";
 import type { Trajectory } from "../../core/trajectory/types";
+import { ForestView } from "../forest/ForestView";
 import styles from "./BranchGroupPage.module.css";
 
 const idsOf = (t: Trajectory | undefined) => t?.segments.flatMap((s) => [...s.tokenIds]) ?? [];
@@ -14,7 +16,7 @@ const idsOf = (t: Trajectory | undefined) => t?.segments.flatMap((s) => [...s.to
  */
 export function BranchGroupPage() {
   const { id = "" } = useParams();
-  const [searchParams] = useSearchParams();
+  const [searchParams, setSearchParams] = useSearchParams();
   const atParam = searchParams.get("at");
   const at = atParam !== null && /^\d+$/.test(atParam) ? Number(atParam) : undefined;
   const list = useQuery({
@@ -41,6 +43,16 @@ export function BranchGroupPage() {
       p.includes(branchId) ? p.filter((x) => x !== branchId) : [...p, branchId].slice(-2),
     );
   const parentIds = idsOf(parent.data);
+  const loaded = details.flatMap((d) => d.data ?? []);
+  const members = parent.data ? [parent.data, ...loaded] : loaded;
+  const isComplete = loaded.length === branches.length && loaded.length > 0;
+  // Small groups (≤ 64 branches): built here with the same core function the file worker runs.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the member ids name the members
+  const forest = useMemo(
+    () => (isComplete ? forestOfTrajectories({ key: id, kind: "branches" }, members) : undefined),
+    [isComplete, id, members.map((m) => m.id).join(",")],
+  );
+  const branchParam = searchParams.get("branch");
   const from = at ?? branches[0]?.forkIndex ?? 0;
   const [a, b] = picked;
   return (
@@ -119,6 +131,24 @@ export function BranchGroupPage() {
           })}
         </tbody>
       </table>
+      {forest && (
+        <section aria-label="branch forest" className={styles.forest}>
+          <ForestView
+            forest={forest}
+            selectedBranch={branchParam === null ? undefined : Number(branchParam)}
+            onSelectBranch={(index) => {
+              const next = new URLSearchParams(searchParams);
+              next.set("branch", String(index));
+              setSearchParams(next);
+            }}
+            compareHref={(x, y, index) => {
+              const [left, right] = [members[x]?.id ?? "", members[y]?.id ?? ""];
+              return `/episodes/compare/${encodeURIComponent(left)}/${encodeURIComponent(right)}?from=${index}`;
+            }}
+            memberHref={(m) => `/episodes/${encodeURIComponent(members[m]?.id ?? "")}`}
+          />
+        </section>
+      )}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { Link, useParams } from "react-router";
+import { Link, useParams, useSearchParams } from "react-router";
 import type { RowSummary } from "../../core/files/rowSummary";
 import { formatReward } from "../../core/series/formatReward";
 import type { RolloutFileClient } from "../../workers/rolloutFileClient";
@@ -14,9 +14,15 @@ function rowIndexOf(param: string | undefined): number {
   return param !== undefined && /^\d+$/.test(param) ? Number(param) : -1;
 }
 
-/** `/files/:fileId/compare/:a/:b`: two trajectories of a file side by side (best vs worst of a group). */
+/**
+ * `/files/:fileId/compare/:a/:b?from=N`: two trajectories of a file side by side (best vs worst of
+ * a group; two children of a forest's branch point, both opened at token N).
+ */
 export function ComparePage() {
   const { fileId = "", a, b } = useParams();
+  const [searchParams] = useSearchParams();
+  const fromParam = searchParams.get("from");
+  const from = fromParam !== null && /^\d+$/.test(fromParam) ? Number(fromParam) : undefined;
   const { client, reason } = useFileClient(fileId);
   const state = useRolloutFileState(client);
   if (!client || !state) return <FileMissing reason={reason} />;
@@ -26,11 +32,30 @@ export function ComparePage() {
     <div className={styles.page}>
       <nav className={styles.nav} aria-label="compare navigation">
         <Link to={`/files/${fileId}`}>← {state.name}</Link>
-        <Link to={`/files/${fileId}/compare/${right}/${left}`}>swap sides</Link>
+        <Link
+          to={`/files/${fileId}/compare/${right}/${left}${from === undefined ? "" : `?from=${from}`}`}
+        >
+          swap sides
+        </Link>
+        {from !== undefined && (
+          <span data-testid="compare-from">from the branch point #{from}</span>
+        )}
       </nav>
       <div className={styles.sides}>
-        <Side fileId={fileId} client={client} rowIndex={left} summary={state.rows[left]} />
-        <Side fileId={fileId} client={client} rowIndex={right} summary={state.rows[right]} />
+        <Side
+          fileId={fileId}
+          client={client}
+          rowIndex={left}
+          summary={state.rows[left]}
+          from={from}
+        />
+        <Side
+          fileId={fileId}
+          client={client}
+          rowIndex={right}
+          summary={state.rows[right]}
+          from={from}
+        />
       </div>
     </div>
   );
@@ -41,9 +66,10 @@ interface SideProps {
   readonly client: RolloutFileClient;
   readonly rowIndex: number;
   readonly summary: RowSummary | undefined;
+  readonly from: number | undefined;
 }
 
-function Side({ fileId, client, rowIndex, summary }: SideProps) {
+function Side({ fileId, client, rowIndex, summary, from }: SideProps) {
   const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
   const pieces = useRecordedPieces(trajectory.data);
   return (
@@ -81,6 +107,7 @@ function Side({ fileId, client, rowIndex, summary }: SideProps) {
             tokenizer={pieces.tokenizer}
             isTokenizerLoading={pieces.isLoading}
             controlTokens={pieces.controlTokens}
+            {...(from === undefined ? {} : { initialToken: from })}
           />
         </div>
       )}

@@ -21,6 +21,7 @@ import styles from "./RolloutsPage.module.css";
 import { RolloutTable } from "./RolloutTable";
 import { RunStepNav } from "./RunCharts";
 import { useColumnMapping } from "./useColumnMapping";
+import { useFileForensics, useFindingFilter } from "./useFileForensics";
 import { useFileOrder } from "./useFileRows";
 import { useFileSample } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
@@ -37,7 +38,12 @@ export function RolloutsPage() {
   const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
   const drift = useFileDrift(fileId, client, sample);
   const mismatch = useFileMismatch(fileId, client);
-  const order = useFileOrder(state, query, drift.rows, mismatch.rows);
+  const forensics = useFileForensics(fileId, client, state);
+  const order = useFindingFilter(
+    useFileOrder(state, query, drift.rows, mismatch.rows),
+    forensics.data,
+    query.finding,
+  );
   const [cursor, setCursor] = useState(0);
   const [exportFormat, setExportFormat] = useState<ExportFormat>("rollout-lens/v1");
   const [isExporting, setExporting] = useState(false);
@@ -137,6 +143,10 @@ export function RolloutsPage() {
       <ErrorsPanel errors={state.errors} />
       <GroupsPanel
         groups={groups}
+        forensics={forensics.data}
+        forestHref={(group) => `/files/${fileId}/groups/${encodeURIComponent(group)}`}
+        finding={query.finding}
+        onFilterFinding={(finding) => setQuery({ finding })}
         onSelectGroup={(group) => setQuery({ group })}
         onOpen={open}
         onCompare={(left, right) => navigate(`/files/${fileId}/compare/${left}/${right}`)}
