@@ -37,7 +37,10 @@ describe("the --format tables, built from FORMAT_IDS", () => {
       ...FORMAT_IDS.map((id) => id.split("/")[0]),
     ]);
     expect(formatHelp(validateSpec())).toContain("auto|rollout-lens|slime|atropos|strands|verl");
-    // Text-only formats (verl, prime-rl samples, ART) are not drift formats.
-    expect(formatHelp(driftSpec())).toBe("auto|rollout-lens|slime|atropos|strands|atif|nemo-rl");
+    // Text-only formats (verl, prime-rl samples, ART, SkyRL evals, NeMo-RL val, AReaL, miles
+    // trajectory sidecars) are not drift formats; prime-rl traces (verifiers) carry ids.
+    expect(formatHelp(driftSpec())).toBe(
+      "auto|rollout-lens|slime|atropos|strands|atif|nemo-rl|verifiers",
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fixtureLines } from "../../test/fixtureFiles";
 import { flattenSegments } from "../trajectory/flatten";
+import { policyVersions } from "../trajectory/policyVersions";
 import type { Trajectory } from "../trajectory/types";
 import { readRolloutLine } from "./readRolloutLine";
 import { RECORDED_TREE } from "./verifiers";
@@ -106,6 +107,16 @@ describe("verifiers v1 Episode records (prime-rl traces.jsonl)", () => {
       branches: 2,
     });
     expect(a?.metadata.rewards).toEqual({ correct: { score: 1, weight: 1 } });
+  });
+
+  it("the policy span shows as the model turns' weights: one version, or the span", () => {
+    const [lin] = read(linear);
+    const one = lin ? policyVersions(lin) : undefined;
+    expect(one?.source).toBe("run.work.policy");
+    expect(one?.spans.map((s) => s.version)).toEqual(["0", "0"]);
+    const [step1] = fixtureLines("prime-rl-run/rollouts/step_1/train/all/traces.jsonl") as [string];
+    const [t] = read(step1);
+    expect(t ? policyVersions(t)?.spans.map((s) => s.version) : []).toEqual(["0–1", "0–1"]);
   });
 
   it("spreads advantages and reference logprobs over the sampled tokens only", () => {

@@ -8,6 +8,7 @@ import type { Trajectory } from "./types";
  *   `output_versions` per output token (`ModelResponse.output_versions`), kept in metadata;
  * - slime: `weight_versions`, one entry per `/generate` call (SGLang's `meta_info.weight_version`
  *   appended per turn), kept in metadata: entry k is the k-th model segment's;
+ * - verifiers: `run.work.policy` (`metadata.verifiers.policy_span`), one version or span for all turns;
  * - a live or stored episode: each `/generate` call's `weightVersion` (SGLang `meta_info`), call k
  *   for model segment k.
  * Negative or missing versions are "none" (prompt and tool tokens).
@@ -79,6 +80,21 @@ function perToken(t: Trajectory, versions: readonly unknown[]): Version[] | unde
   return out;
 }
 
+/**
+ * verifiers' `run.work.policy` (kept as `metadata.verifiers.policy_span`): the live policy versions
+ * spanned while the episode was generated, the same for every model turn: `5`, or `4–5` when the
+ * weights changed mid-episode (which turn got which is not recorded).
+ */
+function policySpanOf(m: Trajectory["metadata"]): string | undefined {
+  const v = m.verifiers;
+  const span =
+    typeof v === "object" && v !== null ? (v as Record<string, unknown>).policy_span : undefined;
+  if (typeof span !== "object" || span === null) return undefined;
+  const { start, end } = span as Record<string, unknown>;
+  if (!Number.isInteger(start) || !Number.isInteger(end)) return undefined;
+  return start === end ? String(start) : `${start}–${end}`;
+}
+
 function tokenVersions(t: Trajectory): { source: string; versions: Version[] } | undefined {
   const m = t.metadata;
   for (const key of ["versions", "output_versions"]) {
@@ -90,6 +106,11 @@ function tokenVersions(t: Trajectory): { source: string; versions: Version[] } |
   if (Array.isArray(m.weight_versions)) {
     const versions = perTurn(t, m.weight_versions);
     if (versions) return { source: "weight_versions", versions };
+  }
+  const span = policySpanOf(m);
+  if (span !== undefined) {
+    const versions = perTurn(t, [span]);
+    if (versions) return { source: "run.work.policy", versions };
   }
   const calls = t.calls ?? [];
   if (calls.some((c) => c.weightVersion !== undefined)) {
