@@ -153,7 +153,8 @@ function checkSegment(
       message: `token id ${value} is not a non-negative integer (${badId.count} such ids)`,
     });
   }
-  const expected = EXPECTED_MASK[segment.kind];
+  // A model segment the record does not train (Segment.untrained) has mask 0 throughout.
+  const expected = segment.kind === "model" && segment.untrained ? 0 : EXPECTED_MASK[segment.kind];
   const badMask = proven.lossMask ? undefined : badMasks(segment.lossMask, expected);
   if (badMask) {
     out.push({
