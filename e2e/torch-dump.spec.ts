@@ -23,5 +23,4 @@ test("a slime .pt rollout dump opens from the files page, routed experts on the 
   await expect(page.getByTestId("detail-position")).toHaveText("#40");
   await expect(page.getByTestId("detail-routed-experts")).toHaveText("L0: 0 1 · L1: 1 2");
   await expect(page.getByTestId("detail-top-p")).toBeVisible();
-  await page.screenshot({ path: "docs/screenshots/torch-dump-token-detail.png" });
 });
