@@ -77,3 +77,13 @@ describe("orderRunSteps", () => {
     expect(["a.txt", "a.csv", ".a.jsonl"].some(isRunFileName)).toBe(false);
   });
 });
+
+describe("slime/miles rollout dumps in a run", () => {
+  it("rollout_data/{id}.pt is the step of its rollout id", () => {
+    expect(isRunFileName("3.pt")).toBe(true);
+    expect(orderRunSteps(["rollout_data/12.pt", "rollout_data/3.pt"]).steps).toEqual([
+      { path: "rollout_data/3.pt", step: 3 },
+      { path: "rollout_data/12.pt", step: 12 },
+    ]);
+  });
+});
