@@ -77,10 +77,26 @@ describe("expandInputs", () => {
     expect(await expandInputs(["empty", "runs/*.parquet", "nowhere/*.jsonl"])).toEqual({
       files: [],
       problems: [
-        "empty: no rollout file (.jsonl, .ndjson) in this directory",
+        "empty: no rollout file (.jsonl, .ndjson, .pt) in this directory",
         "runs/*.parquet: no file matches this pattern",
         "nowhere/*.jsonl: no file matches this pattern",
       ],
+    });
+  });
+});
+
+describe("a slime/miles --dump-details folder", () => {
+  it("contributes its rollout dumps only (train_data/, trajectory/ and dashboard/ are read through them or not at all)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "rollout-lens-details-"));
+    for (const sub of ["rollout_data", "train_data", "trajectory", "dashboard"])
+      mkdirSync(join(root, sub));
+    writeFileSync(join(root, "rollout_data", "3.pt"), "");
+    writeFileSync(join(root, "train_data", "3_0.pt"), "");
+    writeFileSync(join(root, "trajectory", "3.jsonl"), "");
+    writeFileSync(join(root, "dashboard", "metrics.jsonl"), "");
+    expect(await expandInputs([root])).toEqual({
+      files: [join(root, "rollout_data", "3.pt")],
+      problems: [],
     });
   });
 });

@@ -19,7 +19,11 @@ export function isDirectory(path: string): boolean {
 
 /** Every file under `dir` (hidden entries skipped), up to MAX_DEPTH folders deep. */
 function walk(dir: string, depth: number, out: string[]): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  let entries = readdirSync(dir, { withFileTypes: true });
+  // A slime/miles --dump-details folder: its rollout dumps (docs/format.md "slime and miles `.pt` dumps").
+  const dumps = entries.find((e) => e.name === "rollout_data" && e.isDirectory());
+  if (dumps) entries = [dumps];
+  for (const entry of entries) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {

@@ -63,4 +63,25 @@ describe("a slime rollout dump (.pt) in the file worker", () => {
     expect(t?.metadata.slime_dump).toEqual({ rollout_id: 3 });
     expect(t?.metadata.weight_versions).toEqual(["12"]);
   });
+
+  it("the demoted model span of sample 5 (mask 0, real logprobs) is a model segment not trained", async () => {
+    const bytes = fixture("slime-rollout.pt");
+    const source = blobSource("slime-rollout.pt", bytes, []);
+    const records = (await recordSourceOf(
+      source,
+      "slime-rollout.pt",
+      bytes.length,
+      undefined,
+    )) as RecordSource;
+    const [record] = await records.read(5, 6);
+    const result = readRolloutValue(record as Record<string, unknown>, 6);
+    if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));
+    const segments = result.trajectories[0]?.segments ?? [];
+    expect(segments.map((s) => (s.untrained ? "model-untrained" : s.kind))).toEqual([
+      "prompt",
+      "model-untrained",
+      "tool",
+      "model",
+    ]);
+  });
 });

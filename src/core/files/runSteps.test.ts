@@ -135,3 +135,13 @@ describe("the frameworks' own dump layouts", () => {
     expect(isRunSideFile("out/rollouts/step_1/train/all/traces.jsonl")).toBe(false);
   });
 });
+
+describe("slime/miles rollout dumps in a run", () => {
+  it("rollout_data/{id}.pt is the step of its rollout id", () => {
+    expect(isRunFileName("3.pt")).toBe(true);
+    expect(orderRunSteps(["rollout_data/12.pt", "rollout_data/3.pt"]).steps).toEqual([
+      { path: "rollout_data/3.pt", step: 3 },
+      { path: "rollout_data/12.pt", step: 12 },
+    ]);
+  });
+});

@@ -14,7 +14,7 @@
  */
 
 /** File names a run directory may hold rollouts in (JSON lines, JSON documents, Parquet). */
-const RUN_FILE = /\.(jsonl|ndjson|json|parquet)$/i;
+const RUN_FILE = /\.(jsonl|ndjson|json|parquet|pt)$/i;
 
 /** True when `name` (a base name) is a readable rollout file that is not hidden. */
 export function isRunFileName(name: string): boolean {

@@ -36,8 +36,12 @@ export function segmentsByKind(
     kind: span.kind,
     turn: turns[i] ?? 0,
     tokenIds: tokenIds.slice(span.start, span.end),
-    lossMask: span.kind === "model" ? ones(span.end - span.start) : zeros(span.end - span.start),
+    lossMask:
+      span.kind === "model" && !span.untrained
+        ? ones(span.end - span.start)
+        : zeros(span.end - span.start),
     logprobs: logprobsOf(span),
+    ...(span.untrained ? { untrained: true } : {}),
   }));
 }
 

@@ -150,6 +150,7 @@ function checkLine(line: RolloutLensLine): FieldError | undefined {
 function segmentFromWire(line: RolloutLensLine, s: SegmentWire): Segment {
   return {
     kind: s.kind,
+    ...(s.kind === "model" && s.untrained ? { untrained: true } : {}),
     turn: s.turn,
     tokenIds: line.token_ids.slice(s.start, s.end),
     lossMask: line.loss_mask.slice(s.start, s.end),
@@ -215,6 +216,7 @@ function segmentToWire(
 ): SegmentWire {
   return {
     kind: s.kind,
+    ...(s.untrained ? { untrained: true } : {}),
     turn: s.turn,
     start: offsets?.start ?? 0,
     end: offsets?.end ?? 0,

@@ -28,6 +28,8 @@ const topLogprobWireSchema = z.object({ token_id: z.int().nonnegative(), logprob
 /** One segment: token offsets into the line's flat arrays, never a copy of the tokens. */
 export const segmentWireSchema = z.object({
   kind: z.enum(["prompt", "model", "tool"]),
+  /** A model segment with mask 0: produced by the model, not trained (Segment.untrained). */
+  untrained: z.boolean().optional(),
   turn: z.int().nonnegative(),
   start: z.int().nonnegative(),
   end: z.int().nonnegative(),

@@ -281,3 +281,39 @@ describe("slime fast path falls back to the exact errors", () => {
     expect(result.kind === "error" && result.error.message).toContain("at token 2");
   });
 });
+
+describe("mask-0 response runs the model produced", () => {
+  // prompt 2, model 2 (demoted: mask 0, real logprobs), tool 2 (mask 0, slime's 0.0), model 2.
+  const sample = {
+    tokens: [1, 2, 3, 4, 5, 6, 7, 8],
+    response_length: 6,
+    loss_mask: [0, 0, 0, 0, 1, 1],
+    rollout_log_probs: [-0.5, -0.25, 0, 0, -0.1, -0.2],
+  };
+  const kinds = (value: Record<string, unknown>) => {
+    const result = readSlimeSample(value, { line: 1 });
+    if (!result.ok) throw new Error(result.error.message);
+    return result.trajectories[0]?.segments.map((s) => [
+      s.kind,
+      s.untrained === true,
+      s.lossMask.join(""),
+    ]);
+  };
+
+  it("is a model segment marked untrained, never a tool segment, when tool runs carry slime's 0.0", () => {
+    expect(kinds(sample)).toEqual(
+      [
+        ["prompt", false, "00"],
+        ["model", false, "11"],
+        ["model", true, "00"],
+        ["tool", false, "00"],
+        ["model", false, "11"],
+      ].filter((_, k) => k !== 1),
+    );
+  });
+
+  it("stays a tool run where the record cannot tell (no placeholder run to compare with)", () => {
+    const strands = { ...sample, rollout_log_probs: [-0.5, -0.25, -1, -2, -0.1, -0.2] };
+    expect(kinds(strands)?.map(([kind]) => kind)).toEqual(["prompt", "tool", "model"]);
+  });
+});

@@ -151,6 +151,65 @@ export function readSlimeSampleExact(
   return build(s, spansOf(s), context, row, fieldPrefix, SLIME_PROVEN);
 }
 
+/** Sub-runs of a mask-0 span: exactly 0.0 (a placeholder: tool) or sampled (< 0: model). */
+function splitByLogprob(
+  span: SegmentSpan,
+  logprobs: readonly (number | null)[],
+  promptLength: number,
+): SegmentSpan[] {
+  const out: SegmentSpan[] = [];
+  const isSampled = (k: number) => {
+    const v = logprobs[k - promptLength];
+    return typeof v === "number" && v < 0;
+  };
+  let start = span.start;
+  for (let k = span.start + 1; k <= span.end; k++) {
+    if (k < span.end && isSampled(k) === isSampled(start)) continue;
+    out.push(
+      isSampled(start)
+        ? { kind: "model", start, end: k, untrained: true }
+        : { kind: "tool", start, end: k },
+    );
+    start = k;
+  }
+  return out;
+}
+
+/** True when some mask-0 run holds two or more 0.0 logprobs in a row (slime's placeholders). */
+function hasPlaceholderRun(
+  spans: readonly SegmentSpan[],
+  logprobs: readonly (number | null)[],
+  promptLength: number,
+): boolean {
+  for (const span of spans) {
+    if (span.kind !== "tool") continue;
+    let zeros = 0;
+    for (let k = span.start - promptLength; k < span.end - promptLength; k++) {
+      zeros = logprobs[k] === 0 ? zeros + 1 : 0;
+      if (zeros >= 2) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Mask-0 response tokens the model produced, told from tool tokens where the record says so:
+ * when a sample writes slime's 0.0 placeholder on its tool tokens, mask-0 tokens with real
+ * logprobs (< 0) were sampled by the model and then excluded from training (slime's drift
+ * demotion, miles' shared completions): a model segment marked untrained, never a tool
+ * segment. With no placeholder run, mask 0 stays a tool run (docs/format.md "Reading other formats").
+ */
+function modelSpansAtMaskZero(
+  spans: readonly SegmentSpan[],
+  logprobs: readonly (number | null)[] | null | undefined,
+  promptLength: number,
+): readonly SegmentSpan[] {
+  if (!logprobs || !hasPlaceholderRun(spans, logprobs, promptLength)) return spans;
+  return spans.flatMap((span) =>
+    span.kind === "tool" ? splitByLogprob(span, logprobs, promptLength) : [span],
+  );
+}
+
 function build(
   s: Sample,
   spans: readonly SegmentSpan[],
@@ -161,6 +220,7 @@ function build(
 ): ReadResult {
   const promptLength = s.tokens.length - s.response_length;
   const lp = s.rollout_log_probs;
+  spans = modelSpansAtMaskZero(spans, lp, promptLength);
   // slime's own helpers write 0.0 at mask 0; strands-via-slime copies real scores there instead.
   const isPlaceholder = !!lp && isZeroOnTools(spans, lp, promptLength);
   // Segments straight from the response arrays: no full-length intermediates, no per-token pushes.

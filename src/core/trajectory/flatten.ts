@@ -55,6 +55,8 @@ export interface SegmentSpan {
   readonly kind: SegmentKind;
   readonly start: number;
   readonly end: number;
+  /** A model span with mask 0 (Segment.untrained). */
+  readonly untrained?: boolean;
 }
 
 /**

@@ -154,9 +154,12 @@ function checkSegment(
     });
   }
   // A model segment is the model's output whether trained or not (docs/format.md): mask 1 on
-  // every token, or 0 on every token (not trained), never mixed.
+  // every token, or 0 on every token (not trained: Segment.untrained, or a record that says so
+  // only by its mask), never mixed.
   const untrainedModel =
-    segment.kind === "model" && segment.lossMask[0] === 0 && !badMasks(segment.lossMask, 0);
+    segment.kind === "model" &&
+    (segment.untrained === true ||
+      (segment.lossMask[0] === 0 && !badMasks(segment.lossMask, 0)));
   const expected = untrainedModel ? 0 : EXPECTED_MASK[segment.kind];
   const badMask = proven.lossMask ? undefined : badMasks(segment.lossMask, expected);
   if (badMask) {

@@ -56,6 +56,12 @@ export interface Segment {
   readonly tokenIds: readonly number[];
   /** 1 only where the policy is trained (model output). */
   readonly lossMask: readonly (0 | 1)[];
+  /**
+   * True on a model segment the record does not train (mask 0 on every token): tokens the model
+   * produced that the framework excluded (slime's drift demotion, miles' shared completions).
+   * Never a tool segment (docs/format.md "Reading other formats").
+   */
+  readonly untrained?: boolean;
   /** null where none was recorded (prompt and tool tokens, usually). */
   readonly logprobs: readonly (number | null)[];
   readonly topLogprobs?: readonly (readonly TopLogprob[] | null)[];

@@ -219,7 +219,12 @@ export const DetailsPanel = memo(function DetailsPanel({
         <dd>{flat.lossMask[token]}</dd>
         <dt>segment</dt>
         <dd>
-          {s} · {segment ? KIND_LABEL[segment.kind] : "?"}
+          {s} ·{" "}
+          {segment?.untrained
+            ? "model output · mask 0 (not trained)"
+            : segment
+              ? KIND_LABEL[segment.kind]
+              : "?"}
         </dd>
         <dt>turn</dt>
         <dd>{segment?.turn}</dd>
