@@ -1,13 +1,13 @@
 import { createReadStream } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
-import { asyncBufferFromFile } from "hyparquet";
 import {
   isJsonDocumentName,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
-import { isParquetHead, openParquet, parquetRecords } from "../../src/core/formats/parquet";
+import { isParquetHead } from "../../src/core/formats/parquet";
+import { parquetLines } from "./parquetReader";
 
 /** One line of a text file: 1-based number and text without the line break. */
 export interface NumberedLine {
@@ -42,10 +42,7 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,
       );
     }
-    const parquet = await openParquet(await asyncBufferFromFile(path));
-    for await (const { lineNo, value } of parquetRecords(parquet)) {
-      yield { lineNo, text: stringifyJsonLine(value) };
-    }
+    yield* parquetLines(path);
     return;
   }
   if (isJsonDocumentName(path) && (await stat(path)).size <= MAX_JSON_DOCUMENT_BYTES) {

@@ -8,6 +8,7 @@ import {
 } from "hyparquet";
 import { getTreePath } from "hyparquet/src/schema.js";
 import type { ColumnMapping } from "./columnMapping";
+import { checkGroupPages, checkParquetFooter } from "./parquetChecks";
 import { PARQUET_COMPRESSORS } from "./parquetCodecs";
 import { readHeadRows } from "./parquetHead";
 import { isNumberListPath, readNumberListChunk } from "./parquetLists";
@@ -95,6 +96,7 @@ export async function openParquet(
   options: { readonly mapping?: ColumnMapping } = {},
 ): Promise<ParquetFile> {
   const metadata = await parquetMetadataAsync(file);
+  checkParquetFooter(metadata, file.byteLength);
   const rowGroups: ParquetRowGroup[] = [];
   let start = 0;
   for (const group of metadata.row_groups) {
@@ -259,6 +261,11 @@ export async function readParquetRecords(
   start: number,
   end: number,
 ): Promise<Record<string, unknown>[]> {
+  // Every page header of the row groups read is checked before a page is decoded (parquetChecks).
+  for (const [k, g] of parquet.rowGroups.entries()) {
+    if (g.start < end && start < g.start + g.rows)
+      await checkGroupPages(parquet.file, parquet.metadata, k);
+  }
   // Many rows of one row group (indexing, drift scans): the fast reader of number lists where it
   // applies. A few rows (the first ones, one opened trajectory) read only their pages, below.
   const group = parquet.rowGroups.findIndex((g) => g.start <= start && end <= g.start + g.rows);
