@@ -3,11 +3,10 @@ import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { parseJsonLine, stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { addLaneToRecord, appendKeysToLine } from "../../src/core/formats/laneRecord";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId } from "../../src/core/formats/types";
 import { laneNameProblem } from "../../src/core/trajectory/lanes";
 import type { LaneInfo, LaneValues } from "../../src/core/trajectory/types";
-import { readLines } from "../files/readLines";
+import { readLines, readNumberedLine } from "../files/readLines";
 import {
   RESCORED_LANE,
   type Rescorer,
@@ -46,9 +45,12 @@ export async function rescoreFile(
     if (!sink.write(`${text}\n`)) await once(sink, "drain");
   };
   try {
-    for await (const { lineNo, text } of readLines(path)) {
+    for await (const line of readLines(path)) {
+      const { lineNo, text } = line;
       (report as { lines: number }).lines = lineNo;
-      const result = readRolloutLine(text, lineNo, format, path);
+      // The output copies every line: one too long to read cannot be copied, so the file stops.
+      if (line.error) throw new Error(`line ${lineNo}: ${line.error.message}`);
+      const result = readNumberedLine(line, format, path);
       if (result.kind === "blank") {
         await write(text);
         continue;

@@ -1,14 +1,15 @@
 import { checkCallPrefixes, detectDrift } from "../../src/core/drift/detectDrift";
 import { type RoundTripPath, roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import type { CallPrefixResult, DriftMode, DriftResult } from "../../src/core/drift/types";
+import { createErrorLog } from "../../src/core/files/errorLog";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import { createIdsFitCheck, type IdsMisfit } from "../../src/core/tokenizer/idsFit";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import { type ByteRange, readLines } from "../files/readLines";
+import { type ByteRange, readLines, readNumberedLine } from "../files/readLines";
+import { WorkerFailure } from "../workers/workerPool";
 import type { DriftEngine, DriftTokenizers } from "./driftTokenizers";
 
 /** The drift checks of one trajectory, with where it came from. */
@@ -50,7 +51,9 @@ export interface FileDrift {
   readonly trainableAffected: number;
   /** Trajectories read but not checked (ids not the tokenizer's, a failing check), in file order. */
   readonly unchecked: readonly UncheckedTrajectory[];
+  /** The first bad lines (MAX_LISTED_ERRORS); `badLines` counts them all. */
   readonly errors: readonly LineError[];
+  readonly badLines: number;
   /** Set when the file could not be read at all. */
   readonly readError?: string;
   /**
@@ -89,6 +92,21 @@ export interface DriftFileOptions {
   readonly onChecked?: (t: TrajectoryDrift) => void;
   /** Which checked trajectories `FileDrift.trajectories` keeps (default: all). */
   readonly keep?: (t: TrajectoryDrift) => boolean;
+  /** Trajectories longer than this many tokens are not checked (default DRIFT_MAX_TOKENS). */
+  readonly maxTokens?: number;
+}
+
+/**
+ * The longest trajectory drift checks, in tokens: a round trip costs time and memory in
+ * proportion, and one 10M-token line must not hold a run for minutes. Longer ones are counted
+ * unchecked, with their length and this cap (docs/drift.md).
+ */
+export const DRIFT_MAX_TOKENS = 2_000_000;
+
+function tokenCount(t: Trajectory): number {
+  let n = 0;
+  for (const s of t.segments) n += s.tokenIds.length;
+  return n;
 }
 
 const PENDING = Symbol("pending");
@@ -166,8 +184,8 @@ async function fileHead(
   mapping: ColumnMapping | undefined,
 ): Promise<{ format?: FormatId; trajectory?: Trajectory }> {
   let format = forced;
-  for await (const { lineNo, text } of readLines(path)) {
-    const result = readRolloutLine(text, lineNo, format, path, mapping);
+  for await (const line of readLines(path)) {
+    const result = readNumberedLine(line, format, path, mapping);
     if (result.kind !== "blank" && result.kind !== "error") {
       format ??= result.format;
       const trajectory = result.trajectories[0];
@@ -220,8 +238,10 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     }
   };
   const unchecked: UncheckedTrajectory[] = [];
-  const errors: LineError[] = [];
+  const errors = createErrorLog<LineError>();
   const pending: Promise<void>[] = [];
+  /** A pool worker that died (crash, kill): the file cannot be finished, the run stops. */
+  let failure: WorkerFailure | undefined;
   let batch: Trajectory[] = [];
   const flush = () => {
     const pool = file?.engine.pool;
@@ -229,8 +249,11 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     const sent = batch;
     const at = sent.map(() => slots.push(PENDING) - 1 + offset);
     batch = [];
+    const first = sent[0]?.source.line;
+    const last = sent.at(-1)?.source.line;
+    const label = `${path} ${first === last ? `line ${first}` : `lines ${first}–${last}`}`;
     pending.push(
-      pool.check(sent, options.modes).then(
+      pool.check(sent, options.modes, label).then(
         (results) => {
           at.forEach((slot, k) => {
             const t = sent[k];
@@ -239,6 +262,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
           settle();
         },
         (error: unknown) => {
+          if (error instanceof WorkerFailure) failure ??= error;
           for (const [k, t] of sent.entries()) {
             unchecked.push({ ...where(t), reason: `cannot check drift: ${messageOf(error)}` });
             slots[(at[k] ?? 0) - offset] = FAILED;
@@ -268,7 +292,8 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       drifted,
       trainableAffected,
       unchecked,
-      errors,
+      errors: errors.listed,
+      badLines: errors.count,
       ...(readError === undefined ? {} : { readError }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
     };
@@ -282,11 +307,13 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       format ??= head.format;
       if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
     }
-    for await (const { lineNo, text } of readLines(path, options.shard)) {
-      const result = readRolloutLine(text, lineNo, format, path, options.mapping);
+    const maxTokens = options.maxTokens ?? DRIFT_MAX_TOKENS;
+    for await (const line of readLines(path, options.shard)) {
+      if (failure) throw failure;
+      const result = readNumberedLine(line, format, path, options.mapping);
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
-        errors.push(result.error);
+        errors.add(result.error);
         continue;
       }
       validLines += 1;
@@ -296,6 +323,12 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
         const absent = trajectoryIdsAbsentReason(t);
         if (absent !== undefined) {
           unchecked.push({ ...where(t), reason: absent });
+          continue;
+        }
+        const tokens = tokenCount(t);
+        if (tokens > maxTokens) {
+          const reason = `too long for drift (${tokens} tokens, cap ${maxTokens})`;
+          unchecked.push({ ...where(t), reason });
           continue;
         }
         file ??= await chooseFor(t);
@@ -325,6 +358,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     }
     flush();
     await Promise.all(pending);
+    if (failure) throw failure;
   } catch (error) {
     await Promise.allSettled(pending);
     return finish(messageOf(error));

@@ -205,6 +205,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
   let trajectories = 0;
   let checked = 0;
   let drifted = 0;
+  let badLines = 0;
   for (const part of parts) {
     const own = {
       results: arrayField(part, "results", errors),
@@ -216,6 +217,8 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     results.push(...own.results);
     unchecked.push(...own.unchecked);
     bad.push(...own.errors);
+    // A report lists its first bad lines and counts them all (`bad_lines`).
+    badLines += typeof part.file.bad_lines === "number" ? part.file.bad_lines : own.errors.length;
     validLines += numberField(part, "valid_lines", errors);
     trajectories += numberField(part, "trajectories", errors);
     checked += numberField(part, "checked", errors);
@@ -233,7 +236,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     exit_code: driftExitCodeOf({
       readError: readError !== undefined,
       validLines,
-      badLines: bad.length,
+      badLines,
       unchecked: unchecked.length,
       drifted,
       partial: false,
@@ -245,6 +248,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     drifted,
     unchecked_trajectories: unchecked,
     errors: bad,
+    bad_lines: badLines,
     ...(readError === undefined ? {} : { read_error: readError }),
     ...(first("round_trip") === undefined ? {} : { round_trip: first("round_trip") }),
     results,
