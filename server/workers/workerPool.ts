@@ -141,7 +141,8 @@ function runJob<Request, Result>(
         if (slot.current?.id !== id) return;
         if (budgetMs !== undefined) {
           timer = setTimeout(() => {
-            const over = `ran past its ${Math.round(budgetMs / 1000)} s budget`;
+            const span = budgetMs < 1000 ? `${budgetMs} ms` : `${Math.round(budgetMs / 1000)} s`;
+            const over = `ran past its ${span} budget`;
             slot.current?.settle(new Error(over));
             slot.worker = undefined;
             slot.ready = undefined;
