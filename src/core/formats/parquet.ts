@@ -95,7 +95,9 @@ export async function openParquet(
   file: AsyncBuffer,
   options: { readonly mapping?: ColumnMapping } = {},
 ): Promise<ParquetFile> {
-  const metadata = await parquetMetadataAsync(file);
+  const metadata = await parquetMetadataAsync(file).catch((error: unknown) => {
+    throw new Error(`unreadable Parquet footer (${messageOf(error)})`);
+  });
   checkParquetFooter(metadata, file.byteLength);
   const rowGroups: ParquetRowGroup[] = [];
   let start = 0;
@@ -255,8 +257,27 @@ async function readInGroup(
   return out;
 }
 
-/** Records of rows [start, end) (only the row groups holding them are read). */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Records of rows [start, end) (only the row groups holding them are read). A damaged file's
+ * error names the rows (or the row group and column, from the checks before decoding).
+ */
 export async function readParquetRecords(
+  parquet: ParquetFile,
+  start: number,
+  end: number,
+): Promise<Record<string, unknown>[]> {
+  try {
+    return await readRecords(parquet, start, end);
+  } catch (error) {
+    const message = messageOf(error);
+    if (message.startsWith("row group ")) throw error;
+    throw new Error(`rows ${start + 1}–${end}: cannot decode (${message})`);
+  }
+}
+
+async function readRecords(
   parquet: ParquetFile,
   start: number,
   end: number,
