@@ -103,10 +103,20 @@ export interface DriftFileOptions {
  */
 export const DRIFT_MAX_TOKENS = 2_000_000;
 
-function tokenCount(t: Trajectory): number {
-  let n = 0;
-  for (const s of t.segments) n += s.tokenIds.length;
-  return n;
+/** Why `t` is not checked whatever the tokenizer: it has no ids, or too many. */
+function unfitForDrift(t: Trajectory, maxTokens: number): string | undefined {
+  const absent = trajectoryIdsAbsentReason(t);
+  if (absent !== undefined) return absent;
+  let tokens = 0;
+  for (const s of t.segments) tokens += s.tokenIds.length;
+  return tokens > maxTokens ? `too long for drift (${tokens} tokens, cap ${maxTokens})` : undefined;
+}
+
+/** A pool batch named by its file and lines, for a worker's failure. */
+function batchLabel(path: string, sent: readonly Trajectory[]): string {
+  const first = sent[0]?.source.line;
+  const last = sent.at(-1)?.source.line;
+  return `${path} ${first === last ? `line ${first}` : `lines ${first}–${last}`}`;
 }
 
 const PENDING = Symbol("pending");
@@ -215,9 +225,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
   /** Slot index = absolute index - offset (after the front is dropped). */
   let offset = 0;
   const kept: TrajectoryDrift[] = [];
-  let checked = 0;
-  let drifted = 0;
-  let trainableAffected = 0;
+  let [checked, drifted, trainableAffected] = [0, 0, 0];
   const settle = () => {
     let k = head;
     for (; k < slots.length; k++) {
@@ -240,8 +248,8 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
   const unchecked: UncheckedTrajectory[] = [];
   const errors = createErrorLog<LineError>();
   const pending: Promise<void>[] = [];
-  /** A pool worker that died (crash, kill): the file cannot be finished, the run stops. */
-  let failure: WorkerFailure | undefined;
+  let failure: WorkerFailure | undefined; // a pool worker died: the file cannot be finished
+
   let batch: Trajectory[] = [];
   const flush = () => {
     const pool = file?.engine.pool;
@@ -249,11 +257,8 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     const sent = batch;
     const at = sent.map(() => slots.push(PENDING) - 1 + offset);
     batch = [];
-    const first = sent[0]?.source.line;
-    const last = sent.at(-1)?.source.line;
-    const label = `${path} ${first === last ? `line ${first}` : `lines ${first}–${last}`}`;
     pending.push(
-      pool.check(sent, options.modes, label).then(
+      pool.check(sent, options.modes, batchLabel(path, sent)).then(
         (results) => {
           at.forEach((slot, k) => {
             const t = sent[k];
@@ -292,8 +297,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       drifted,
       trainableAffected,
       unchecked,
-      errors: errors.listed,
-      badLines: errors.count,
+      ...{ errors: errors.listed, badLines: errors.count },
       ...(readError === undefined ? {} : { readError }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
     };
@@ -307,7 +311,6 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       format ??= head.format;
       if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
     }
-    const maxTokens = options.maxTokens ?? DRIFT_MAX_TOKENS;
     for await (const line of readLines(path, options.shard)) {
       if (failure) throw failure;
       const result = readNumberedLine(line, format, path, options.mapping);
@@ -319,16 +322,10 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       validLines += 1;
       format ??= result.format;
       for (const t of result.trajectories) {
-        // Text only: nothing to compare, and no reason to load (or name) a tokenizer for it.
-        const absent = trajectoryIdsAbsentReason(t);
-        if (absent !== undefined) {
-          unchecked.push({ ...where(t), reason: absent });
-          continue;
-        }
-        const tokens = tokenCount(t);
-        if (tokens > maxTokens) {
-          const reason = `too long for drift (${tokens} tokens, cap ${maxTokens})`;
-          unchecked.push({ ...where(t), reason });
+        // Text only, or too long: no reason to load (or name) a tokenizer for it.
+        const unfit = unfitForDrift(t, options.maxTokens ?? DRIFT_MAX_TOKENS);
+        if (unfit !== undefined) {
+          unchecked.push({ ...where(t), reason: unfit });
           continue;
         }
         file ??= await chooseFor(t);
