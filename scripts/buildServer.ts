@@ -28,6 +28,7 @@ export async function buildServer(
       cli: "server/cli.ts",
       "drift.worker": "server/drift/drift.worker.ts",
       "stepStats.worker": "server/files/stepStats.worker.ts",
+      "parquetRead.worker": "server/files/parquetRead.worker.ts",
     },
     outdir,
     bundle: true,

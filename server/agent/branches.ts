@@ -1,6 +1,5 @@
 import { randomInt } from "node:crypto";
 import { recordedToolNames } from "../../src/core/drift/templateInput";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { readRolloutLens } from "../../src/core/formats/rolloutLens";
 import { type ForkedPrefix, forkPrefix } from "../../src/core/tito/fork";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
@@ -11,7 +10,7 @@ import type {
   StartEpisodeRequest,
 } from "../../src/core/wire/episodes";
 import { mappingOf, type RegisteredFile, servedPath } from "../files/fileRegistry";
-import { readLines } from "../files/readLines";
+import { readLines, readNumberedLine } from "../files/readLines";
 import type { EpisodeManager } from "./episodeManager";
 import { runBranch } from "./runBranch";
 import type { RunnerDeps } from "./runEpisode";
@@ -75,9 +74,10 @@ export async function findFileRow(
   const row = spec.row ?? 0;
   let seen = 0;
   try {
-    for await (const { lineNo, text } of readLines(await servedPath(file))) {
+    for await (const line of readLines(await servedPath(file))) {
+      const { lineNo } = line;
       if (spec.line !== undefined && lineNo !== spec.line) continue;
-      const result = readRolloutLine(text, lineNo, undefined, file.name, mappingOf(file));
+      const result = readNumberedLine(line, undefined, file.name, mappingOf(file));
       if (result.kind === "error") {
         if (spec.line !== undefined) {
           const field = result.error.field ? ` field ${result.error.field}:` : "";

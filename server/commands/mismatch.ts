@@ -1,5 +1,4 @@
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import {
   emptyCharts,
@@ -18,7 +17,7 @@ import {
   type FileMismatchStats,
 } from "../../src/core/mismatch/trajectoryMismatch";
 import { expandInputs } from "../files/expandInputs";
-import { readLines } from "../files/readLines";
+import { readLines, readNumberedLine } from "../files/readLines";
 import { mappingOfFlags } from "./mapFlag";
 import type { MismatchFlags, ParsedArgs } from "./spec";
 import type { CommandIo } from "./validate";
@@ -70,8 +69,9 @@ export async function mismatchFile(
   const charts = emptyCharts();
   let row = 0;
   try {
-    for await (const { lineNo, text } of readLines(path)) {
-      const result = readRolloutLine(text, lineNo, format, path, mapping);
+    for await (const line of readLines(path)) {
+      const { lineNo } = line;
+      const result = readNumberedLine(line, format, path, mapping);
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.push(result.error);

@@ -47,6 +47,7 @@ describe("validate", () => {
           blank: 1,
           valid: 3,
           trajectories: 3,
+          bad: 2,
           errors: [
             { line: 3, message: expect.stringMatching(/^invalid JSON/) },
             { line: 5, field: "loss_mask", message: expect.any(String) },

@@ -1,9 +1,9 @@
+import { createErrorLog, unlistedNote } from "../../src/core/files/errorLog";
 import { runPositionLabel, runPositionOf } from "../../src/core/files/runSteps";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { FileShard } from "../drift/driftFile";
-import { readLines } from "../files/readLines";
+import { readLines, readNumberedLine } from "../files/readLines";
 import { VALIDATE_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
@@ -20,7 +20,9 @@ export interface FileReport {
   /** Lines that loaded. */
   readonly valid: number;
   readonly trajectories: number;
+  /** The first bad lines (MAX_LISTED_ERRORS); `bad` counts them all. */
   readonly errors: LineError[];
+  readonly bad: number;
   /** Set when the file could not be read at all. */
   readonly readError?: string;
   /** Set when only a byte range of the file was read (`--shard` on one file). */
@@ -44,14 +46,15 @@ export async function validateFile(
   let blank = 0;
   let valid = 0;
   let trajectories = 0;
-  const errors: LineError[] = [];
+  const log = createErrorLog<LineError>();
+  const errors = log.listed;
   const part = shard === undefined ? {} : { shard };
   try {
-    for await (const { lineNo, text } of readLines(path, shard)) {
+    for await (const line of readLines(path, shard)) {
       lines += 1;
-      const result = readRolloutLine(text, lineNo, format, path, mapping);
+      const result = readNumberedLine(line, format, path, mapping);
       if (result.kind === "blank") blank += 1;
-      else if (result.kind === "error") errors.push(result.error);
+      else if (result.kind === "error") log.add(result.error);
       else {
         valid += 1;
         trajectories += result.trajectories.length;
@@ -63,11 +66,12 @@ export async function validateFile(
     return {
       path,
       format: format ?? null,
-      ...{ lines, blank, valid, trajectories, errors, readError },
+      ...{ lines, blank, valid, trajectories, errors, bad: log.count, readError },
       ...part,
     };
   }
-  return { path, format: format ?? null, lines, blank, valid, trajectories, errors, ...part };
+  const bad = log.count;
+  return { path, format: format ?? null, lines, blank, valid, trajectories, errors, bad, ...part };
 }
 
 /**
@@ -87,11 +91,12 @@ function formatReport(report: FileReport): string {
   const head =
     `${report.path}${where}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
     `from ${report.valid} valid lines (${report.lines} lines, ${report.blank} blank, ` +
-    `${report.errors.length} bad)`;
+    `${report.bad} bad)`;
   const bad = report.errors.map(
     (e) => `  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
   );
-  return [head, ...bad].join("\n");
+  const unlisted = unlistedNote(report.bad, report.errors.length);
+  return [head, ...bad, ...(unlisted === undefined ? [] : [`  ${unlisted}`])].join("\n");
 }
 
 /** Output sink, so tests can run the command in-process and read what it printed. */

@@ -7,13 +7,14 @@ import {
 } from "../../src/core/drift/driftInputs";
 import { type RoundTripPath, roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import type { CallPrefixResult, DriftMode, DriftResult } from "../../src/core/drift/types";
+import { createErrorLog } from "../../src/core/files/errorLog";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import { createIdsFitCheck, type IdsMisfit } from "../../src/core/tokenizer/idsFit";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import { type ByteRange, readLines } from "../files/readLines";
+import { type ByteRange, readLines, readNumberedLine } from "../files/readLines";
+import { WorkerFailure } from "../workers/workerPool";
 import type { DriftEngine, DriftTokenizers } from "./driftTokenizers";
 
 /** The drift checks of one trajectory, with where it came from. */
@@ -74,7 +75,9 @@ export interface FileDrift {
   readonly unchecked: readonly UncheckedTrajectory[];
   /** Each asked-for check's counts, in the order asked. */
   readonly modes: readonly ModeCounts[];
+  /** The first bad lines (MAX_LISTED_ERRORS); `badLines` counts them all. */
   readonly errors: readonly LineError[];
+  readonly badLines: number;
   /** Set when the file could not be read at all. */
   readonly readError?: string;
   /**
@@ -113,6 +116,31 @@ export interface DriftFileOptions {
   readonly onChecked?: (t: TrajectoryDrift) => void;
   /** Which checked trajectories `FileDrift.trajectories` keeps (default: all). */
   readonly keep?: (t: TrajectoryDrift) => boolean;
+  /** Trajectories longer than this many tokens are not checked (default DRIFT_MAX_TOKENS). */
+  readonly maxTokens?: number;
+}
+
+/**
+ * The longest trajectory drift checks, in tokens: a round trip costs time and memory in
+ * proportion, and one 10M-token line must not hold a run for minutes. Longer ones are counted
+ * unchecked, with their length and this cap (docs/drift.md).
+ */
+export const DRIFT_MAX_TOKENS = 2_000_000;
+
+/** Why `t` is not checked whatever the tokenizer: it has no ids, or too many. */
+function unfitForDrift(t: Trajectory, maxTokens: number): string | undefined {
+  const absent = trajectoryUncheckedReason(t, {});
+  if (absent !== undefined) return absent;
+  let tokens = 0;
+  for (const s of t.segments) tokens += s.tokenIds.length;
+  return tokens > maxTokens ? `too long for drift (${tokens} tokens, cap ${maxTokens})` : undefined;
+}
+
+/** A pool batch named by its file and lines, for a worker's failure. */
+function batchLabel(path: string, sent: readonly Trajectory[]): string {
+  const first = sent[0]?.source.line;
+  const last = sent.at(-1)?.source.line;
+  return `${path} ${first === last ? `line ${first}` : `lines ${first}–${last}`}`;
 }
 
 const PENDING = Symbol("pending");
@@ -236,8 +264,8 @@ async function fileHead(
   mapping: ColumnMapping | undefined,
 ): Promise<{ format?: FormatId; trajectory?: Trajectory }> {
   let format = forced;
-  for await (const { lineNo, text } of readLines(path)) {
-    const result = readRolloutLine(text, lineNo, format, path, mapping);
+  for await (const line of readLines(path)) {
+    const result = readNumberedLine(line, format, path, mapping);
     if (result.kind !== "blank" && result.kind !== "error") {
       format ??= result.format;
       const trajectory = result.trajectories[0];
@@ -267,9 +295,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
   /** Slot index = absolute index - offset (after the front is dropped). */
   let offset = 0;
   const kept: TrajectoryDrift[] = [];
-  let checked = 0;
-  let drifted = 0;
-  let trainableAffected = 0;
+  let [checked, drifted, trainableAffected] = [0, 0, 0];
   const tally = createTally(options.modes);
   const { modes, unchecked, notChecked, allModes } = tally;
   const settle = () => {
@@ -292,8 +318,9 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       head = 0;
     }
   };
-  const errors: LineError[] = [];
+  const errors = createErrorLog<LineError>();
   const pending: Promise<void>[] = [];
+  let failure: WorkerFailure | undefined; // a pool worker died: the file cannot be finished
   let batch: { t: Trajectory; gaps: UncheckedMode[] }[] = [];
   const flush = () => {
     const pool = file?.engine.pool;
@@ -306,6 +333,10 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
         .check(
           sent.map((x) => x.t),
           options.modes,
+          batchLabel(
+            path,
+            sent.map((x) => x.t),
+          ),
         )
         .then(
           (results) => {
@@ -318,6 +349,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
             settle();
           },
           (error: unknown) => {
+            if (error instanceof WorkerFailure) failure ??= error;
             for (const [k, x] of sent.entries()) {
               allModes(x.t, `cannot check drift: ${messageOf(error)}`);
               slots[(at[k] ?? 0) - offset] = FAILED;
@@ -331,10 +363,10 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
   const finish = (readError?: string): FileDrift => {
     settle();
     unchecked.sort((a, b) => a.line - b.line || a.row - b.row);
-    const counts = { validLines, checked, drifted, trainableAffected, unchecked, modes, errors };
+    const counts = { validLines, checked, drifted, trainableAffected, unchecked, modes };
     return {
       ...{ path, format: format ?? null, tokenizer: file?.choice ?? null, ...roundTripOf(file) },
-      ...{ trajectories: kept, ...counts },
+      ...{ trajectories: kept, ...counts, errors: errors.listed, badLines: errors.count },
       ...(readError === undefined ? {} : { readError }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
     };
@@ -348,20 +380,21 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       format ??= head.format;
       if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
     }
-    for await (const { lineNo, text } of readLines(path, options.shard)) {
-      const result = readRolloutLine(text, lineNo, format, path, options.mapping);
+    for await (const line of readLines(path, options.shard)) {
+      if (failure) throw failure;
+      const result = readNumberedLine(line, format, path, options.mapping);
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
-        errors.push(result.error);
+        errors.add(result.error);
         continue;
       }
       validLines += 1;
       format ??= result.format;
       for (const t of result.trajectories) {
-        // Text only: nothing to compare, and no reason to load (or name) a tokenizer for it.
-        const absent = trajectoryUncheckedReason(t, {});
-        if (absent !== undefined) {
-          allModes(t, absent);
+        // Text only, or too long: no reason to load (or name) a tokenizer for it.
+        const unfit = unfitForDrift(t, options.maxTokens ?? DRIFT_MAX_TOKENS);
+        if (unfit !== undefined) {
+          allModes(t, unfit);
           continue;
         }
         file ??= await chooseFor(t);
@@ -397,6 +430,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     }
     flush();
     await Promise.all(pending);
+    if (failure) throw failure;
   } catch (error) {
     await Promise.allSettled(pending);
     return finish(messageOf(error));

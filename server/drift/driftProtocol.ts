@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { DriftMode, DriftResult } from "../../src/core/drift/types";
+import type { DriftMode } from "../../src/core/drift/types";
 import type { Segment, Trajectory } from "../../src/core/trajectory/types";
 
 export const driftWorkerDataSchema = z.object({ tokenizer: z.string() });
@@ -112,14 +112,8 @@ export function unpackTrajectories(packed: PackedTrajectories): Trajectory[] {
   });
 }
 
-/** One batch of trajectories to check, tagged with a request id. */
+/** One batch of trajectories to check (a call of the drift worker pool, server/workers). */
 export interface DriftWorkerRequest {
-  readonly id: number;
   readonly packed: PackedTrajectories;
   readonly modes: readonly DriftMode[];
 }
-
-/** The worker's answer: one result list per trajectory, or the error that stopped the batch. */
-export type DriftWorkerReply =
-  | { readonly id: number; readonly ok: true; readonly results: DriftResult[][] }
-  | { readonly id: number; readonly ok: false; readonly message: string };

@@ -1,6 +1,7 @@
 import { driftExitCodeOf } from "../../src/core/drift/mergeReports";
 import type { TurnCheck, TurnReport } from "../../src/core/drift/prefixCheck";
 import type { DriftResult } from "../../src/core/drift/types";
+import { unlistedNote } from "../../src/core/files/errorLog";
 import {
   TOKENIZER_REASON_TEXT,
   type TokenizerChoice,
@@ -22,7 +23,7 @@ export function fileExitCode(file: FileDrift): number {
   return driftExitCodeOf({
     readError: file.readError !== undefined,
     validLines: file.validLines,
-    badLines: file.errors.length,
+    badLines: file.badLines,
     unchecked: file.unchecked.length,
     drifted: file.drifted,
     partial: file.shard !== undefined,
@@ -112,6 +113,8 @@ export function humanReport(file: FileDrift): string[] {
       `${file.path}: line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
     );
   }
+  const unlisted = unlistedNote(file.badLines, file.errors.length);
+  if (unlisted !== undefined) lines.push(`${file.path}: ${unlisted}`);
   const { checked, drifted, trainableAffected: trainable } = file;
   const total = checked + file.unchecked.length;
   if (file.modes.length > 1) {
@@ -126,7 +129,7 @@ export function humanReport(file: FileDrift): string[] {
     `${file.path}: ${file.format ?? "no readable records"}, ${total} trajectories ` +
       `(${checked} checked, ${file.unchecked.length} unchecked), ${drifted} drifted ` +
       `(${share.toFixed(1)}% of checked), ${trainable} trainable tokens affected, ` +
-      `${file.errors.length} bad lines`,
+      `${file.badLines} bad lines`,
   );
   return lines;
 }
@@ -168,6 +171,7 @@ export function jsonReport(file: FileDrift): Record<string, unknown> {
         ? { line: e.line, message: e.message }
         : { line: e.line, field: e.field, message: e.message },
     ),
+    bad_lines: file.badLines,
     ...(file.readError === undefined ? {} : { read_error: file.readError }),
     ...(file.shard === undefined ? {} : { shard: { ...file.shard } }),
     ...(file.roundTrip === undefined

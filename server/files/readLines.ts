@@ -10,14 +10,39 @@ import {
 import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
 import { type TorchDump, torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
 import { trainJoinOf } from "../../src/core/files/trainDump";
+import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
-import { isParquetHead, openParquet, parquetRecords } from "../../src/core/formats/parquet";
+import { isParquetHead } from "../../src/core/formats/parquet";
+import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
+import type { FormatId, LineError, LineResult } from "../../src/core/formats/types";
 import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
+import { parquetLines } from "./parquetReader";
 
-/** One line of a text file: 1-based number and text without the line break. */
+/**
+ * One line of a text file: 1-based number and text without the line break. A line too long to
+ * read (MAX_LINE_BYTES) has empty text and `error` saying so; read it with readNumberedLine.
+ */
 export interface NumberedLine {
   readonly lineNo: number;
   readonly text: string;
+  readonly error?: LineError;
+}
+
+/**
+ * The longest line read, in bytes (docs/format.md "Bounded reading"): a longer one is skipped
+ * with an error naming this cap, the file's other lines are still read.
+ */
+export const MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+/** A line as readRolloutLine reads it, or the error of a line too long to read. */
+export function readNumberedLine(
+  line: NumberedLine,
+  format: FormatId | undefined,
+  path: string,
+  mapping?: ColumnMapping,
+): LineResult {
+  if (line.error) return { kind: "error", error: line.error };
+  return readRolloutLine(line.text, line.lineNo, format, path, mapping);
 }
 
 /** The file's first `n` bytes (fewer when it is shorter). */
@@ -93,22 +118,47 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,
       );
     }
-    const parquet = await openParquet(await asyncBufferFromFile(path));
-    for await (const { lineNo, value } of parquetRecords(parquet)) {
-      yield { lineNo, text: stringifyJsonLine(value) };
-    }
+    yield* parquetLines(path);
     return;
   }
-  if (isJsonDocumentName(path) && (await stat(path)).size <= MAX_JSON_DOCUMENT_BYTES) {
-    const records = jsonDocumentRecords(await readFile(path, "utf8"));
-    if (records) {
-      if (range !== undefined && !(range.start <= 0 && range.end > 0)) return;
-      for (const [k, value] of records.entries())
-        yield { lineNo: k + 1, text: stringifyJsonLine(value) };
-      return;
+  if (isJsonDocumentName(path)) {
+    const { size } = await stat(path);
+    if (size > MAX_JSON_DOCUMENT_BYTES) await refuseBigDocument(path, size);
+    else {
+      const records = jsonDocumentRecords(await readFile(path, "utf8"));
+      if (records) {
+        if (range !== undefined && !(range.start <= 0 && range.end > 0)) return;
+        for (const [k, value] of records.entries())
+          yield { lineNo: k + 1, text: stringifyJsonLine(value) };
+        return;
+      }
     }
   }
   yield* readTextLines(path, range);
+}
+
+/**
+ * A `.json` file over MAX_JSON_DOCUMENT_BYTES is read as JSON lines; one that starts like a
+ * single JSON document (an array, or an object on a line of its own) cannot be, so it is refused
+ * with the cap named rather than read as bad lines.
+ */
+async function refuseBigDocument(path: string, size: number): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    const head = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const text = head.toString("utf8", 0, bytesRead).replace(/^\uFEFF/, "");
+    const firstLine = text.split("\n", 1)[0]?.trim() ?? "";
+    if (text.trimStart().startsWith("[") || firstLine === "{") {
+      const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
+      throw new Error(
+        `a JSON document of ${size} bytes is over the ${mib} MiB read whole; ` +
+          "write it as JSON lines (one record per line) to read it",
+      );
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Bytes `[start, end)` of a file: the lines that START inside it (`ownsLineAt` in core/files/shard). */
@@ -147,6 +197,16 @@ async function* readTextLines(path: string, range?: ByteRange): AsyncGenerator<N
   let lineNo = 1;
   /** Bytes of the current line from earlier chunks (only for a line the range owns). */
   let pieces: Buffer[] = [];
+  let pieceBytes = 0;
+  /** Set once the current line is over MAX_LINE_BYTES: its bytes are no longer kept. */
+  let tooLong = false;
+  const ended = (lineEnd: number, last: Buffer): NumberedLine => {
+    const length = lineEnd - lineStart;
+    if (!tooLong && length <= MAX_LINE_BYTES) return { lineNo, text: decodeLine(pieces, last) };
+    const cap = MAX_LINE_BYTES / (1024 * 1024);
+    const message = `line of ${length} bytes, over the ${cap} MiB line cap: skipped`;
+    return { lineNo, text: "", error: { line: lineNo, message } };
+  };
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let at = 0;
@@ -155,14 +215,23 @@ async function* readTextLines(path: string, range?: ByteRange): AsyncGenerator<N
         const owned = lineStart >= start;
         const lf = chunk.indexOf(LF, at);
         if (lf === -1) {
-          // Copied: the line goes on in the next chunk.
-          if (owned && at < chunk.length) pieces.push(Buffer.from(chunk.subarray(at)));
+          // Copied: the line goes on in the next chunk (unless it is over the cap already).
+          if (owned && at < chunk.length && !tooLong) {
+            pieces.push(Buffer.from(chunk.subarray(at)));
+            pieceBytes += chunk.length - at;
+            if (pieceBytes > MAX_LINE_BYTES) {
+              tooLong = true;
+              pieces = [];
+            }
+          }
           break;
         }
         if (owned) {
-          yield { lineNo, text: decodeLine(pieces, chunk.subarray(at, lf)) };
+          yield ended(offset + lf, chunk.subarray(at, lf));
           pieces = [];
         }
+        pieceBytes = 0;
+        tooLong = false;
         lineNo += 1;
         lineStart = offset + lf + 1;
         at = lf + 1;
@@ -171,7 +240,7 @@ async function* readTextLines(path: string, range?: ByteRange): AsyncGenerator<N
     }
     // A last line with no `\n` after it.
     if (lineStart < offset && lineStart >= start && lineStart < end) {
-      yield { lineNo, text: decodeLine(pieces, Buffer.alloc(0)) };
+      yield ended(offset, Buffer.alloc(0));
     }
   } finally {
     stream.destroy();

@@ -8,10 +8,9 @@ import {
 } from "../../src/core/files/stepStats";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { driftFile, hasDrift } from "../drift/driftFile";
 import type { DriftTokenizers } from "../drift/driftTokenizers";
-import { readLines } from "./readLines";
+import { readLines, readNumberedLine } from "./readLines";
 
 /**
  * A step file's statistics for the run charts: one streaming pass for reward, length and
@@ -26,8 +25,8 @@ export async function computeStepStats(
   const stats = createStepStatsBuilder();
   let withIds = 0;
   let idsAbsent: string | undefined;
-  for await (const { lineNo, text } of readLines(path)) {
-    const result = readRolloutLine(text, lineNo, undefined, path, mapping);
+  for await (const line of readLines(path)) {
+    const result = readNumberedLine(line, undefined, path, mapping);
     if (result.kind === "blank") continue;
     if (result.kind === "error") {
       stats.addError();

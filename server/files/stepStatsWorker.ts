@@ -1,25 +1,12 @@
-import { Worker } from "node:worker_threads";
+import { stat } from "node:fs/promises";
 import type { StepStats } from "../../src/core/files/stepStats";
-import { IS_COMPILED } from "../paths";
+import { READER_MEMORY_LIMIT_MB, readBudgetMs } from "../workers/budgets";
+import { createWorkerPool, type WorkerPool, workerUrl } from "../workers/workerPool";
 
 export interface StepStatsRequest {
-  readonly id: number;
   readonly path: string;
   /** `--map SPEC` the file is read through. */
   readonly map?: string;
-}
-
-type StepStatsReply =
-  | { readonly id: number; readonly ok: true; readonly stats: StepStats }
-  | { readonly id: number; readonly ok: false; readonly message: string };
-
-// As server/drift/driftPool.ts: from source the worker runs through tsx, compiled it is lib/'s entry.
-function workerUrl(): URL {
-  if (IS_COMPILED) return new URL("./stepStats.worker.js", import.meta.url);
-  const entry = new URL("./stepStats.worker.ts", import.meta.url).href;
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const bootstrap = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
-  return new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`);
 }
 
 export interface StepStatsWorker {
@@ -27,45 +14,35 @@ export interface StepStatsWorker {
   close(): Promise<void>;
 }
 
+/** Step files computed at once, each on its own worker. */
+const STEP_STATS_WORKERS = 2;
+
 /**
- * One worker thread, started on the first request, that computes step statistics; it stays up
- * (holding its tokenizer) and is unref'd, so an idle server can still exit.
+ * Worker threads, started on the first request, that compute step statistics one file each, so a
+ * file that is damaged (a reader stuck or growing: terminated at its budget or memory limit, the
+ * worker replaced) fails alone while the others are computed. They stay up (holding their
+ * tokenizers) and are unref'd, so an idle server can still exit.
  */
-export function createStepStatsWorker(): StepStatsWorker {
-  let worker: Worker | undefined;
-  let nextId = 0;
-  const waiting = new Map<number, (reply: StepStatsReply) => void>();
-  const start = (): Worker => {
-    const w = new Worker(workerUrl());
-    w.unref();
-    w.on("message", (reply: StepStatsReply) => {
-      waiting.get(reply.id)?.(reply);
-      waiting.delete(reply.id);
-    });
-    const fail = (message: string) => {
-      for (const [id, resolve] of waiting) resolve({ id, ok: false, message });
-      waiting.clear();
-      worker = undefined;
-    };
-    w.on("error", (error) => fail(`step statistics worker: ${error.message}`));
-    w.on("exit", (code) => fail(`step statistics worker exited (${code})`));
-    return w;
-  };
+export function createStepStatsWorker(
+  options: { readonly budgetMs?: (bytes: number) => number } = {},
+): StepStatsWorker {
+  let pool: WorkerPool<StepStatsRequest, StepStats> | undefined;
   return {
     async compute(path, map) {
-      worker ??= start();
-      const id = nextId++;
-      const target = worker;
-      const reply = await new Promise<StepStatsReply>((resolve) => {
-        waiting.set(id, resolve);
-        target.postMessage({ id, path, map } satisfies StepStatsRequest);
+      pool ??= createWorkerPool<StepStatsRequest, StepStats>({
+        name: "step statistics",
+        url: workerUrl("files", "stepStats.worker"),
+        size: STEP_STATS_WORKERS,
+        resourceLimits: { maxOldGenerationSizeMb: READER_MEMORY_LIMIT_MB },
+        unref: true,
       });
-      if (!reply.ok) throw new Error(reply.message);
-      return reply.stats;
+      const { size } = await stat(path);
+      const budgetMs = (options.budgetMs ?? readBudgetMs)(size);
+      return pool.call({ path, ...(map === undefined ? {} : { map }) }, { label: path, budgetMs });
     },
     async close() {
-      await worker?.terminate();
-      worker = undefined;
+      await pool?.close();
+      pool = undefined;
     },
   };
 }

@@ -151,8 +151,11 @@ export async function rescoreFile(
     await write(done.text);
   };
   try {
-    for await (const { lineNo, text } of readLines(path)) {
+    for await (const line of readLines(path)) {
+      const { lineNo, text } = line;
       (report as { lines: number }).lines = lineNo;
+      // The output copies every line: one too long to read cannot be copied, so the file stops.
+      if (line.error) throw new Error(`line ${lineNo}: ${line.error.message}`);
       if (run.stop.signal.aborted) throw run.stop.signal.reason;
       // Until a format is known, lines go one at a time (the first valid one decides it).
       if (format === undefined) while (pending.length > 0) await flushOne();

@@ -234,6 +234,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
   let checked = 0;
   let drifted = 0;
   const modes: Record<string, { checked: number; unchecked: number; drifted: number }> = {};
+  let badLines = 0;
   for (const part of parts) {
     addModeCounts(modes, part, errors);
     const own = {
@@ -246,6 +247,8 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     results.push(...own.results);
     unchecked.push(...own.unchecked);
     bad.push(...own.errors);
+    // A report lists its first bad lines and counts them all (`bad_lines`).
+    badLines += typeof part.file.bad_lines === "number" ? part.file.bad_lines : own.errors.length;
     validLines += numberField(part, "valid_lines", errors);
     trajectories += numberField(part, "trajectories", errors);
     checked += numberField(part, "checked", errors);
@@ -263,7 +266,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     exit_code: driftExitCodeOf({
       readError: readError !== undefined,
       validLines,
-      badLines: bad.length,
+      badLines,
       unchecked: unchecked.length,
       drifted,
       partial: false,
@@ -276,6 +279,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     ...(Object.keys(modes).length === 0 ? {} : { modes }),
     unchecked_trajectories: unchecked,
     errors: bad,
+    bad_lines: badLines,
     ...(readError === undefined ? {} : { read_error: readError }),
     ...(first("round_trip") === undefined ? {} : { round_trip: first("round_trip") }),
     results,

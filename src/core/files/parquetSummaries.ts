@@ -1,6 +1,7 @@
 import { type ColumnMetaData, parquetReadObjects, parquetSchema } from "hyparquet";
 import { getTreePath } from "hyparquet/src/schema.js";
 import { type ParquetFile, plainValue, recordOfPlainRow } from "../formats/parquet";
+import { checkGroupPages } from "../formats/parquetChecks";
 import { PARQUET_COMPRESSORS } from "../formats/parquetCodecs";
 import {
   isNumberListPath,
@@ -161,6 +162,7 @@ export async function summarizeParquetRows(
   const plan = planOf(parquet, groupIndex);
   if (!plan || TOKENS.some((t) => !plan.flat.has(t))) return undefined;
   const names = [...plan.flat.keys()];
+  await checkGroupPages(parquet.file, parquet.metadata, groupIndex);
   const [rest, ...chunks] = await Promise.all([
     plan.others.length === 0
       ? undefined

@@ -18,7 +18,9 @@ export type JsonLineParse =
   | { readonly ok: false; readonly message: string };
 
 /** Parses one JSON text, accepting Python's bare NaN / Infinity / -Infinity outside strings. */
-export function parseJsonLine(text: string): JsonLineParse {
+export function parseJsonLine(line: string): JsonLineParse {
+  // A UTF-8 byte order mark (an editor's, at a file's start) is not part of the JSON.
+  const text = line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {

@@ -8,6 +8,7 @@ import {
 } from "hyparquet";
 import { getTreePath } from "hyparquet/src/schema.js";
 import type { ColumnMapping } from "./columnMapping";
+import { checkGroupPages, checkParquetFooter } from "./parquetChecks";
 import { PARQUET_COMPRESSORS } from "./parquetCodecs";
 import { readHeadRows } from "./parquetHead";
 import { isNumberListPath, readNumberListChunk } from "./parquetLists";
@@ -94,7 +95,10 @@ export async function openParquet(
   file: AsyncBuffer,
   options: { readonly mapping?: ColumnMapping } = {},
 ): Promise<ParquetFile> {
-  const metadata = await parquetMetadataAsync(file);
+  const metadata = await parquetMetadataAsync(file).catch((error: unknown) => {
+    throw new Error(`unreadable Parquet footer (${messageOf(error)})`);
+  });
+  checkParquetFooter(metadata, file.byteLength);
   const rowGroups: ParquetRowGroup[] = [];
   let start = 0;
   for (const group of metadata.row_groups) {
@@ -253,12 +257,36 @@ async function readInGroup(
   return out;
 }
 
-/** Records of rows [start, end) (only the row groups holding them are read). */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Records of rows [start, end) (only the row groups holding them are read). A damaged file's
+ * error names the rows (or the row group and column, from the checks before decoding).
+ */
 export async function readParquetRecords(
   parquet: ParquetFile,
   start: number,
   end: number,
 ): Promise<Record<string, unknown>[]> {
+  try {
+    return await readRecords(parquet, start, end);
+  } catch (error) {
+    const message = messageOf(error);
+    if (message.startsWith("row group ")) throw error;
+    throw new Error(`rows ${start + 1}–${end}: cannot decode (${message})`);
+  }
+}
+
+async function readRecords(
+  parquet: ParquetFile,
+  start: number,
+  end: number,
+): Promise<Record<string, unknown>[]> {
+  // Every page header of the row groups read is checked before a page is decoded (parquetChecks).
+  for (const [k, g] of parquet.rowGroups.entries()) {
+    if (g.start < end && start < g.start + g.rows)
+      await checkGroupPages(parquet.file, parquet.metadata, k);
+  }
   // Many rows of one row group (indexing, drift scans): the fast reader of number lists where it
   // applies. A few rows (the first ones, one opened trajectory) read only their pages, below.
   const group = parquet.rowGroups.findIndex((g) => g.start <= start && end <= g.start + g.rows);

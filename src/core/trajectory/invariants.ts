@@ -158,8 +158,7 @@ function checkSegment(
   // only by its mask), never mixed.
   const untrainedModel =
     segment.kind === "model" &&
-    (segment.untrained === true ||
-      (segment.lossMask[0] === 0 && !badMasks(segment.lossMask, 0)));
+    (segment.untrained === true || (segment.lossMask[0] === 0 && !badMasks(segment.lossMask, 0)));
   const expected = untrainedModel ? 0 : EXPECTED_MASK[segment.kind];
   const badMask = proven.lossMask ? undefined : badMasks(segment.lossMask, expected);
   if (badMask) {
