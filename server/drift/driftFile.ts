@@ -327,37 +327,26 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     if (!pool || batch.length === 0) return;
     const sent = batch;
     const at = sent.map(() => slots.push(PENDING) - 1 + offset);
+    const ts = sent.map((x) => x.t);
     batch = [];
-    pending.push(
-      pool
-        .check(
-          sent.map((x) => x.t),
-          options.modes,
-          batchLabel(
-            path,
-            sent.map((x) => x.t),
-          ),
-        )
-        .then(
-          (results) => {
-            at.forEach((slot, k) => {
-              const x = sent[k];
-              if (x === undefined) return;
-              slots[slot - offset] = entry(x.t, results[k] ?? [], x.gaps);
-              if (x.gaps.length > 0) notChecked(x.t, x.gaps);
-            });
-            settle();
-          },
-          (error: unknown) => {
-            if (error instanceof WorkerFailure) failure ??= error;
-            for (const [k, x] of sent.entries()) {
-              allModes(x.t, `cannot check drift: ${messageOf(error)}`);
-              slots[(at[k] ?? 0) - offset] = FAILED;
-            }
-            settle();
-          },
-        ),
-    );
+    const done = (results: readonly (readonly DriftResult[])[]) => {
+      at.forEach((slot, k) => {
+        const x = sent[k];
+        if (x === undefined) return;
+        slots[slot - offset] = entry(x.t, results[k] ?? [], x.gaps);
+        if (x.gaps.length > 0) notChecked(x.t, x.gaps);
+      });
+      settle();
+    };
+    const failed = (error: unknown) => {
+      if (error instanceof WorkerFailure) failure ??= error;
+      for (const [k, t] of ts.entries()) {
+        allModes(t, `cannot check drift: ${messageOf(error)}`);
+        slots[(at[k] ?? 0) - offset] = FAILED;
+      }
+      settle();
+    };
+    pending.push(pool.check(ts, options.modes, batchLabel(path, ts)).then(done, failed));
   };
   const chooseFor = (t: Trajectory | undefined) => fileTokenizerFor(t, options);
   const finish = (readError?: string): FileDrift => {
