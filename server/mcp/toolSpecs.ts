@@ -13,7 +13,7 @@ const fileArg = z
   .string()
   .min(1)
   .max(64)
-  .describe("a file id from list_files (f1, f2, ..., episodes)");
+  .describe("a file id from list_files (f1, f2, ..., r1-<hash> for a run's step files, episodes)");
 
 const page = (limit: number) => ({
   offset: z.number().int().nonnegative().max(100_000_000).default(0),
