@@ -29,6 +29,18 @@ beforeAll(() => {
 afterAll(() => process.chdir(cwd));
 
 describe("expandInputs", () => {
+  it("a directory's Parquet tables and JSON step documents are read, as `view DIR` lists them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "expand-tables-"));
+    for (const name of ["step_1.parquet", "step_2.json", "config.json", "notes.txt"]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, name), "{}\n");
+    }
+    expect((await expandInputs([dir])).files).toEqual([
+      join(dir, "step_1.parquet"),
+      join(dir, "step_2.json"),
+    ]);
+  });
+
   it("a directory is its rollout files, recursively, sorted by path, hidden ones and links to directories skipped", async () => {
     expect(await expandInputs(["runs"])).toEqual({
       files: [
@@ -77,7 +89,7 @@ describe("expandInputs", () => {
     expect(await expandInputs(["empty", "runs/*.parquet", "nowhere/*.jsonl"])).toEqual({
       files: [],
       problems: [
-        "empty: no rollout file (.jsonl, .ndjson, .pt) in this directory",
+        "empty: no rollout file (.jsonl, .ndjson, .pt, .parquet) in this directory",
         "runs/*.parquet: no file matches this pattern",
         "nowhere/*.jsonl: no file matches this pattern",
       ],

@@ -1,9 +1,9 @@
 import { readdir, stat } from "node:fs/promises";
 import { globBase, globToRegExp, hasGlobMagic } from "../../src/core/files/glob";
-import { isRunSideFile } from "../../src/core/files/runSteps";
+import { isRunSideFile, runPositionOf } from "../../src/core/files/runSteps";
 
-/** What a directory argument contributes: the rollout files in it. */
-export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson", ".pt"] as const;
+/** What a directory argument contributes: the rollout files in it (and `.json` step files). */
+export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson", ".pt", ".parquet"] as const;
 
 /** The files named by command-line arguments, and the arguments that named none. */
 export interface ExpandedInputs {
@@ -13,8 +13,14 @@ export interface ExpandedInputs {
   readonly problems: string[];
 }
 
-function isRolloutFile(name: string): boolean {
-  return ROLLOUT_EXTENSIONS.some((ext) => name.endsWith(ext));
+/**
+ * The files of a directory the commands read: what `view DIR` lists (docs/format.md "Run
+ * directories"): rollout files by extension, and a JSON document when its path names a step (a
+ * `config.json` beside the rollouts is not one).
+ */
+function isRolloutFile(path: string): boolean {
+  if (ROLLOUT_EXTENSIONS.some((ext) => path.endsWith(ext))) return true;
+  return path.endsWith(".json") && runPositionOf(path) !== undefined;
 }
 
 function join(dir: string, name: string): string {
@@ -55,7 +61,7 @@ function sorted(paths: string[]): string[] {
 /**
  * Expands command-line inputs the same way on every machine of a job: a file stays itself (one
  * that does not exist too, so the command reports it as unreadable); a directory becomes the
- * rollout files (`.jsonl`, `.ndjson`, `.pt`) inside it, recursively (of a folder holding
+ * rollout files (`.jsonl`, `.ndjson`, `.pt`, `.parquet`, and `.json` step files) inside it, recursively (of a folder holding
  * `rollout_data/`, a slime/miles --dump-details folder, only those); a pattern with `*`, `?`, `[…]` or
  * `{…}` (quoted, so the shell leaves it to us) becomes the files it matches (see core/files/glob).
  * Paths keep the form they were given in (`runs/a.jsonl`, not absolute), which `--shard` hashes.
