@@ -103,7 +103,7 @@ interface StepEntry {
   readonly files: string[];
 }
 
-export const stepTrends: ToolRun = async (args, rt) => {
+export const stepTrends: ToolRun = async (args, rt, ctx) => {
   const files = rt.files.registry
     .list()
     .filter((f) => f.run && (args.run === undefined || f.run.id === args.run));
@@ -126,7 +126,8 @@ export const stepTrends: ToolRun = async (args, rt) => {
   }
   return {
     steps: [...byStep.values()].map((s) => ({
-      ...{ run: s.run, step: s.step, files: s.files },
+      ...{ run: s.run, step: s.step },
+      files: s.files.map((id) => ({ id, url: fileUrl(ctx, id) })),
       stats: mergeStepStats(s.parts) ?? null,
     })),
   };
