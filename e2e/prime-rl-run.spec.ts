@@ -99,8 +99,9 @@ test("view a prime-rl output dir: its traces by step, train and eval, one trajec
   await expect(page.getByText("#128000", { exact: true })).toHaveCount(0, { timeout: 60_000 });
   await page.screenshot({ path: testInfo.outputPath("prime-rl-run-trajectory.png") });
 
-  // The eval step is reached with n / p like any other.
-  await page.goto(`${origin}/files/f3`);
+  // The eval step opens like any other (its id comes from its path: the link names it).
+  await page.goto(`${origin}/files`);
+  await run.getByRole("link", { name: "step 1, eval, all" }).click();
   await expect(page.getByTestId("run-step")).toHaveText("step 1, eval, all (3 of 5)");
   await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
 });

@@ -99,6 +99,7 @@ describe("drift's token cap", () => {
         row: 0,
         id: expect.any(String),
         reason: `too long for drift (${13 + response} tokens, cap ${DRIFT_MAX_TOKENS})`,
+        modes: ["roundtrip"],
       },
     ]);
   }, 60_000);
