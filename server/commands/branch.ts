@@ -116,7 +116,12 @@ export interface FileBranchRun {
 }
 
 export type FileBranchOutcome =
-  | { readonly ok: false; readonly error: string }
+  | {
+      readonly ok: false;
+      readonly error: string;
+      /** The tokenizer the rule chose, when the row was found. */
+      readonly tokenizer?: ReturnType<typeof branchTokenizer>;
+    }
   | {
       readonly ok: true;
       readonly parent: Trajectory;
@@ -160,7 +165,8 @@ export async function branchFileRow(run: FileBranchRun): Promise<FileBranchOutco
   // The prefix is checked before anything is started: a bad fork never reaches SGLang.
   const prefix = prefixFor(parent, body, runnerOf({ upstream: "", model: "", generate: unusable }));
   // The API's 400 reason: it names the field (the index, the tokenizer, the edit).
-  if ("error" in prefix) return { ok: false, error: `${where}: ${prefix.error}` };
+  if ("error" in prefix)
+    return { ok: false, error: `${where}: ${prefix.error}`, tokenizer: choice };
   let sim: RunningSim | undefined;
   const urls = (run.sglang ?? "")
     .split(",")
@@ -239,11 +245,12 @@ export async function runBranchCommand(
         await writing;
       },
     });
+    const chosen = outcome.tokenizer;
+    if (chosen) io.out(`tokenizer: ${chosen.name} (${chosen.why})`);
     if (!outcome.ok) {
       io.err(`branch: ${outcome.error}`);
       return 2;
     }
-    io.out(`tokenizer: ${outcome.tokenizer.name} (${outcome.tokenizer.why})`);
     for (const final of outcome.finals) io.out(branchLine(outcome.parent, final, body.fork.index));
     const aborted = outcome.finals.filter((f) => f.status === "aborted").length;
     io.out(

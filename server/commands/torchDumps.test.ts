@@ -86,7 +86,7 @@ describe("a --dump-details folder (rollout_data/ + train_data/) opens as one run
   it("validate and drift read its rollout dump, not the train dump beside it", async () => {
     const validate = await run(["validate", details]);
     expect(validate.out).toBe(
-      `${details}/rollout_data/3.pt: slime, 12 trajectories from 12 valid lines (12 lines, 0 blank, 0 bad)`,
+      `${details}/rollout_data/3.pt (step 3): slime, 12 trajectories from 12 valid lines (12 lines, 0 blank, 0 bad)`,
     );
     expect(validate.code).toBe(0);
     const drift = await run(["drift", details, "--json"]);

@@ -30,8 +30,13 @@ export function useTokenSelection(
     [keepInView],
   );
   const linked = tokenPosition(initialToken, tokenCount);
+  const lastLinked = useRef(linked);
   useEffect(() => {
-    // A page that writes the selection into its URL sees its own token come back: not a jump.
+    // Only a link that changed moves the selection: a render that still sees the URL's previous
+    // token (the page writes each selection into its URL, a moment later) is not a jump back, and
+    // a page writing its own selection sees it come back equal.
+    if (linked === lastLinked.current) return;
+    lastLinked.current = linked;
     if (linked !== undefined && linked !== selectedRef.current) select(linked, true);
   }, [linked, select]);
   return { selected, select };
