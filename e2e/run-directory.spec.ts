@@ -115,7 +115,7 @@ test("view DIR: a run's step files in step order, n / p between steps, per-step 
   for (const [k, step] of STEPS.slice(1, 4).entries()) {
     await page.keyboard.press("n");
     await expect(stepLabel).toHaveText(`step ${step} (${k + 2} of 20)`);
-    await expect(page).toHaveURL(`${origin}/files/f${k + 2}`);
+    await expect(page).toHaveURL(new RegExp(`^${origin}/files/r1-[0-9a-f]{12}$`));
     // The step's own file is what the table now shows.
     await expect(status).toContainText(`${step}.jsonl`);
     await expect(page.getByTestId("row-count")).toHaveText(`${ROWS} / ${ROWS} trajectories`);
