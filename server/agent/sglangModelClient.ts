@@ -1,4 +1,3 @@
-import type { CallRetry } from "../../src/core/trajectory/types";
 import type { SamplingParamsWire } from "../../src/core/wire/sglang";
 import { SglangAbortedError, SglangContextLengthError } from "../sglang/errors";
 import type { ClientGenerateResult, GenerateResult } from "../sglang/normalize";
@@ -10,12 +9,7 @@ import {
   type ModelTurnRequest,
 } from "./modelClient";
 
-function toTurn(
-  result: GenerateResult & {
-    readonly upstream?: string;
-    readonly retries?: readonly CallRetry[];
-  },
-): ModelTurn {
+function toTurn(result: GenerateResult & { readonly upstream?: string }): ModelTurn {
   const n = result.outputIds.length;
   return {
     rid: result.rid,
@@ -36,9 +30,6 @@ function toTurn(
       ? {}
       : { weightVersion: result.usage.weightVersion }),
     ...(result.upstream === undefined ? {} : { upstream: result.upstream }),
-    ...(result.retries === undefined || result.retries.length === 0
-      ? {}
-      : { retries: result.retries }),
   };
 }
 

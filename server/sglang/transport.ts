@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import type { CallRetry } from "../../src/core/trajectory/types";
 import { AttemptGuard, toSglangError } from "./attemptGuard";
 import {
   type ErrorContext,
@@ -49,8 +48,6 @@ export interface Attempt {
   readonly rid: string;
   /** 1-based. */
   readonly number: number;
-  /** The call's attempts that failed before this one, with the backoff after each. */
-  readonly failed: readonly CallRetry[];
 }
 
 /**
@@ -108,14 +105,12 @@ export class Transport {
     if (signal?.aborted || !this.semaphore.tryAcquire()) await this.acquire(signal);
     try {
       let rid = firstRid ?? newRid();
-      const failed: CallRetry[] = [];
       for (let number = 1; ; number++) {
         // Only the first attempt honours the preference: a retry goes wherever is least busy.
         const attempt: Attempt = {
           upstream: this.set.pick(number === 1 ? preferred : undefined),
           rid,
           number,
-          failed,
         };
         this.track(attempt, true);
         try {
@@ -128,7 +123,7 @@ export class Transport {
             // The server may still be generating for this rid: free its slot before moving on.
             await this.sendAbort(attempt.upstream, attempt.rid);
           }
-          if (!(await this.shouldRetry(failure, attempt, signal, failed))) throw failure;
+          if (!(await this.shouldRetry(failure, attempt, signal))) throw failure;
         } finally {
           this.track(attempt, false);
         }
@@ -149,26 +144,11 @@ export class Transport {
     return failure;
   }
 
-  /**
-   * Waits out the backoff and says whether to try again; a retried attempt is recorded in
-   * `failed` (its rid, upstream, error and the backoff), which the call's result carries.
-   */
-  async shouldRetry(
-    failure: SglangError,
-    attempt: Attempt,
-    signal: AbortSignal | undefined,
-    failed: CallRetry[],
-  ) {
+  /** Waits out the backoff and says whether to try again. */
+  async shouldRetry(failure: SglangError, attempt: Attempt, signal: AbortSignal | undefined) {
     if (!failure.isRetryable || attempt.number >= this.retry.maxAttempts) return false;
     const retryAfter = failure instanceof SglangHttpError ? failure.retryAfterMs : undefined;
-    const backoffMs = backoffDelayMs(this.retry, attempt.number, retryAfter);
-    failed.push({
-      rid: attempt.rid,
-      upstream: attempt.upstream.url,
-      error: `${failure.name}: ${failure.message}`,
-      backoffMs: Math.round(backoffMs),
-    });
-    await sleep(backoffMs, signal, contextOf(attempt));
+    await sleep(backoffDelayMs(this.retry, attempt.number, retryAfter), signal, contextOf(attempt));
     return true;
   }
 
