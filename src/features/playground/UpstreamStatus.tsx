@@ -4,17 +4,13 @@ import { tokenizerQueries } from "../../api/tokenizers";
 import { familyById, familyToolsText } from "../../core/families/families";
 import styles from "./UpstreamStatus.module.css";
 
-/**
- * Which upstream answers (SGLang URL or the simulator), with its model, the tokenizer and family
- * the next run speaks (`picked` in the form, else the server's default) and the context.
- */
-export function UpstreamStatus({ picked }: { readonly picked?: string | undefined }) {
+/** Which upstream answers (SGLang URL or the simulator), with its model, tokenizer and context. */
+export function UpstreamStatus() {
   const { data: health, error } = useQuery(healthQueries.status());
-  const shown = picked ?? health?.tokenizer;
   // Loading the tokenizer early means the first tokens already show as text, not `#id`.
   const tokenizer = useQuery({
-    ...tokenizerQueries.load(shown ?? ""),
-    enabled: shown !== undefined,
+    ...tokenizerQueries.load(health?.tokenizer ?? ""),
+    enabled: health !== undefined,
   });
   if (error) {
     return (
@@ -24,7 +20,7 @@ export function UpstreamStatus({ picked }: { readonly picked?: string | undefine
     );
   }
   if (!health) return <div className={styles.status}>checking upstream…</div>;
-  const family = familyById(shown ?? health.tokenizer);
+  const family = familyById(health.tokenizer);
   return (
     <dl className={styles.status} data-testid="upstream-status">
       <dt>upstream</dt>
@@ -41,13 +37,7 @@ export function UpstreamStatus({ picked }: { readonly picked?: string | undefine
       <dd>{health.model}</dd>
       <dt>tokenizer</dt>
       <dd>
-        {shown}
-        {picked !== undefined && picked !== health.tokenizer && (
-          <span className={styles.muted} data-testid="tokenizer-picked">
-            {" "}
-            (picked; server default {health.tokenizer})
-          </span>
-        )}{" "}
+        {health.tokenizer}{" "}
         <span className={styles.muted} data-testid="tokenizer-state">
           {tokenizer.error
             ? `(not loaded: ${tokenizer.error.message}; showing token ids)`

@@ -1,6 +1,5 @@
 import { useCallback, useMemo, useRef, useState } from "react";
 import { type TurnReport, turnTokenMarks } from "../../core/drift/prefixCheck";
-import { tokenPosition } from "../../core/layout/tokenAnchor";
 import { policyVersions, segmentPolicies } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useElementWidth } from "../../hooks/useElementWidth";
@@ -17,11 +16,10 @@ import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
 import { TurnStrip } from "./TurnStrip";
-import { useAlternativePieces } from "./useAlternativePieces";
+import { useDeepLinkScroll } from "./useDeepLinkScroll";
 import { useFollowEnd } from "./useFollowEnd";
 import { useMismatch } from "./useMismatch";
 import { useRowVirtualizer } from "./useRowVirtualizer";
-import { useTokenAnchor } from "./useTokenAnchor";
 import { useTokenFind } from "./useTokenFind";
 import { useTokenSelection } from "./useTokenSelection";
 import { useTokenLayout, useTrajectoryModel } from "./useTrajectoryModel";
@@ -30,12 +28,6 @@ export interface TrajectoryViewProps {
   readonly trajectory: Trajectory;
   /** Display piece per token; `#<id>` placeholders are shown without them. */
   readonly pieces?: readonly string[];
-  /**
-   * The tokenizer the pieces come from: it also decodes the top-k alternatives. While it loads
-   * (`isTokenizerLoading`) the token list says so instead of showing raw ids.
-   */
-  readonly tokenizer?: string | undefined;
-  readonly isTokenizerLoading?: boolean;
   /** Ids the tokenizer lists as added or special (chips); see `useControlTokens`. */
   readonly controlTokens?: ReadonlySet<number>;
   /** Token index to open scrolled to and selected (deep link). */
@@ -69,8 +61,6 @@ export interface TrajectoryViewProps {
 export function TrajectoryView({
   trajectory,
   pieces,
-  tokenizer,
-  isTokenizerLoading = false,
   controlTokens,
   initialToken,
   onSelectToken,
@@ -97,14 +87,13 @@ export function TrajectoryView({
   const [hovered, setHovered] = useState<number>();
   const rows = useRowVirtualizer(scrollRef, layout);
   const { virtualizer, isFastScrolling, expectJump, scrollToToken } = rows;
-  const linked = tokenPosition(initialToken, flat.tokenCount);
-  const keepInView = useTokenAnchor(scrollRef, layout, linked, scrollToToken);
   const { selected, select } = useTokenSelection(
     flat.tokenCount,
     initialToken,
     onSelectToken,
-    keepInView,
+    scrollToToken,
   );
+  useDeepLinkScroll(layout, selected, scrollToToken);
   useFollowEnd(isFollowingEnd, scrollRef, layout, virtualizer, expectJump);
   const { handleFind, handleNextLow, handleNextMismatch } = useTokenFind(
     model,
@@ -113,7 +102,6 @@ export function TrajectoryView({
     mismatch.shading?.delta,
   );
   const { rescore } = mismatch;
-  const alternatives = useAlternativePieces(tokenizer, trajectory);
   const versions = useMemo(() => policyVersions(trajectory), [trajectory]);
   const policies = useMemo(
     () => (versions ? segmentPolicies(versions, flat.segmentStarts) : undefined),
@@ -192,14 +180,12 @@ export function TrajectoryView({
         isHeatmapForced={isMismatch && mismatch.solo !== undefined}
         turnMarks={turnMarks}
         policies={policies}
-        loading={isTokenizerLoading ? `loading tokenizer ${tokenizer}…` : undefined}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
       />
       <DetailsPanel
         trajectory={trajectory}
         model={model}
         token={hovered ?? selected}
-        alternatives={alternatives}
         lanePair={mismatch.pair}
         verdicts={mismatch.verdicts}
         {...(onBranch ? { onBranch } : {})}
