@@ -128,9 +128,15 @@ test("view DIR: a run's step files in step order, n / p between steps, per-step 
   await expect(here.locator(".recharts-reference-line")).toHaveCount(3);
 
   // Reopening is instant: every step's statistics come from the cache (no rollout is read).
+  // The step files' ids come from their paths: the listing names them, in step order.
+  const { files } = (await fetch(`${origin}/api/files`).then((r) => r.json())) as {
+    files: { id: string; run?: unknown }[];
+  };
+  const ids = files.filter((f) => f.run !== undefined).map((f) => f.id);
+  expect(ids).toHaveLength(STEPS.length);
   const started = Date.now();
   const replies = await Promise.all(
-    STEPS.map((_, k) => fetch(`${origin}/api/files/f${k + 1}/step-stats`).then((r) => r.json())),
+    ids.map((id) => fetch(`${origin}/api/files/${id}/step-stats`).then((r) => r.json())),
   );
   expect(Date.now() - started).toBeLessThan(2000);
   expect(replies.map((r) => r.trajectories)).toEqual(STEPS.map(() => ROWS));
