@@ -1,4 +1,5 @@
 import type { ChatMessage, Trajectory, TrajectoryStatus } from "../trajectory/types";
+import { contentText } from "./textRecords";
 import type { FormatAdapter, FormatId, ReadContext, ReadResult } from "./types";
 
 /*
@@ -13,12 +14,6 @@ type Rec = Readonly<Record<string, unknown>>;
 
 function isRecord(value: unknown): value is Rec {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((p) => (isRecord(p) && typeof p.text === "string" ? p.text : "")).join("");
 }
 
 function toMessages(value: unknown): ChatMessage[] {

@@ -15,7 +15,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A message's text: a string, or the text parts of an OpenAI content-part list. */
-function contentText(content: unknown): string {
+export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content.map((p) => (isRecord(p) && typeof p.text === "string" ? p.text : "")).join("");
