@@ -15,6 +15,8 @@ interface DetailsPanelProps {
   readonly model: TrajectoryModel;
   /** Token index to describe; undefined shows the hint. */
   readonly token: number | undefined;
+  /** Each top-k alternative's piece decoded on its own (useAlternativePieces), once it arrives. */
+  readonly alternatives?: ReadonlyMap<number, string> | undefined;
   /** Offers "Branch here" on tokens a branch can start at. */
   readonly onBranch?: (token: number) => void;
   /** The two lanes compared (docs/mismatch.md), when the trajectory has a second lane. */
@@ -144,11 +146,17 @@ export const DetailsPanel = memo(function DetailsPanel({
   model,
   token,
   onBranch,
+  alternatives,
   lanePair,
   verdicts,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
+  // Decoded on its own by the tokenizer; else as it reads in this trajectory; else its id.
+  const alternativePiece = (id: number) => {
+    const piece = alternatives?.get(id) ?? pieceOfId(id);
+    return piece === undefined ? `#${id}` : revealInvisible(JSON.stringify(piece));
+  };
   if (token === undefined || token < 0 || token >= flat.tokenCount) {
     return (
       <aside className={styles.panel} data-testid="token-details">
@@ -223,7 +231,7 @@ export const DetailsPanel = memo(function DetailsPanel({
         <ExtraRows extras={tokenExtras(trajectory, token)} />
       </dl>
       {top && top.length > 0 && (
-        <table className={styles.top}>
+        <table className={styles.top} data-testid="top-k">
           <caption>top-{top.length} alternatives</caption>
           <thead>
             <tr>
@@ -237,9 +245,7 @@ export const DetailsPanel = memo(function DetailsPanel({
             {top.map((alt) => (
               <tr key={alt.tokenId} className={alt.tokenId === id ? styles.chosen : undefined}>
                 <td>
-                  <code>
-                    {revealInvisible(JSON.stringify(pieceOfId(alt.tokenId) ?? `#${alt.tokenId}`))}
-                  </code>
+                  <code data-testid="top-k-piece">{alternativePiece(alt.tokenId)}</code>
                 </td>
                 <td>{alt.tokenId}</td>
                 <td>{formatLogprob(alt.logprob)}</td>

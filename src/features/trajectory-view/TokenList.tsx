@@ -47,6 +47,8 @@ interface TokenListProps {
   readonly turnMarks?: Uint8Array | undefined;
   /** Per segment: its policy versions, for its header (docs/format.md, Policy versions). */
   readonly policies?: readonly (SegmentPolicy | undefined)[] | undefined;
+  /** Said over the list instead of its `#id` placeholders (the tokenizer is loading). */
+  readonly loading?: string | undefined;
 }
 
 function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
@@ -215,6 +217,11 @@ export function TokenList(props: TokenListProps) {
           hidden={!isFastScrolling}
           data-testid="fast-rows"
         />
+        {props.loading !== undefined && (
+          <div className={styles.loading} role="status" data-testid="tokenizer-loading">
+            {props.loading}
+          </div>
+        )}
         <div
           ref={props.scrollRef}
           className={styles.scroller}
