@@ -201,8 +201,18 @@ export function TokenList(props: TokenListProps) {
     turnMarks: props.turnMarks,
     policies: props.policies,
   };
+  // The rows drawn under the loading veil hold `#id` placeholders; the decoded rows that replace
+  // them are new elements, so nothing holding an old element (a pending click) lands on the token
+  // a recycled element shows now.
+  const generation = props.loading === undefined ? "" : "veiled-";
   const rows: ReactNode[] = items.map((item, i) =>
-    renderRow(item.index, keys[i], itemTop(virtualizer, scale, item.start), item.size, rowContext),
+    renderRow(
+      item.index,
+      `${generation}${keys[i]}`,
+      itemTop(virtualizer, scale, item.start),
+      item.size,
+      rowContext,
+    ),
   );
 
   lastRows.current = rows;

@@ -59,6 +59,7 @@ export interface TrajectoryViewProps {
   readonly turnChecks?: {
     readonly report: TurnReport | undefined;
     readonly error?: string | undefined;
+    readonly isPending?: boolean;
   };
 }
 
@@ -171,6 +172,7 @@ export function TrajectoryView({
           <TurnStrip
             report={turnReport}
             error={turnChecks.error}
+            isPending={turnChecks.isPending === true}
             selected={shownTurn}
             onSelect={setPickedTurn}
             onShowToken={handlePick}
