@@ -58,7 +58,9 @@ describe("the web app's pages in a checkout without a build", () => {
   });
 
   it("report a failed build with its error", async () => {
-    const { root, dist } = checkout('process.stderr.write("boom: bad config\\n"); process.exit(1);');
+    const { root, dist } = checkout(
+      'process.stderr.write("boom: bad config\\n"); process.exit(1);',
+    );
     const app = appOf(root, dist);
     await expect
       .poll(async () => (await app.request("/")).text(), { timeout: 10_000 })
