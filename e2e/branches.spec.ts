@@ -78,7 +78,7 @@ test("branch ×4 at a model token, side by side; edit a tool result; all under t
   await expect(page.getByTestId("episode-lineage")).toContainText(
     `branch of ${parent.id} at #${tool.start} (tool result edited)`,
   );
-  await expect(page.getByTestId("episode-status")).toHaveText("completed", { timeout: 50_000 });
+  await expect(page.getByTestId("episode-status")).toHaveText("completed");
   const edited = new URL(page.url()).pathname.split("/").at(-1) ?? "";
 
   await page.goto("/episodes");
