@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { constants, open, realpath, stat } from "node:fs/promises";
+import { constants, open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import type { ServerFile } from "../../src/core/files/filesWire";
+import { isTrainDumpName, rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
 import { isDirectory, listRunDirectory } from "./runDirectory";
 
@@ -141,13 +142,64 @@ function listed(file: RegisteredFile): ServerFile {
   return file.run ? { ...entry, run: file.run } : entry;
 }
 
+/** Separates a rollout dump's id from one of its train dump's file name in the train dump's id. */
+const TRAIN_DUMP_ID = "~";
+
+/**
+ * Train dump `name` of a served rollout dump (`.../rollout_data/{id}.pt`), served under id
+ * `{rolloutId}~{name}`: a file of the train_data folder beside it whose name the core rule
+ * accepts (trainDumpNames), so no id ever names another path.
+ */
+function trainDumpFile(rollout: RegisteredFile, name: string): RegisteredFile | undefined {
+  const place = rolloutDumpPlace(rollout.path);
+  if (!place || !isTrainDumpName(place.id, name)) return undefined;
+  const path = resolvedAtStart(join(place.trainDir, name));
+  // A run's train dumps are inside its directory; a plain rollout dump's inside the folder
+  // holding its rollout_data/. A link leading out of it is not served.
+  const root = rollout.root === rollout.path ? place.base : rollout.root;
+  if (!isInside(path, root)) return undefined;
+  const shown = /(?:^|\/)rollout_data\/[^/]+$/.exec(rollout.name);
+  const base = shown ? rollout.name.slice(0, shown.index + (shown[0].startsWith("/") ? 1 : 0)) : "";
+  return {
+    id: `${rollout.id}${TRAIN_DUMP_ID}${name}`,
+    name: `${base}train_data/${name}`,
+    origin: rollout.origin,
+    path,
+    root,
+  };
+}
+
+/** The served file of id `id` when it names a train dump of a served rollout dump. */
+function findTrainDump(
+  id: string,
+  find: (id: string) => RegisteredFile | undefined,
+): RegisteredFile | undefined {
+  const at = id.lastIndexOf(TRAIN_DUMP_ID);
+  if (at <= 0) return undefined;
+  const rollout = find(id.slice(0, at));
+  return rollout && trainDumpFile(rollout, id.slice(at + 1));
+}
+
+/** The train dumps on disk beside a served rollout dump (none for any other file). */
+async function trainDumpsOf(file: RegisteredFile): Promise<RegisteredFile[]> {
+  const place = rolloutDumpPlace(file.path);
+  if (!place) return [];
+  const names = await readdir(place.trainDir).catch(() => [] as string[]);
+  return trainDumpNames(place.id, names).flatMap((name) => trainDumpFile(file, name) ?? []);
+}
+
 /** The file's listing entry; `size` is undefined while it does not exist. */
 export async function describeFile(file: RegisteredFile): Promise<ServerFile> {
+  const trains = await trainDumpsOf(file);
+  const entry: ServerFile =
+    trains.length === 0
+      ? listed(file)
+      : { ...listed(file), trainDumps: trains.map(({ id, name }) => ({ id, name })) };
   try {
     const s = await stat(file.path);
-    return { ...listed(file), size: s.size };
+    return { ...entry, size: s.size };
   } catch {
-    return listed(file);
+    return entry;
   }
 }
 
@@ -246,9 +298,9 @@ export function createFileRegistry(
       return files;
     },
     find(id) {
-      // An id not seen yet may be a step written since the last listing.
+      // An id not seen yet may be a step written since the last listing, or a train dump.
       if (!byId.has(id)) this.list();
-      return byId.get(id);
+      return byId.get(id) ?? findTrainDump(id, (rolloutId) => byId.get(rolloutId));
     },
   };
 }

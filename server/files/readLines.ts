@@ -8,14 +8,14 @@ import {
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
 import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
-import { type TorchDump, torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
-import { trainJoinOf } from "../../src/core/files/trainDump";
+import { rolloutDumpSource } from "../../src/core/files/torchRecords";
+import { rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { isParquetHead } from "../../src/core/formats/parquet";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError, LineResult } from "../../src/core/formats/types";
-import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
+import { isZipHead } from "../../src/core/torch/torchFile";
 import { parquetLines } from "./parquetReader";
 
 /**
@@ -58,30 +58,26 @@ export async function fileHead(path: string, n = 8): Promise<Uint8Array> {
 }
 
 /**
- * The train dumps of rollout dump `.../rollout_data/{id}.pt`: `.../train_data/{id}.pt` (slime's
- * --dump-details) and `.../train_data/{id}_{rank}.pt` (miles'), docs/format.md.
+ * The train dump files of rollout dump `.../rollout_data/{id}.pt` (core/files/trainDump.ts
+ * rolloutDumpPlace, trainDumpNames): `.../train_data/{id}.pt` (slime's --dump-details) and
+ * `.../train_data/{id}_{rank}.pt` (miles'), docs/format.md.
  */
-async function trainDumpsOf(path: string): Promise<TorchDump[]> {
-  const match = /^(.*)[\\/]rollout_data[\\/]((?:eval_)?\d+)\.pt$/.exec(path);
-  if (!match) return [];
-  const dir = join(match[1] as string, "train_data");
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const id = match[2] as string;
-  const mine = names
-    .filter((n) => n === `${id}.pt` || new RegExp(`^${id}_\\d+\\.pt$`).test(n))
-    .sort();
-  const dumps: TorchDump[] = [];
-  for (const name of mine) {
-    const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(join(dir, name))));
-    if (dump.kind === "train") dumps.push(dump);
-  }
-  return dumps;
+export async function trainDumpPathsOf(path: string): Promise<string[]> {
+  const place = rolloutDumpPlace(path);
+  if (!place) return [];
+  const names = await readdir(place.trainDir).catch(() => [] as string[]);
+  return trainDumpNames(place.id, names).map((name) => join(place.trainDir, name));
 }
 
 /** The samples of a slime/miles `.pt` rollout dump as JSON lines, sample r as line r + 1. */
 async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
-  const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(path)));
-  const source = torchRecordSource(dump, trainJoinOf(await trainDumpsOf(path)));
+  const trains = await Promise.all(
+    (await trainDumpPathsOf(path)).map(async (train) => ({
+      name: train,
+      file: await asyncBufferFromFile(train),
+    })),
+  );
+  const source = await rolloutDumpSource(await asyncBufferFromFile(path), trains);
   for (const group of source.groups) {
     const records = await source.read(group.start, group.start + group.rows);
     for (const [k, value] of records.entries()) {

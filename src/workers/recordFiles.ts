@@ -8,11 +8,12 @@ import {
   type RecordSource,
 } from "../core/files/recordIndexer";
 import { binaryFileProblem, SNIFF_BYTES } from "../core/files/sniffFile";
-import { torchDumpOf, torchRecordSource } from "../core/files/torchRecords";
+import { rolloutDumpSource } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
-import { isZipHead, openTorchFile } from "../core/torch/torchFile";
-import type { RolloutFileSource } from "./rolloutFileProtocol";
+import { isZipHead } from "../core/torch/torchFile";
+import type { ByteRangeFile } from "../core/torch/zipEntries";
+import type { ByteFileSource } from "./rolloutFileProtocol";
 
 /*
  * A file's bytes from where it lives (a local File, or the server's byte-range endpoint), and its
@@ -25,7 +26,7 @@ export interface ByteSource {
   read(start: number, end: number): Promise<Uint8Array>;
 }
 
-export function byteSource(source: RolloutFileSource): ByteSource {
+export function byteSource(source: ByteFileSource): ByteSource {
   if (source.kind === "blob") {
     return {
       size: async () => source.blob.size,
@@ -65,17 +66,9 @@ export async function readSpan(bytes: ByteSource, start: number, end: number): P
   return out;
 }
 
-/** The file's records when it is Parquet or one JSON document; undefined for JSON lines. */
-export async function recordSourceOf(
-  bytes: ByteSource,
-  name: string,
-  size: number,
-  mapping: ColumnMapping | undefined,
-): Promise<RecordSource | undefined> {
-  const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
-  const problem = binaryFileProblem(head);
-  if (problem) throw new Error(`${name}: ${problem}`);
-  const file = {
+/** `bytes` (of `size` bytes) as the byte-range file the Parquet and torch readers read. */
+function rangeFile(bytes: ByteSource, size: number): ByteRangeFile {
+  return {
     byteLength: size,
     slice: async (start: number, end?: number) => {
       const chunk = await readSpan(bytes, start, end ?? size);
@@ -85,10 +78,38 @@ export async function recordSourceOf(
       ) as ArrayBuffer;
     },
   };
+}
+
+/** The train dumps of a rollout dump, opened by byte range like the dump itself. */
+function trainDumpFiles(trainDumps: readonly ByteFileSource[]) {
+  return Promise.all(
+    trainDumps.map(async (train) => {
+      const bytes = byteSource(train);
+      return { name: train.name, file: rangeFile(bytes, await bytes.size()) };
+    }),
+  );
+}
+
+/**
+ * The file's records when it is Parquet, a torch.save rollout dump (joined to `trainDumps`, its
+ * train dumps) or one JSON document; undefined for JSON lines.
+ */
+export async function recordSourceOf(
+  bytes: ByteSource,
+  name: string,
+  size: number,
+  mapping: ColumnMapping | undefined,
+  trainDumps: readonly ByteFileSource[] = [],
+): Promise<RecordSource | undefined> {
+  const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
+  const problem = binaryFileProblem(head);
+  if (problem) throw new Error(`${name}: ${problem}`);
+  const file = rangeFile(bytes, size);
   if (size >= 8 && isParquetHead(head))
     return parquetRecordSource(await openParquet(file, { mapping }));
-  // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet.
-  if (isZipHead(head)) return torchRecordSource(torchDumpOf(await openTorchFile(file)));
+  // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet, with the
+  // trainer lanes of its train dumps (the CLI's join: core/files/torchRecords rolloutDumpSource).
+  if (isZipHead(head)) return rolloutDumpSource(file, await trainDumpFiles(trainDumps));
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size, mapping) : undefined;

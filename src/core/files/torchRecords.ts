@@ -1,7 +1,7 @@
-import { plainValues, type TorchFile } from "../torch/torchFile";
-import { TorchFileError } from "../torch/zipEntries";
+import { openTorchFile, plainValues, type TorchFile } from "../torch/torchFile";
+import { type ByteRangeFile, TorchFileError } from "../torch/zipEntries";
 import type { RecordSource } from "./recordIndexer";
-import { type TrainJoin, trainSampleFor, withTrainSample } from "./trainDump";
+import { type TrainJoin, trainJoinOf, trainSampleFor, withTrainSample } from "./trainDump";
 
 /*
  * slime and miles dumps written with torch.save (docs/format.md "slime and miles `.pt` dumps"):
@@ -101,4 +101,33 @@ export function torchRecordSource(dump: TorchDump, train?: TrainJoin): RecordSou
       );
     },
   };
+}
+
+/**
+ * A slime/miles rollout dump as a record source, each sample joined to its sample of the train
+ * dumps `trainFiles` (several ranks' files together): one implementation for the CLI, the
+ * server's step statistics and the browser's file worker. A train dump file that holds no train
+ * dump is an error naming it.
+ */
+export async function rolloutDumpSource(
+  file: ByteRangeFile,
+  trainFiles: readonly { readonly name: string; readonly file: ByteRangeFile }[] = [],
+): Promise<RecordSource> {
+  const dump = torchDumpOf(await openTorchFile(file));
+  const trains: TorchDump[] = [];
+  for (const train of trainFiles) {
+    let opened: TorchDump;
+    try {
+      opened = torchDumpOf(await openTorchFile(train.file));
+    } catch (error) {
+      throw new TorchFileError(`train dump ${train.name}: ${(error as Error).message}`);
+    }
+    if (opened.kind !== "train") {
+      throw new TorchFileError(
+        `train dump ${train.name}: holds token ids, not a train dump's samples`,
+      );
+    }
+    trains.push(opened);
+  }
+  return torchRecordSource(dump, trainJoinOf(trains));
 }

@@ -44,7 +44,7 @@ export function useFileClient(fileId: string): FileLookup {
   if (!list.data) return { client: undefined, reason: undefined };
   const file = list.data.files.find((f) => f.id === fileId);
   if (!file) return { client: undefined, reason: `The server lists no file "${fileId}".` };
-  const client = new RolloutFileClient(serverFileSource(file.id, file.name, file.map), true);
+  const client = new RolloutFileClient(serverFileSource(file), true);
   clients.set(fileId, client);
   return { client };
 }
