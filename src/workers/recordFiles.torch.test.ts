@@ -6,6 +6,7 @@ import { readRolloutValue } from "../core/formats/readRolloutLine";
 import { defaultLanes } from "../core/mismatch/trajectoryMismatch";
 import type { Trajectory } from "../core/trajectory/types";
 import { byteSource, recordSourceOf } from "./recordFiles";
+import type { ByteFileSource } from "./rolloutFileProtocol";
 
 // A `.pt` dropped on the files page: the file worker reads it from the File by byte range,
 // as it reads Parquet, and indexes its samples as rows.
@@ -91,9 +92,13 @@ describe("a slime rollout dump (.pt) in the file worker", () => {
 describe("a rollout dump with its train dumps (the server lists them beside it)", () => {
   const rollout = fixture("dump-details/rollout_data/3.pt");
   const train = fixture("dump-details/train_data/3_0.pt");
-  const trainSource = { kind: "blob", name: "train_data/3_0.pt", blob: new Blob([train]) } as const;
+  const trainSource: ByteFileSource = {
+    kind: "blob",
+    name: "train_data/3_0.pt",
+    blob: new Blob([train]),
+  };
 
-  async function firstTrajectory(trainDumps: readonly (typeof trainSource)[]) {
+  async function firstTrajectory(trainDumps: readonly ByteFileSource[]) {
     const source = blobSource("rollout_data/3.pt", rollout, []);
     const records = (await recordSourceOf(
       source,
@@ -130,7 +135,11 @@ describe("a rollout dump with its train dumps (the server lists them beside it)"
   });
 
   it("a train dump that is not one is an error naming it", async () => {
-    const bogus = { kind: "blob", name: "train_data/3_1.pt", blob: new Blob([rollout]) } as const;
+    const bogus: ByteFileSource = {
+      kind: "blob",
+      name: "train_data/3_1.pt",
+      blob: new Blob([rollout]),
+    };
     await expect(firstTrajectory([bogus])).rejects.toThrow(
       "train dump train_data/3_1.pt: holds token ids, not a train dump's samples",
     );
