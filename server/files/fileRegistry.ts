@@ -58,6 +58,27 @@ function runFile(
 }
 
 /**
+ * A run's file that holds every step (Tinker's `capture/sample.jsonl`, each record naming its
+ * step): listed beside the run's step files as `{run}/{path}`, its id derived from its path.
+ */
+function spanningFile(
+  dir: string,
+  run: { readonly id: string; readonly name: string },
+  path: string,
+  map: string | undefined,
+): RegisteredFile {
+  const name = relative(dir, path).split("\\").join("/");
+  return {
+    id: runFileId(run.id, name),
+    name: `${run.name}/${name}`,
+    origin: "cli",
+    path: resolvedAtStart(path),
+    root: resolvedAtStart(dir),
+    ...(map === undefined ? {} : { map }),
+  };
+}
+
+/**
  * The only files `/api/files` can reach: the CLI files (`f1`, `f2`, ... in argument order), the
  * step files of run directories (`r1-…`, from their path: runFileId) and the live-episode store
  * (`episodes`). Ids are looked up, never turned into paths, so no request can name another file.
@@ -90,7 +111,9 @@ export function registerFiles(
     const dir = resolve(file);
     runs += 1;
     const run = { id: `r${runs}`, name: basename(dir) };
-    for (const step of listRunDirectory(dir).steps) cli.push(runFile(dir, run, step, map));
+    const listing = listRunDirectory(dir);
+    for (const step of listing.steps) cli.push(runFile(dir, run, step, map));
+    for (const path of listing.spanning) cli.push(spanningFile(dir, run, path, map));
   }
   const episodes = resolvedAtStart(join(dataDir, "episodes.jsonl"));
   const store = { path: episodes, root: dirname(episodes) };

@@ -29,6 +29,7 @@ describe("a clear word on id-less files", () => {
       "nemo-rl-val",
       "areal",
       "miles-trajectory",
+      "tinker-summary",
     ]);
   });
 

@@ -59,6 +59,12 @@ const MILES_TRAJECTORY_REASON = textDump(
   "The ids are in the rollout dump next to it (rollout_data/{id}.pt, or dashboard_columns/): open that.",
 );
 
+const TINKER_SUMMARY_REASON =
+  "this file holds no tokens and no text (Tinker's rollout summaries keep each trajectory's " +
+  "rewards, per-step lengths and metrics), so no drift or mismatch check can run on it. The " +
+  "sampled ids and logprobs are in capture/sample.jsonl when the run was wrapped in " +
+  "tinker_cookbook.capture (JsonlFileSink): open that.";
+
 const VERIFIERS_REASON =
   "this verifiers trace holds no token ids on this branch (an eval relay turn, or a trace that " +
   "failed before its first model call), so no drift or mismatch check can run on it. Traces " +
@@ -73,6 +79,7 @@ const TEXT_ONLY: ReadonlyMap<string, string> = new Map([
   ["nemo-rl-val", NEMO_VAL_REASON],
   ["areal", AREAL_REASON],
   ["miles-trajectory", MILES_TRAJECTORY_REASON],
+  ["tinker-summary", TINKER_SUMMARY_REASON],
 ]);
 
 /**

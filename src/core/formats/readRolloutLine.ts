@@ -21,6 +21,7 @@ import {
   skyrlEvalAdapter,
 } from "./textDumps";
 import { artAdapter, primeAdapter } from "./textRecords";
+import { tinkerCaptureAdapter, tinkerSummaryAdapter } from "./tinker";
 import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
 import { verifiersAdapter } from "./verifiers";
 import { verlAdapter } from "./verl";
@@ -41,6 +42,8 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   nemoRlValAdapter,
   arealAdapter,
   milesTrajectoryAdapter,
+  tinkerCaptureAdapter,
+  tinkerSummaryAdapter,
 ];
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
