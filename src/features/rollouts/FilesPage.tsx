@@ -53,7 +53,7 @@ export function FilesPage() {
         onDragLeave={() => setDragging(false)}
         onDrop={handleDrop}
       >
-        <strong>Drop a rollout JSONL or Parquet file here, or choose a file</strong>
+        <strong>Drop a rollout JSONL, Parquet or .pt file here, or choose a file</strong>
         <input
           type="file"
           accept=".jsonl,.json,.ndjson,.txt,.parquet,.pt"
@@ -62,8 +62,9 @@ export function FilesPage() {
         />
         <p className={styles.note}>
           rollout-lens/v1, slime, atropos, strands, verl, ATIF, NeMo-RL, prime-rl traces, SkyRL,
-          AReaL, miles or ART lines, or a Parquet table of them. The file is read in your browser,
-          in a worker, by byte range: it is never uploaded, and files larger than memory open.
+          AReaL, miles, ART or Tinker capture lines, a Parquet table of them, or a slime/miles
+          torch.save dump (.pt). The file is read in your browser, in a worker, by byte range: it is
+          never uploaded, and files larger than memory open.
         </p>
       </label>
       <h2>Files on the server</h2>
