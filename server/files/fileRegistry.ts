@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { constants, open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { rolloutDumpOfColumns } from "../../src/core/files/dashboardColumns";
 import type { ServerFile } from "../../src/core/files/filesWire";
 import { isTrainDumpName, rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
@@ -177,9 +178,8 @@ function trainDumpFile(rollout: RegisteredFile, name: string): RegisteredFile | 
   const place = rolloutDumpPlace(rollout.path);
   if (!place || !isTrainDumpName(place.id, name)) return undefined;
   const path = resolvedAtStart(join(place.trainDir, name));
-  // A run's train dumps are inside its directory; a plain rollout dump's inside the folder
-  // holding its rollout_data/. A link leading out of it is not served.
-  const root = rollout.root === rollout.path ? place.base : rollout.root;
+  // Served inside the folder holding rollout_data/ and train_data/: a link leading out is not.
+  const root = place.base;
   if (!isInside(path, root)) return undefined;
   const shown = /(?:^|\/)rollout_data\/[^/]+$/.exec(rollout.name);
   const base = shown ? rollout.name.slice(0, shown.index + (shown[0].startsWith("/") ? 1 : 0)) : "";
@@ -192,11 +192,43 @@ function trainDumpFile(rollout: RegisteredFile, name: string): RegisteredFile | 
   };
 }
 
-/** The served file of id `id` when it names a train dump of a served rollout dump. */
-function findTrainDump(
+/** The id suffix of the rollout dump a served miles dashboard column file was written beside. */
+const ROLLOUT_DUMP_ID = "~rollout-dump";
+
+/**
+ * The rollout dump `{base}/rollout_data/{stem}.pt` beside a served dashboard column file
+ * `{base}/dashboard_columns/rollout_{stem}.parquet` (core/files/dashboardColumns.ts), served
+ * under id `{columns id}~rollout-dump` inside `{base}`.
+ */
+function columnsDumpFile(columns: RegisteredFile): RegisteredFile | undefined {
+  const dumpPath = rolloutDumpOfColumns(columns.path);
+  if (!dumpPath) return undefined;
+  const root = dirname(dirname(columns.path));
+  const path = resolvedAtStart(dumpPath);
+  if (!isInside(path, root)) return undefined;
+  const shown = /(?:^|\/)dashboard_columns\/rollout_([^/]+)\.parquet$/.exec(columns.name);
+  const prefix = shown
+    ? columns.name.slice(0, shown.index + (shown[0].startsWith("/") ? 1 : 0))
+    : "";
+  const stem = /rollout_data[\\/]([^\\/]+)$/.exec(dumpPath)?.[1] ?? "";
+  return {
+    id: `${columns.id}${ROLLOUT_DUMP_ID}`,
+    name: `${prefix}rollout_data/${stem}`,
+    origin: columns.origin,
+    path,
+    root,
+  };
+}
+
+/** The served file of id `id` when it names a companion (train dump, rollout dump) of a served file. */
+function findCompanion(
   id: string,
   find: (id: string) => RegisteredFile | undefined,
 ): RegisteredFile | undefined {
+  if (id.endsWith(ROLLOUT_DUMP_ID)) {
+    const columns = find(id.slice(0, -ROLLOUT_DUMP_ID.length));
+    return columns && columnsDumpFile(columns);
+  }
   const at = id.lastIndexOf(TRAIN_DUMP_ID);
   if (at <= 0) return undefined;
   const rollout = find(id.slice(0, at));
@@ -211,13 +243,20 @@ async function trainDumpsOf(file: RegisteredFile): Promise<RegisteredFile[]> {
   return trainDumpNames(place.id, names).flatMap((name) => trainDumpFile(file, name) ?? []);
 }
 
+/** The file's companions on disk: a rollout dump's train dumps, a column file's rollout dump. */
+async function companionsOf(file: RegisteredFile): Promise<Partial<ServerFile>> {
+  const trains = await trainDumpsOf(file);
+  const dump = columnsDumpFile(file);
+  const dumpThere = dump !== undefined && (await stat(dump.path).catch(() => undefined));
+  return {
+    ...(trains.length === 0 ? {} : { trainDumps: trains.map(({ id, name }) => ({ id, name })) }),
+    ...(dump && dumpThere ? { rolloutDump: { id: dump.id, name: dump.name } } : {}),
+  };
+}
+
 /** The file's listing entry; `size` is undefined while it does not exist. */
 export async function describeFile(file: RegisteredFile): Promise<ServerFile> {
-  const trains = await trainDumpsOf(file);
-  const entry: ServerFile =
-    trains.length === 0
-      ? listed(file)
-      : { ...listed(file), trainDumps: trains.map(({ id, name }) => ({ id, name })) };
+  const entry: ServerFile = { ...listed(file), ...(await companionsOf(file)) };
   try {
     const s = await stat(file.path);
     return { ...entry, size: s.size };
@@ -323,7 +362,7 @@ export function createFileRegistry(
     find(id) {
       // An id not seen yet may be a step written since the last listing, or a train dump.
       if (!byId.has(id)) this.list();
-      return byId.get(id) ?? findTrainDump(id, (rolloutId) => byId.get(rolloutId));
+      return byId.get(id) ?? findCompanion(id, (fileId) => byId.get(fileId));
     },
   };
 }

@@ -3,19 +3,24 @@ import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { asyncBufferFromFile } from "hyparquet";
 import {
+  rolloutDumpOfColumns,
+  sampleFactsOf,
+  withSampleFacts,
+} from "../../src/core/files/dashboardColumns";
+import {
   isJsonDocumentName,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
 import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
-import { rolloutDumpSource } from "../../src/core/files/torchRecords";
+import { rolloutDumpSource, torchDumpOf } from "../../src/core/files/torchRecords";
 import { rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
+import { parseJsonLine, stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { isParquetHead } from "../../src/core/formats/parquet";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError, LineResult } from "../../src/core/formats/types";
-import { isZipHead } from "../../src/core/torch/torchFile";
+import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
 import { parquetLines } from "./parquetReader";
 
 /**
@@ -87,6 +92,26 @@ async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
 }
 
 /**
+ * The rows of a Parquet file; a miles dashboard column file's rows get the reward, status and
+ * group of the rollout dump beside it (core/files/dashboardColumns.ts), when it is there.
+ */
+async function* parquetLinesWithDump(path: string): AsyncGenerator<NumberedLine> {
+  const dumpPath = rolloutDumpOfColumns(path);
+  const dumpThere = dumpPath !== undefined && (await stat(dumpPath).catch(() => undefined));
+  if (!dumpThere) {
+    yield* parquetLines(path);
+    return;
+  }
+  const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(dumpPath)));
+  const facts = sampleFactsOf(dump);
+  for await (const line of parquetLines(path)) {
+    const parsed = line.error ? undefined : parseJsonLine(line.text);
+    if (!parsed?.ok) yield line;
+    else yield { ...line, text: stringifyJsonLine(withSampleFacts(parsed.value, facts)) };
+  }
+}
+
+/**
  * The records of a rollout file as numbered JSON lines, without loading it whole, so multi-GB files
  * stay within memory. A Parquet file (by its magic bytes) yields one JSON line per row, row r as
  * line r + 1, read one row group at a time by byte range (core/formats/parquet.ts). A `.json` file
@@ -114,7 +139,7 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,
       );
     }
-    yield* parquetLines(path);
+    yield* parquetLinesWithDump(path);
     return;
   }
   if (isJsonDocumentName(path)) {

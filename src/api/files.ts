@@ -71,10 +71,11 @@ export const filesQueries = {
 /**
  * Where the worker reads server file `file` from, through the column mapping of `map` when the
  * server was started with `--map` (checked there; a spec that does not parse is not used), with
- * the train dumps the server lists beside a slime/miles rollout dump.
+ * the train dumps the server lists beside a slime/miles rollout dump and the rollout dump beside
+ * a miles dashboard column file.
  */
 export function serverFileSource(
-  file: Pick<ServerFile, "id" | "name" | "map" | "trainDumps">,
+  file: Pick<ServerFile, "id" | "name" | "map" | "trainDumps" | "rolloutDump">,
 ): RolloutFileSource {
   const bytes = (id: string, name: string) => {
     const url = `${BASE}/${encodeURIComponent(id)}`;
@@ -87,5 +88,6 @@ export function serverFileSource(
     ...bytes(file.id, file.name),
     ...mapping,
     ...(trains.length > 0 ? { trainDumps: trains } : {}),
+    ...(file.rolloutDump ? { rolloutDump: bytes(file.rolloutDump.id, file.rolloutDump.name) } : {}),
   };
 }

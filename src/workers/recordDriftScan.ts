@@ -91,18 +91,12 @@ let openedRecords: { key: string; records: Promise<RecordSource> } | undefined;
  */
 export function openRecords(source: RolloutFileSource): Promise<RecordSource> {
   const where = source.kind === "http" ? source.infoUrl : `${source.blob.size}`;
-  const trains = source.trainDumps?.map((t) => t.name);
-  const key = JSON.stringify([source.kind, source.name, where, source.mapping, trains]);
+  const companions = [source.trainDumps?.map((t) => t.name), source.rolloutDump?.name];
+  const key = JSON.stringify([source.kind, source.name, where, source.mapping, companions]);
   if (openedRecords?.key !== key) {
     const bytes = byteSource(source);
     const records = bytes.size().then(async (size) => {
-      const opened = await recordSourceOf(
-        bytes,
-        source.name,
-        size,
-        source.mapping,
-        source.trainDumps,
-      );
+      const opened = await recordSourceOf(bytes, source.name, size, source.mapping, source);
       if (!opened) throw new Error(`${source.name} is not a Parquet table or a JSON document`);
       return opened;
     });

@@ -100,13 +100,9 @@ describe("a rollout dump with its train dumps (the server lists them beside it)"
 
   async function firstTrajectory(trainDumps: readonly ByteFileSource[]) {
     const source = blobSource("rollout_data/3.pt", rollout, []);
-    const records = (await recordSourceOf(
-      source,
-      "rollout_data/3.pt",
-      rollout.length,
-      undefined,
+    const records = (await recordSourceOf(source, "rollout_data/3.pt", rollout.length, undefined, {
       trainDumps,
-    )) as RecordSource;
+    })) as RecordSource;
     const [record] = await records.read(0, 1);
     const result = readRolloutValue(record as Record<string, unknown>, 1);
     if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));

@@ -1,3 +1,4 @@
+import { sampleFactsOf, withDumpFacts } from "../core/files/dashboardColumns";
 import { MAX_RANGE_BYTES } from "../core/files/filesWire";
 import {
   isJsonDocumentName,
@@ -8,12 +9,12 @@ import {
   type RecordSource,
 } from "../core/files/recordIndexer";
 import { binaryFileProblem, SNIFF_BYTES } from "../core/files/sniffFile";
-import { rolloutDumpSource } from "../core/files/torchRecords";
+import { rolloutDumpSource, torchDumpOf } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
-import { isZipHead } from "../core/torch/torchFile";
+import { isZipHead, openTorchFile } from "../core/torch/torchFile";
 import type { ByteRangeFile } from "../core/torch/zipEntries";
-import type { ByteFileSource } from "./rolloutFileProtocol";
+import type { ByteFileSource, FileCompanions } from "./rolloutFileProtocol";
 
 /*
  * A file's bytes from where it lives (a local File, or the server's byte-range endpoint), and its
@@ -90,26 +91,37 @@ function trainDumpFiles(trainDumps: readonly ByteFileSource[]) {
   );
 }
 
+/** A miles dashboard column table with its rollout dump's reward, status and group. */
+async function columnsWithDump(table: RecordSource, dump: ByteFileSource): Promise<RecordSource> {
+  const bytes = byteSource(dump);
+  const torch = await openTorchFile(rangeFile(bytes, await bytes.size()));
+  return withDumpFacts(table, sampleFactsOf(torchDumpOf(torch)));
+}
+
 /**
- * The file's records when it is Parquet, a torch.save rollout dump (joined to `trainDumps`, its
- * train dumps) or one JSON document; undefined for JSON lines.
+ * The file's records when it is Parquet (a miles dashboard column table joined to its rollout
+ * dump), a torch.save rollout dump (joined to its train dumps) or one JSON document; undefined
+ * for JSON lines. The joins are the CLI's (core/files/torchRecords, dashboardColumns).
  */
 export async function recordSourceOf(
   bytes: ByteSource,
   name: string,
   size: number,
   mapping: ColumnMapping | undefined,
-  trainDumps: readonly ByteFileSource[] = [],
+  companions: FileCompanions = {},
 ): Promise<RecordSource | undefined> {
   const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
   const problem = binaryFileProblem(head);
   if (problem) throw new Error(`${name}: ${problem}`);
   const file = rangeFile(bytes, size);
-  if (size >= 8 && isParquetHead(head))
-    return parquetRecordSource(await openParquet(file, { mapping }));
-  // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet, with the
-  // trainer lanes of its train dumps (the CLI's join: core/files/torchRecords rolloutDumpSource).
-  if (isZipHead(head)) return rolloutDumpSource(file, await trainDumpFiles(trainDumps));
+  if (size >= 8 && isParquetHead(head)) {
+    const table = parquetRecordSource(await openParquet(file, { mapping }));
+    return companions.rolloutDump ? columnsWithDump(table, companions.rolloutDump) : table;
+  }
+  // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet.
+  if (isZipHead(head)) {
+    return rolloutDumpSource(file, await trainDumpFiles(companions.trainDumps ?? []));
+  }
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size, mapping) : undefined;

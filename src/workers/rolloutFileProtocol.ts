@@ -29,7 +29,12 @@ export type RolloutFileSource = ByteFileSource & {
    * and reference lanes, advantages and entropy are joined to its samples.
    */
   readonly trainDumps?: readonly ByteFileSource[];
+  /** A miles dashboard column file's rollout dump: its reward, status and group per sample. */
+  readonly rolloutDump?: ByteFileSource;
 };
+
+/** The files read with a file to complete its records (the server lists them beside it). */
+export type FileCompanions = Pick<RolloutFileSource, "trainDumps" | "rolloutDump">;
 
 /** Main thread → worker. `id` pairs a reply with its request (see workerRpc). */
 export type WorkerRequest =

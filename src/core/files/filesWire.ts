@@ -34,6 +34,12 @@ export const serverFileSchema = z.object({
    * them to the rollout's samples as the CLI does (core/files/torchRecords rolloutDumpSource).
    */
   trainDumps: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+  /**
+   * A miles dashboard column file's rollout dump (`rollout_data/{stem}.pt` beside its
+   * `dashboard_columns/`): its rows get the dump's reward, status and group
+   * (core/files/dashboardColumns.ts).
+   */
+  rolloutDump: z.object({ id: z.string(), name: z.string() }).optional(),
 });
 export type ServerFile = z.infer<typeof serverFileSchema>;
 
