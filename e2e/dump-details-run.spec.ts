@@ -53,6 +53,14 @@ test("view a --dump-details folder: the train dump's trainer lane in the mismatc
   const run = page.getByRole("region", { name: "run dump-details" });
   await run.getByRole("link", { name: /^step 3/ }).click();
   await expect(page.getByTestId("row-count")).toHaveText("12 / 12 trajectories");
+  // The file-wide scan (the scan pool's workers open the records too) compares the trainer lane,
+  // named here: the dump's own teacher lane would be compared by default without the join.
+  await page.getByLabel("mismatch lane a").fill("trainer");
+  await page.getByLabel("mismatch lane b").fill("sampled");
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  await expect(page.getByTestId("file-mismatch-summary")).toContainText(
+    "trained tokens of 12 trajectories compared",
+  );
   await page.getByTestId("rollout-table").focus();
   await page.keyboard.press("Enter");
   await expect(page.getByText("model output · mask 1 (trained)").first()).toBeVisible();
