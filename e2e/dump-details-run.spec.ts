@@ -30,8 +30,10 @@ test.afterAll(async () => {
 /** Sample 0 as the CLI reads it (the same core join), the reference the page must show. */
 async function sampleZero(): Promise<{ t: Trajectory; advantages: number[] }> {
   const file = (name: string) => asyncBufferFromFile(join(details, name));
-  const train = { name: "train_data/3_0.pt", file: await file("train_data/3_0.pt") };
-  const source = await rolloutDumpSource(await file("rollout_data/3.pt"), [train]);
+  const source = await rolloutDumpSource([
+    { name: "rollout_data/3.pt", file: await file("rollout_data/3.pt") },
+    { name: "train_data/3_0.pt", file: await file("train_data/3_0.pt") },
+  ]);
   const [record] = (await source.read(0, 1)) as Record<string, unknown>[];
   const read = readRolloutValue(record as Record<string, unknown>, 1);
   if (read.kind !== "trajectories" || !read.trajectories[0]) throw new Error("sample 0 unreadable");

@@ -76,13 +76,11 @@ export async function trainDumpPathsOf(path: string): Promise<string[]> {
 
 /** The samples of a slime/miles `.pt` rollout dump as JSON lines, sample r as line r + 1. */
 async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
-  const trains = await Promise.all(
-    (await trainDumpPathsOf(path)).map(async (train) => ({
-      name: train,
-      file: await asyncBufferFromFile(train),
-    })),
+  const paths = [path, ...(await trainDumpPathsOf(path))];
+  const files = await Promise.all(
+    paths.map(async (name) => ({ name, file: await asyncBufferFromFile(name) })),
   );
-  const source = await rolloutDumpSource(await asyncBufferFromFile(path), trains);
+  const source = await rolloutDumpSource(files);
   for (const group of source.groups) {
     const records = await source.read(group.start, group.start + group.rows);
     for (const [k, value] of records.entries()) {

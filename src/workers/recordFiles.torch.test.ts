@@ -130,14 +130,14 @@ describe("a rollout dump with its train dumps (the server lists them beside it)"
     expect(t.logprobLanes?.trainer).toBeUndefined();
   });
 
-  it("a train dump that is not one is an error naming it", async () => {
+  it("a second rollout dump given as a train dump is an error naming both", async () => {
     const bogus: ByteFileSource = {
       kind: "blob",
       name: "train_data/3_1.pt",
       blob: new Blob([rollout]),
     };
     await expect(firstTrajectory([bogus])).rejects.toThrow(
-      "train dump train_data/3_1.pt: holds token ids, not a train dump's samples",
+      "2 rollout dumps read together (rollout_data/3.pt, train_data/3_1.pt): open one at a time",
     );
   });
 });

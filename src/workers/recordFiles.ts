@@ -81,7 +81,10 @@ function rangeFile(bytes: ByteSource, size: number): ByteRangeFile {
   };
 }
 
-/** The train dumps of a rollout dump, opened by byte range like the dump itself. */
+/**
+ * The train dumps of a rollout dump (listed by the server, or dropped with it), opened by byte
+ * range like the dump itself.
+ */
 function trainDumpFiles(trainDumps: readonly ByteFileSource[]) {
   return Promise.all(
     trainDumps.map(async (train) => {
@@ -120,7 +123,8 @@ export async function recordSourceOf(
   }
   // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet.
   if (isZipHead(head)) {
-    return rolloutDumpSource(file, await trainDumpFiles(companions.trainDumps ?? []));
+    const trains = await trainDumpFiles(companions.trainDumps ?? []);
+    return rolloutDumpSource([{ name, file }, ...trains]);
   }
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));

@@ -6,7 +6,7 @@ import type { ServerFile } from "../../core/files/filesWire";
 import { runPositionLabel } from "../../core/files/runSteps";
 import styles from "./FilesPage.module.css";
 import { formatBytes } from "./formatBytes";
-import { openLocalFile } from "./openFiles";
+import { openLocalFiles } from "./openFiles";
 import { RunCharts } from "./RunCharts";
 
 /** The server's files: plain ones, and each run's step files (in step order) under its name. */
@@ -31,15 +31,16 @@ export function FilesPage() {
   const [isDragging, setDragging] = useState(false);
   const serverFiles = useQuery(filesQueries.list());
 
-  const open = (file: File | undefined) => {
-    if (file) navigate(`/files/${openLocalFile(file)}`);
+  const open = (files: FileList | null | undefined) => {
+    const id = openLocalFiles([...(files ?? [])]);
+    if (id) navigate(`/files/${id}`);
   };
   const handleDrop = (event: DragEvent) => {
     event.preventDefault();
     setDragging(false);
-    open(event.dataTransfer.files[0]);
+    open(event.dataTransfer.files);
   };
-  const handlePick = (event: ChangeEvent<HTMLInputElement>) => open(event.target.files?.[0]);
+  const handlePick = (event: ChangeEvent<HTMLInputElement>) => open(event.target.files);
   const grouped = serverFiles.data && byRun(serverFiles.data.files);
 
   return (
@@ -57,6 +58,7 @@ export function FilesPage() {
         <input
           type="file"
           accept=".jsonl,.json,.ndjson,.txt,.parquet,.pt"
+          multiple
           onChange={handlePick}
           aria-label="rollout file"
         />
