@@ -91,7 +91,7 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
   const { mapping } = source;
   const bytes = byteSource(source);
   const firstSize = await bytes.size();
-  const records = await recordSourceOf(bytes, source.name, firstSize, mapping);
+  const records = await recordSourceOf(bytes, source.name, firstSize, mapping, source);
   const problem = records && mapping && mappingProblem(mapping, records.columns);
   if (problem) throw new Error(`${source.name}: the column mapping does not fit: ${problem}`);
   if (records && !mapping && (await needsColumnMapping(records))) {

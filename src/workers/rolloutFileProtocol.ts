@@ -6,8 +6,8 @@ import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
 import type { Trajectory } from "../core/trajectory/types";
 
-/** Where the worker reads a file from: a local File, or the server's byte-range endpoint. */
-export type RolloutFileSource = (
+/** Where the worker reads a file's bytes from: a local File, or the server's byte-range endpoint. */
+export type ByteFileSource =
   | { readonly kind: "blob"; readonly name: string; readonly blob: Blob }
   | {
       readonly kind: "http";
@@ -15,14 +15,26 @@ export type RolloutFileSource = (
       /** `GET {infoUrl}` answers `{size}`; `GET {rangeUrl}?start=&end=` answers the bytes. */
       readonly infoUrl: string;
       readonly rangeUrl: string;
-    }
-) & {
+    };
+
+/** A file the worker reads: its bytes, and how its records are read. */
+export type RolloutFileSource = ByteFileSource & {
   /**
    * How a table's columns map to a trajectory (a Parquet or JSON table no known producer wrote):
    * every worker that reads the file reads its records through it.
    */
   readonly mapping?: ColumnMapping;
+  /**
+   * A slime/miles rollout dump's train dumps (the server lists them beside it): their trainer
+   * and reference lanes, advantages and entropy are joined to its samples.
+   */
+  readonly trainDumps?: readonly ByteFileSource[];
+  /** A miles dashboard column file's rollout dump: its reward, status and group per sample. */
+  readonly rolloutDump?: ByteFileSource;
 };
+
+/** The files read with a file to complete its records (the server lists them beside it). */
+export type FileCompanions = Pick<RolloutFileSource, "trainDumps" | "rolloutDump">;
 
 /** Main thread → worker. `id` pairs a reply with its request (see workerRpc). */
 export type WorkerRequest =

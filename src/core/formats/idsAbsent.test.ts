@@ -30,6 +30,7 @@ describe("a clear word on id-less files", () => {
       "areal",
       "miles-trajectory",
       "text-table",
+      "tinker-summary",
     ]);
   });
 

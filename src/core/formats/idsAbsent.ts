@@ -65,6 +65,11 @@ const TEXT_TABLE_REASON = textDump(
     "tokens with a loss mask, as slime or rollout-lens/v1 lines), or open the trainer's own dump " +
     "that keeps them.",
 );
+const TINKER_SUMMARY_REASON =
+  "this file holds no tokens and no text (Tinker's rollout summaries keep each trajectory's " +
+  "rewards, per-step lengths and metrics), so no drift or mismatch check can run on it. The " +
+  "sampled ids and logprobs are in capture/sample.jsonl when the run was wrapped in " +
+  "tinker_cookbook.capture (JsonlFileSink): open that.";
 
 const VERIFIERS_REASON =
   "this verifiers trace holds no token ids on this branch (an eval relay turn, or a trace that " +
@@ -81,6 +86,7 @@ const TEXT_ONLY: ReadonlyMap<string, string> = new Map([
   ["areal", AREAL_REASON],
   ["miles-trajectory", MILES_TRAJECTORY_REASON],
   ["text-table", TEXT_TABLE_REASON],
+  ["tinker-summary", TINKER_SUMMARY_REASON],
 ]);
 
 /**

@@ -22,6 +22,7 @@ import {
 } from "./textDumps";
 import { artAdapter, primeAdapter } from "./textRecords";
 import { textTableAdapter } from "./textTable";
+import { tinkerCaptureAdapter, tinkerSummaryAdapter } from "./tinker";
 import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
 import { verifiersAdapter } from "./verifiers";
 import { verlAdapter } from "./verl";
@@ -42,6 +43,8 @@ const PRODUCER_ADAPTERS: readonly FormatAdapter[] = [
   nemoRlValAdapter,
   arealAdapter,
   milesTrajectoryAdapter,
+  tinkerCaptureAdapter,
+  tinkerSummaryAdapter,
 ];
 
 /** Every reader: the producers' own, then a text table (prompt and completion, no ids) none claims. */

@@ -17,7 +17,9 @@ export type FormatId =
   | "nemo-rl-val"
   | "areal"
   | "miles-trajectory"
-  | "text-table";
+  | "text-table"
+  | "tinker-capture"
+  | "tinker-summary";
 
 export const FORMAT_IDS: readonly FormatId[] = [
   "rollout-lens/v1",
@@ -35,6 +37,8 @@ export const FORMAT_IDS: readonly FormatId[] = [
   "areal",
   "miles-trajectory",
   "text-table",
+  "tinker-capture",
+  "tinker-summary",
 ];
 
 /** A bad line: 1-based `line` in its file, `field` the JSON path at fault when known. */
