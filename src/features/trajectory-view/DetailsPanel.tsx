@@ -7,6 +7,7 @@ import { type TokenExtras, tokenExtras } from "../../core/trajectory/tokenExtras
 import type { Trajectory } from "../../core/trajectory/types";
 import styles from "./DetailsPanel.module.css";
 import { CORRECTION_LABEL, KIND_LABEL } from "./kindLabels";
+import { TokenCorrections, type TrajectoryReplays } from "./TokenCorrections";
 import type { LanePair } from "./useMismatch";
 import type { TrajectoryModel } from "./useTrajectoryModel";
 
@@ -19,6 +20,8 @@ interface DetailsPanelProps {
   readonly onBranch?: (token: number) => void;
   /** The two lanes compared (docs/mismatch.md), when the trajectory has a second lane. */
   readonly lanePair?: LanePair | undefined;
+  /** Mismatch mode: every correction replayed on the trajectory (who masked this token and why). */
+  readonly replays?: TrajectoryReplays | undefined;
   /** Mismatch mode: the replayed correction and its verdict per token. */
   readonly verdicts?: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
 }
@@ -146,6 +149,7 @@ export const DetailsPanel = memo(function DetailsPanel({
   onBranch,
   lanePair,
   verdicts,
+  replays,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
@@ -222,6 +226,7 @@ export const DetailsPanel = memo(function DetailsPanel({
         <dd>{segment?.turn}</dd>
         <ExtraRows extras={tokenExtras(trajectory, token)} />
       </dl>
+      {replays && <TokenCorrections replays={replays} token={token} />}
       {top && top.length > 0 && (
         <table className={styles.top}>
           <caption>top-{top.length} alternatives</caption>

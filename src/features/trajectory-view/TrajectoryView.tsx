@@ -188,6 +188,7 @@ export function TrajectoryView({
         token={hovered ?? selected}
         lanePair={mismatch.pair}
         verdicts={mismatch.verdicts}
+        replays={mismatch.replays}
         {...(onBranch ? { onBranch } : {})}
       />
     </div>

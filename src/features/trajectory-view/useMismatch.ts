@@ -2,6 +2,8 @@ import { useMutation } from "@tanstack/react-query";
 import { useCallback, useMemo, useState } from "react";
 import { ApiError } from "../../api/http";
 import { type RescoreTarget, rescore } from "../../api/rescore";
+import { defaultChoices } from "../../core/mismatch/corrections/registry";
+import { trajectoryReplays } from "../../core/mismatch/corrections/replayRows";
 import type { Correction, MismatchResult } from "../../core/mismatch/mismatch";
 import { defaultLanes, trajectoryMismatch } from "../../core/mismatch/trajectoryMismatch";
 import { tokenCount } from "../../core/trajectory/flatten";
@@ -19,6 +21,7 @@ import {
   useIsMismatch,
   useMismatchExtent,
 } from "../../stores/prefsStore";
+import type { TrajectoryReplays } from "./TokenCorrections";
 import type { MismatchShading } from "./tokenCells";
 
 /** The lane a rescore adds (server/rescore). */
@@ -56,6 +59,8 @@ export interface MismatchView {
   readonly shading: MismatchShading | undefined;
   /** The correction's verdict per token, for the details card (one object per comparison). */
   readonly verdicts: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
+  /** Mismatch mode: every correction replayed on the trajectory, for the token details. */
+  readonly replays: TrajectoryReplays | undefined;
   readonly rescore: RescoreState;
   /** The trajectory with its rescored lane, once there is one. */
   readonly scored: Trajectory;
@@ -135,6 +140,11 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     () => (outcome?.ok ? { correction, verdict: outcome.result.verdict } : undefined),
     [outcome, correction],
   );
+  const replays = useMemo(() => {
+    if (!outcome?.ok || !nameA || !nameB) return undefined;
+    const r = trajectoryReplays(scored, [nameA, nameB], defaultChoices());
+    return typeof r === "string" ? undefined : r;
+  }, [outcome, scored, nameA, nameB]);
   const info = lane?.info;
   const { mutate, isPending, error } = mutation;
   const run = useCallback(() => mutate(false), [mutate]);
@@ -157,6 +167,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       outcome,
       shading,
       verdicts,
+      replays,
       rescore: { run, runAnyway, isPending, error: error?.message, done },
       scored,
       solo,
@@ -169,6 +180,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       outcome,
       shading,
       verdicts,
+      replays,
       run,
       runAnyway,
       isPending,

@@ -63,3 +63,8 @@ export function choose(
   for (const p of rule.params) params[p.key] = resolved[p.key] ?? p.default;
   return { name: rule.name, params };
 }
+
+/** Every correction with its default thresholds (the token details and the what-if table). */
+export function defaultChoices(): CorrectionChoice[] {
+  return CORRECTION_RULES.map((r) => choose(r.name) as CorrectionChoice);
+}

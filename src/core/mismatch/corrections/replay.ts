@@ -132,3 +132,27 @@ export function explainToken(
     reason: r.rule.explain(row, o, j, r.choice.params, r.facts),
   };
 }
+
+/** One correction's word on one token: its verdict, weight and why. */
+export interface TokenVerdict {
+  readonly name: string;
+  readonly title: string;
+  readonly verdict: number;
+  readonly weight: number;
+  readonly reason: string;
+}
+
+/** Every replay's verdict on token `token` of row `rowIndex` (those that compared it). */
+export function verdictsAt(
+  replays: readonly Replay[],
+  rows: readonly ReplayRow[],
+  rowIndex: number,
+  token: number,
+): TokenVerdict[] {
+  const out: TokenVerdict[] = [];
+  for (const r of replays) {
+    const e = explainToken(r, rows, rowIndex, token);
+    if (e) out.push({ name: r.rule.name, title: r.rule.title, ...e });
+  }
+  return out;
+}

@@ -115,3 +115,23 @@ function withAdvantages(pending: readonly Pending[]): ReplayRow[] {
     return a === undefined ? p.row : { ...p.row, advantage: a, advantageSource: "group" };
   });
 }
+
+/**
+ * Every choice replayed on one trajectory alone (the batch is the trajectory; its advantage is
+ * the recorded one, the group's rows being elsewhere), or why it cannot be.
+ */
+export function trajectoryReplays(
+  t: Trajectory,
+  lanes: readonly [string, string],
+  choices: readonly CorrectionChoice[],
+): { rows: ReplayRow[]; replays: Replay[] } | string {
+  const recorded = readAdvantage(t);
+  const row = replayRowOf(
+    t,
+    lanes,
+    0,
+    recorded === undefined ? undefined : { value: recorded, source: "recorded" },
+  );
+  if (typeof row === "string") return row;
+  return { rows: [row], replays: choices.map((c) => replay([row], c)) };
+}

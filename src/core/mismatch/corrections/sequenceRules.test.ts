@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { rowOfDeltas } from "../../../test/replayRowBuilders";
 import { modelSegment, promptSegment, trajectory } from "../../../test/trajectoryBuilders";
 import { withLane } from "../../trajectory/lanes";
 import { m2poCut } from "./m2po";
 import { choose } from "./registry";
 import { explainToken, replay } from "./replay";
 import { replayCollector } from "./replayRows";
-import { rowOfDeltas } from "./testRows";
 import { REPLAY, type ReplayRow } from "./types";
 
 const { kept, clipped, masked, unchecked } = REPLAY;

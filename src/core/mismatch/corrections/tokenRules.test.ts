@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { rowOfProbs } from "../../../test/replayRowBuilders";
 import { choose } from "./registry";
 import { explainToken, replay } from "./replay";
-import { rowOfProbs } from "./testRows";
 import { REPLAY } from "./types";
 
 const { kept, clipped, masked, weighted, unchecked } = REPLAY;

@@ -1,4 +1,4 @@
-import type { ReplayRow } from "./types";
+import type { ReplayRow } from "../core/mismatch/corrections/types";
 
 /**
  * A row of compared tokens from probabilities (a: π_θ, b: π_old) or log ratios, for the
