@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { readRolloutLine } from "../src/core/formats/readRolloutLine";
-import { defaultChoices } from "../src/core/mismatch/corrections/registry";
 import { replayCollector } from "../src/core/mismatch/corrections/replayRows";
+import { type ThresholdEdits, whatIfChoices } from "../src/features/mismatch/useWhatIf";
 import { whatIfCells } from "../src/features/mismatch/whatIf";
 import { atroposMismatchFile } from "./fixtures/mismatchFiles";
 
@@ -13,7 +13,7 @@ import { atroposMismatchFile } from "./fixtures/mismatchFiles";
 test.use({ viewport: { width: 1400, height: 900 } });
 
 /** The table's cells as `mismatch --correction <all> --json` computes them, from the core. */
-function expectedCells(text: string) {
+function expectedCells(text: string, edits: ThresholdEdits = {}) {
   const collector = replayCollector(undefined);
   let row = 0;
   text.split("\n").forEach((line, i) => {
@@ -21,7 +21,7 @@ function expectedCells(text: string) {
     if (result.kind !== "trajectories") return;
     for (const t of result.trajectories) collector.add(t, row++);
   });
-  return collector.finish(defaultChoices()).replays.map((r) => ({
+  return collector.finish(whatIfChoices(edits)).replays.map((r) => ({
     cells: whatIfCells(r.summary),
     dropped: r.summary.rowsDropped,
   }));
@@ -55,6 +55,17 @@ test("the what-if table replays every correction over a file, and a token says w
   const trm = expected.find((e) => e.cells.name === "trm-k3");
   expect(trm?.dropped).toContain(file.planted.row);
   await page.getByTestId("what-if").screenshot({ path: "docs/screenshots/what-if-table.png" });
+
+  // What if IcePop's β were 1.05? The worker replays it; the row follows the core's numbers.
+  await page.getByLabel("icepop beta").fill("1.05");
+  const edited = expectedCells(file.text, { icepop: { beta: 1.05 } }).find(
+    (e) => e.cells.name === "icepop",
+  );
+  const before = expected.find((e) => e.cells.name === "icepop");
+  expect(edited?.cells.masked).not.toBe(before?.cells.masked);
+  const icepopRow = table.locator('tr[data-correction="icepop"]');
+  await expect(icepopRow.locator('[data-cell="masked"]')).toHaveText(edited?.cells.masked ?? "");
+  await expect(icepopRow.locator('[data-cell="ess"]')).toHaveText(edited?.cells.ess ?? "");
 
   // The dropped row opens from its link; in mismatch mode the planted token names its deciders.
   await table

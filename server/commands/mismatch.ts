@@ -133,11 +133,14 @@ function replayText(r: ReplaySummary): string {
   const params = Object.entries(r.params)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
-  const dropped = r.rowsDropped.length === 0 ? "none" : r.rowsDropped.join(" ");
+  const rows = r.rowsDropped;
+  const more = rows.length > 20 ? ` +${rows.length - 20} more (--json lists them)` : "";
+  const dropped =
+    rows.length === 0 ? "none" : `${rows.length}: ${rows.slice(0, 20).join(" ")}${more}`;
   const unchecked =
     r.unchecked === 0
       ? ""
-      : `, unchecked ${r.unchecked} (rows ${r.rowsUnchecked.join(" ")}: no advantage)`;
+      : `, unchecked ${r.unchecked} tokens of ${r.rowsUnchecked.length} rows (no advantage)`;
   return (
     `  ${r.name} (${params}): masked ${pct(r.fractionMasked)}, clipped ${pct(r.fractionClipped)}, ` +
     `ESS ${f(r.ess, 3)}, rows dropped ${dropped}${unchecked}`
@@ -217,6 +220,8 @@ export async function runMismatch(
       r.readError !== undefined ||
       r.errors.length > 0 ||
       r.skipped.length > 0 ||
+      // A correction that needs an advantage some row lacks was not run on it (unchecked).
+      r.replays.some((x) => x.unchecked > 0) ||
       nothingCompared(r),
   );
   if (broken) return 2;

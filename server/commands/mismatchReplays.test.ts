@@ -74,6 +74,19 @@ describe("mismatch --correction NAME,NAME…", () => {
     expect(out).toContain("rows dropped none");
   });
 
+  it("counts a row without an advantage as unchecked, never as kept, and exits 2", async () => {
+    const lone = join(dir, "lone.jsonl");
+    const t = member("lone", 1, [0.45, 0.5]);
+    writeFileSync(lone, `${stringifyJsonLine(writeRolloutLens({ ...t, group: undefined }))}\n`);
+    const text = await run(["mismatch", lone, "--correction", "opsm,icepop"]);
+    expect(text.code).toBe(2);
+    expect(text.out).toContain(
+      "opsm (delta 0.0001): masked 0.00%, clipped 0.00%, ESS 0.000, rows dropped none, unchecked 2 tokens of 1 rows (no advantage)",
+    );
+    const json = JSON.parse((await run(["mismatch", lone, "--json", "--correction", "opsm"])).out);
+    expect(json.files[0].replays[0]).toMatchObject({ unchecked: 2, kept: 0, rowsUnchecked: [0] });
+  });
+
   it("refuses an unknown name or a threshold that is not a number (exit 2)", async () => {
     const bad = await run(["mismatch", replayFile, "--correction", "icepop,nope"]);
     expect(bad.code).toBe(2);

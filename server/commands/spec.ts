@@ -361,7 +361,8 @@ export function mismatchSpec(): Command {
       "\nThe first of verl's five (token-trunc, token-mask, seq-trunc, seq-mask, geo-mask) named gives the per-trajectory" +
         "\nstatistics and charts (token-trunc when none is); every name is replayed over each file as one batch" +
         "\n(fraction masked/clipped, ESS, rows dropped; rows without an advantage are unchecked where it is needed)." +
-        "\n\nExit status: 0 fine, 1 a fraction above --fail-above, 2 a file unreadable, a bad line, or no trajectory with the lanes." +
+        "\n\nExit status: 0 fine, 1 a fraction above --fail-above, 2 a file unreadable, a bad line, no trajectory with the lanes," +
+        "\nor a correction left unchecked on some row (it needs an advantage the row neither records nor gets from a group)." +
         `\n\n${MAP_HELP}`,
     );
 }

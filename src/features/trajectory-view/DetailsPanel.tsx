@@ -2,6 +2,7 @@ import { memo, useMemo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
 import { type Correction, tokenMismatch, VERDICT } from "../../core/mismatch/mismatch";
+import { type RoutingView, routingDiffersAt } from "../../core/mismatch/routing";
 import { forkKind } from "../../core/tito/fork";
 import { type TokenExtras, tokenExtras } from "../../core/trajectory/tokenExtras";
 import type { Trajectory } from "../../core/trajectory/types";
@@ -20,6 +21,8 @@ interface DetailsPanelProps {
   readonly onBranch?: (token: number) => void;
   /** The two lanes compared (docs/mismatch.md), when the trajectory has a second lane. */
   readonly lanePair?: LanePair | undefined;
+  /** Mismatch mode: the MoE routing compared (the layers where this token's experts differ). */
+  readonly routing?: RoutingView | undefined;
   /** Mismatch mode: every correction replayed on the trajectory (who masked this token and why). */
   readonly replays?: TrajectoryReplays | undefined;
   /** Mismatch mode: the replayed correction and its verdict per token. */
@@ -106,6 +109,32 @@ function LaneRows({
   );
 }
 
+/** The layers where this token's two routing arrays differ (docs/mismatch.md "MoE routing"). */
+function RoutingRows({
+  view,
+  token,
+}: {
+  view: Extract<RoutingView, { kind: "two" }>;
+  token: number;
+}) {
+  const [a, b] = view.arrays;
+  const differ = routingDiffersAt(a, b, token);
+  return (
+    <>
+      <dt>routing</dt>
+      <dd data-testid="detail-routing">
+        {differ === undefined
+          ? "not routed in both"
+          : differ.length === 0
+            ? `every layer agrees (${a.name} = ${b.name})`
+            : differ
+                .map((d) => `layer ${d.layer}: ${d.a.join(",")} vs ${d.b.join(",")}`)
+                .join("; ")}
+      </dd>
+    </>
+  );
+}
+
 /** What a slime/miles dump keeps per token: routed experts, top-p nucleus, advantage, entropy. */
 function ExtraRows({ extras }: { extras: TokenExtras }) {
   return (
@@ -150,6 +179,7 @@ export const DetailsPanel = memo(function DetailsPanel({
   lanePair,
   verdicts,
   replays,
+  routing,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
@@ -211,6 +241,7 @@ export const DetailsPanel = memo(function DetailsPanel({
               : `not in top ${top.length}`}
         </dd>
         {lanePair && <LaneRows pair={lanePair} token={token} verdicts={verdicts} />}
+        {routing?.kind === "two" && <RoutingRows view={routing} token={token} />}
         <dt>loss mask</dt>
         <dd>{flat.lossMask[token]}</dd>
         <dt>segment</dt>

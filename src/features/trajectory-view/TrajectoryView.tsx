@@ -189,6 +189,7 @@ export function TrajectoryView({
         lanePair={mismatch.pair}
         verdicts={mismatch.verdicts}
         replays={mismatch.replays}
+        routing={mismatch.routing}
         {...(onBranch ? { onBranch } : {})}
       />
     </div>

@@ -5,6 +5,7 @@ import { type RescoreTarget, rescore } from "../../api/rescore";
 import { defaultChoices } from "../../core/mismatch/corrections/registry";
 import { trajectoryReplays } from "../../core/mismatch/corrections/replayRows";
 import type { Correction, MismatchResult } from "../../core/mismatch/mismatch";
+import { type RoutingView, routingView } from "../../core/mismatch/routing";
 import { defaultLanes, trajectoryMismatch } from "../../core/mismatch/trajectoryMismatch";
 import { tokenCount } from "../../core/trajectory/flatten";
 import {
@@ -61,6 +62,8 @@ export interface MismatchView {
   readonly verdicts: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
   /** Mismatch mode: every correction replayed on the trajectory, for the token details. */
   readonly replays: TrajectoryReplays | undefined;
+  /** Mismatch mode: the MoE routing the record carries, compared when there are two arrays. */
+  readonly routing: RoutingView | undefined;
   readonly rescore: RescoreState;
   /** The trajectory with its rescored lane, once there is one. */
   readonly scored: Trajectory;
@@ -145,6 +148,10 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     const r = trajectoryReplays(scored, [nameA, nameB], defaultChoices());
     return typeof r === "string" ? undefined : r;
   }, [outcome, scored, nameA, nameB]);
+  const routing = useMemo(
+    () => (outcome?.ok ? routingView(scored, outcome.result.delta) : undefined),
+    [outcome, scored],
+  );
   const info = lane?.info;
   const { mutate, isPending, error } = mutation;
   const run = useCallback(() => mutate(false), [mutate]);
@@ -168,6 +175,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       shading,
       verdicts,
       replays,
+      routing,
       rescore: { run, runAnyway, isPending, error: error?.message, done },
       scored,
       solo,
@@ -181,6 +189,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       shading,
       verdicts,
       replays,
+      routing,
       run,
       runAnyway,
       isPending,

@@ -4,6 +4,7 @@ import {
   computeMismatch,
   correction,
   isTokenLevel,
+  sequenceWeight,
   VERDICT,
 } from "../mismatch";
 import { paramsOf } from "./catalog";
@@ -40,11 +41,8 @@ function legacyRow(row: ReplayRow, c: Correction): RowOutcome {
       v === VERDICT.clipped ? REPLAY.clipped : v === VERDICT.masked ? REPLAY.masked : REPLAY.kept;
     (o.weight as Float64Array)[j] = res.weight[j] as number;
   }
-  const logRho =
-    c.kind === "geo-mask"
-      ? res.stats.sumDelta / Math.max(1, res.stats.compared)
-      : res.stats.sumDelta;
-  const stat = isTokenLevel(c) ? Number.NaN : Math.exp(Math.max(-20, Math.min(20, logRho)));
+  const { sumDelta, compared } = res.stats;
+  const stat = isTokenLevel(c) ? Number.NaN : sequenceWeight(c, sumDelta, compared);
   return { ...o, stat, statAt: -1 };
 }
 
