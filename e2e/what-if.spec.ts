@@ -54,7 +54,6 @@ test("the what-if table replays every correction over a file, and a token says w
   // Not a table of zeros: TRM K3 drops the row with the planted token (|log r| = 3.1).
   const trm = expected.find((e) => e.cells.name === "trm-k3");
   expect(trm?.dropped).toContain(file.planted.row);
-  await page.getByTestId("what-if").screenshot({ path: "docs/screenshots/what-if-table.png" });
 
   // What if IcePop's β were 1.05? The worker replays it; the row follows the core's numbers.
   await page.getByLabel("icepop beta").fill("1.05");
@@ -90,5 +89,4 @@ test("the what-if table replays every correction over a file, and a token says w
     "data-verdict",
     "unchecked",
   );
-  await box.screenshot({ path: "docs/screenshots/what-if-token.png" });
 });

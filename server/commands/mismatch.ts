@@ -59,7 +59,8 @@ export async function mismatchFile(
   const errors: LineError[] = [];
   let readError: string | undefined;
   const charts = emptyCharts();
-  const collector = replayCollector(lanes);
+  // Rows are kept for the replays only when some are asked for (the MCP server asks for none).
+  const collector = choices.length > 0 ? replayCollector(lanes) : undefined;
   let row = 0;
   try {
     for await (const line of readLines(path)) {
@@ -73,7 +74,7 @@ export async function mismatchFile(
       format ??= result.format;
       for (const t of result.trajectories) {
         // `row` counts the file's trajectories (the app's row index, the deep link's).
-        collector.add(t, row);
+        collector?.add(t, row);
         const out = mismatchIntoCharts(charts, t, row++, lineNo, { lanes, correction: c });
         if (!out.ok) {
           skipped.push({ id: t.id, line: lineNo, reason: out.reason });
@@ -100,7 +101,7 @@ export async function mismatchFile(
     errors,
     summary,
     charts: finishCharts(charts),
-    replays: collector.finish(choices).replays.map((r) => r.summary),
+    replays: collector ? collector.finish(choices).replays.map((r) => r.summary) : [],
     ...(readError === undefined ? {} : { readError }),
   };
 }

@@ -1,6 +1,6 @@
 import { paramsOf } from "./catalog";
 import { blankOutcome, fmt, logRatio, mark, ratio } from "./outcome";
-import { type CorrectionRule, REPLAY, type ReplayRow } from "./types";
+import { type CorrectionRule, REPLAY } from "./types";
 
 /**
  * How many of the largest values of `m2` (sorted descending) M2PO drops: the first k whose
@@ -34,30 +34,37 @@ export const m2po: CorrectionRule = {
   scope: "batch",
   apply: (rows, p) => {
     const outcomes = rows.map((row) => blankOutcome(row.a.length));
-    const refs: { r: number; j: number; m2: number }[] = [];
-    rows.forEach((row, r) => {
+    const total = rows.reduce((sum, row) => sum + row.a.length, 0);
+    const m2 = new Float64Array(total);
+    let at = 0;
+    for (const row of rows) {
       for (let j = 0; j < row.a.length; j++) {
         const d = logRatio(row, j);
-        refs.push({ r, j, m2: d * d });
+        m2[at++] = d * d;
       }
-    });
-    refs.sort((x, y) => y.m2 - x.m2 || x.r - y.r || x.j - y.j);
-    const cut = m2poCut(
-      Float64Array.from(refs, (x) => x.m2),
-      p.tau as number,
-    );
+    }
+    // Largest first (a native numeric sort, reversed), then the cut-off value v: every (log r)²
+    // above v is dropped, and of those equal to v the first ones in file order.
+    const desc = Float64Array.from(m2).sort().reverse();
+    const cut = m2poCut(desc, p.tau as number);
+    const v = cut === 0 ? Number.POSITIVE_INFINITY : (desc[cut - 1] as number);
+    let equalLeft = cut;
+    for (let i = 0; i < cut; i++) if ((desc[i] as number) > v) equalLeft -= 1;
     let keptSum = 0;
-    refs.forEach((x, i) => {
-      const o = outcomes[x.r];
-      const row = rows[x.r] as ReplayRow;
-      if (!o) return;
-      if (i < cut) mark(o, x.j, REPLAY.masked, 0);
-      else {
-        mark(o, x.j, REPLAY.kept, ratio(row, x.j));
-        keptSum += x.m2;
+    at = 0;
+    rows.forEach((row, r) => {
+      const o = outcomes[r] as (typeof outcomes)[number];
+      for (let j = 0; j < row.a.length; j++) {
+        const x = m2[at++] as number;
+        const isDropped = x > v || (x === v && equalLeft-- > 0);
+        if (isDropped) mark(o, j, REPLAY.masked, 0);
+        else {
+          mark(o, j, REPLAY.kept, ratio(row, j));
+          keptSum += x;
+        }
       }
     });
-    const kept = refs.length - cut;
+    const kept = total - cut;
     return { outcomes, facts: { m2Dropped: cut, m2Kept: kept === 0 ? 0 : keptSum / kept } };
   },
   explain: (row, o, j, p, facts) => {
