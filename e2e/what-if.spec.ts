@@ -1,8 +1,12 @@
 import { expect, test } from "@playwright/test";
+import { stringifyJsonLine } from "../src/core/formats/jsonLine";
 import { readRolloutLine } from "../src/core/formats/readRolloutLine";
+import { writeRolloutLens } from "../src/core/formats/rolloutLens";
 import { replayCollector } from "../src/core/mismatch/corrections/replayRows";
+import { withLane } from "../src/core/trajectory/lanes";
 import { type ThresholdEdits, whatIfChoices } from "../src/features/mismatch/useWhatIf";
 import { whatIfCells } from "../src/features/mismatch/whatIf";
+import { modelSegment, promptSegment, trajectory } from "../src/test/trajectoryBuilders";
 import { atroposMismatchFile } from "./fixtures/mismatchFiles";
 
 // The what-if table (docs/mismatch.md "Every correction replayed"): every correction replayed over
@@ -89,4 +93,35 @@ test("the what-if table replays every correction over a file, and a token says w
     "data-verdict",
     "unchecked",
   );
+});
+
+test("a long trajectory replays the corrections for the token details when asked", async ({
+  page,
+}) => {
+  const n = 40_000;
+  const ids = Array.from({ length: n }, (_, k) => 1000 + (k % 3000));
+  const logprobs = ids.map((_, k) => -0.05 - 0.001 * (k % 50));
+  const t = trajectory([promptSegment([1, 2, 3]), modelSegment(ids, 1, { logprobs })], {
+    id: "long",
+  });
+  const trainer = [null, null, null, ...logprobs.map((v, k) => (k === 4 ? v - 3 : v - 0.01))];
+  const text = `${stringifyJsonLine(writeRolloutLens(withLane(t, "trainer", trainer)))}\n`;
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles({
+    name: "long.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: Buffer.from(text),
+  });
+  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
+  await page.locator("[data-row]").first().dblclick();
+  await page.getByRole("checkbox", { name: "mismatch" }).check();
+  await page.locator('[data-t="7"]').first().hover();
+  await expect(page.getByTestId("detail-position")).toHaveText("#7");
+  await expect(page.getByTestId("token-corrections")).toHaveCount(0);
+  await page.getByTestId("ask-replays").click();
+  await page.locator('[data-t="7"]').first().hover();
+  // Token 7 (model token 4) moved by 3 nats: r = e^−3 ≈ 0.0498, IcePop masks it.
+  const icepop = page.getByTestId("token-corrections").locator('li[data-correction="icepop"]');
+  await expect(icepop).toHaveAttribute("data-verdict", "masked");
+  await expect(page.getByTestId("ask-replays")).toHaveCount(0);
 });

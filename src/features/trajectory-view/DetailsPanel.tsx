@@ -25,6 +25,8 @@ interface DetailsPanelProps {
   readonly routing?: RoutingView | undefined;
   /** Mismatch mode: every correction replayed on the trajectory (who masked this token and why). */
   readonly replays?: TrajectoryReplays | undefined;
+  /** Set while a long trajectory's replays wait: replays every correction for the details. */
+  readonly onAskReplays?: (() => void) | undefined;
   /** Mismatch mode: the replayed correction and its verdict per token. */
   readonly verdicts?: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
 }
@@ -179,6 +181,7 @@ export const DetailsPanel = memo(function DetailsPanel({
   lanePair,
   verdicts,
   replays,
+  onAskReplays,
   routing,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
@@ -258,6 +261,11 @@ export const DetailsPanel = memo(function DetailsPanel({
         <ExtraRows extras={tokenExtras(trajectory, token)} />
       </dl>
       {replays && <TokenCorrections replays={replays} token={token} />}
+      {onAskReplays && (
+        <button type="button" data-testid="ask-replays" onClick={onAskReplays}>
+          Who masked this token? (replays 16 corrections over {flat.tokenCount} tokens)
+        </button>
+      )}
       {top && top.length > 0 && (
         <table className={styles.top}>
           <caption>top-{top.length} alternatives</caption>

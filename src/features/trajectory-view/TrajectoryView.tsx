@@ -189,6 +189,7 @@ export function TrajectoryView({
         lanePair={mismatch.pair}
         verdicts={mismatch.verdicts}
         replays={mismatch.replays}
+        onAskReplays={mismatch.onAskReplays}
         routing={mismatch.routing}
         {...(onBranch ? { onBranch } : {})}
       />

@@ -25,6 +25,9 @@ import {
 import type { TrajectoryReplays } from "./TokenCorrections";
 import type { MismatchShading } from "./tokenCells";
 
+/** Trajectories up to this many tokens replay every correction as mismatch mode opens. */
+export const EAGER_REPLAY_TOKENS = 32_768;
+
 /** The lane a rescore adds (server/rescore). */
 export const RESCORED_LANE = "rescored";
 
@@ -62,6 +65,8 @@ export interface MismatchView {
   readonly verdicts: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
   /** Mismatch mode: every correction replayed on the trajectory, for the token details. */
   readonly replays: TrajectoryReplays | undefined;
+  /** Set while a long trajectory's replays wait to be asked for: asks for them. */
+  readonly onAskReplays: (() => void) | undefined;
   /** Mismatch mode: the MoE routing the record carries, compared when there are two arrays. */
   readonly routing: RoutingView | undefined;
   readonly rescore: RescoreState;
@@ -143,11 +148,16 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     () => (outcome?.ok ? { correction, verdict: outcome.result.verdict } : undefined),
     [outcome, correction],
   );
+  // A long trajectory replays the corrections when asked: 16 passes over it on the main thread.
+  const [isReplayAsked, setReplayAsked] = useState(false);
+  const isReplayDeferred =
+    outcome?.ok === true && outcome.result.delta.length > EAGER_REPLAY_TOKENS && !isReplayAsked;
   const replays = useMemo(() => {
-    if (!outcome?.ok || !nameA || !nameB) return undefined;
+    if (!outcome?.ok || !nameA || !nameB || isReplayDeferred) return undefined;
     const r = trajectoryReplays(scored, [nameA, nameB], defaultChoices());
     return typeof r === "string" ? undefined : r;
-  }, [outcome, scored, nameA, nameB]);
+  }, [outcome, scored, nameA, nameB, isReplayDeferred]);
+  const askReplays = useCallback(() => setReplayAsked(true), []);
   const routing = useMemo(
     () => (outcome?.ok ? routingView(scored, outcome.result.delta) : undefined),
     [outcome, scored],
@@ -175,6 +185,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       shading,
       verdicts,
       replays,
+      onAskReplays: isReplayDeferred ? askReplays : undefined,
       routing,
       rescore: { run, runAnyway, isPending, error: error?.message, done },
       scored,
@@ -189,6 +200,8 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       shading,
       verdicts,
       replays,
+      isReplayDeferred,
+      askReplays,
       routing,
       run,
       runAnyway,
