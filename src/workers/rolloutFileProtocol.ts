@@ -4,6 +4,8 @@ import type { ScanRange } from "../core/files/scanRanges";
 import type { LocatedForest } from "../core/forest/forestOf";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
+import type { CorrectionChoice } from "../core/mismatch/corrections/registry";
+import type { ReplaySummary } from "../core/mismatch/corrections/replay";
 import type { Trajectory } from "../core/trajectory/types";
 
 /** Where the worker reads a file's bytes from: a local File, or the server's byte-range endpoint. */
@@ -56,6 +58,12 @@ export type WorkerRequest =
     }
   /** Every group of the file with its forensics (its forest dropped): the group panel's columns. */
   | { readonly type: "forensics"; readonly id: number }
+  /** Every choice replayed over the file as one batch (the what-if table, docs/mismatch.md). */
+  | {
+      readonly type: "corrections";
+      readonly id: number;
+      readonly choices: readonly CorrectionChoice[];
+    }
   /** The indexed bytes cut at line starts into ranges of about `targetBytes` (for a scan pool). */
   | { readonly type: "ranges"; readonly id: number; readonly targetBytes: number };
 
@@ -109,6 +117,11 @@ export type WorkerReply =
       readonly groups: readonly GroupForensics[];
     }
   | ({ readonly type: "ranges"; readonly id: number } & FileRanges)
+  | {
+      readonly type: "corrections";
+      readonly id: number;
+      readonly replays: readonly ReplaySummary[];
+    }
   /** A request failed (with its `id`), or the indexing itself did (no id). */
   | { readonly type: "error"; readonly id?: number; readonly message: string };
 

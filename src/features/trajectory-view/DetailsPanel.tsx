@@ -2,11 +2,13 @@ import { memo, useMemo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
 import { type Correction, tokenMismatch, VERDICT } from "../../core/mismatch/mismatch";
+import { type RoutingView, routingDiffersAt } from "../../core/mismatch/routing";
 import { forkKind } from "../../core/tito/fork";
 import { type TokenExtras, tokenExtras } from "../../core/trajectory/tokenExtras";
 import type { Trajectory } from "../../core/trajectory/types";
 import styles from "./DetailsPanel.module.css";
 import { CORRECTION_LABEL, KIND_LABEL } from "./kindLabels";
+import { TokenCorrections, type TrajectoryReplays } from "./TokenCorrections";
 import type { LanePair } from "./useMismatch";
 import type { TrajectoryModel } from "./useTrajectoryModel";
 
@@ -21,6 +23,12 @@ interface DetailsPanelProps {
   readonly onBranch?: (token: number) => void;
   /** The two lanes compared (docs/mismatch.md), when the trajectory has a second lane. */
   readonly lanePair?: LanePair | undefined;
+  /** Mismatch mode: the MoE routing compared (the layers where this token's experts differ). */
+  readonly routing?: RoutingView | undefined;
+  /** Mismatch mode: every correction replayed on the trajectory (who masked this token and why). */
+  readonly replays?: TrajectoryReplays | undefined;
+  /** Set while a long trajectory's replays wait: replays every correction for the details. */
+  readonly onAskReplays?: (() => void) | undefined;
   /** Mismatch mode: the replayed correction and its verdict per token. */
   readonly verdicts?: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
 }
@@ -105,6 +113,32 @@ function LaneRows({
   );
 }
 
+/** The layers where this token's two routing arrays differ (docs/mismatch.md "MoE routing"). */
+function RoutingRows({
+  view,
+  token,
+}: {
+  view: Extract<RoutingView, { kind: "two" }>;
+  token: number;
+}) {
+  const [a, b] = view.arrays;
+  const differ = routingDiffersAt(a, b, token);
+  return (
+    <>
+      <dt>routing</dt>
+      <dd data-testid="detail-routing">
+        {differ === undefined
+          ? "not routed in both"
+          : differ.length === 0
+            ? `every layer agrees (${a.name} = ${b.name})`
+            : differ
+                .map((d) => `layer ${d.layer}: ${d.a.join(",")} vs ${d.b.join(",")}`)
+                .join("; ")}
+      </dd>
+    </>
+  );
+}
+
 /** What a slime/miles dump keeps per token: routed experts, top-p nucleus, advantage, entropy. */
 function ExtraRows({ extras }: { extras: TokenExtras }) {
   return (
@@ -149,6 +183,9 @@ export const DetailsPanel = memo(function DetailsPanel({
   alternatives,
   lanePair,
   verdicts,
+  replays,
+  onAskReplays,
+  routing,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
@@ -215,6 +252,7 @@ export const DetailsPanel = memo(function DetailsPanel({
               : `not in top ${top.length}`}
         </dd>
         {lanePair && <LaneRows pair={lanePair} token={token} verdicts={verdicts} />}
+        {routing?.kind === "two" && <RoutingRows view={routing} token={token} />}
         <dt>loss mask</dt>
         <dd>{flat.lossMask[token]}</dd>
         <dt>segment</dt>
@@ -230,6 +268,12 @@ export const DetailsPanel = memo(function DetailsPanel({
         <dd>{segment?.turn}</dd>
         <ExtraRows extras={tokenExtras(trajectory, token)} />
       </dl>
+      {replays && <TokenCorrections replays={replays} token={token} />}
+      {onAskReplays && (
+        <button type="button" data-testid="ask-replays" onClick={onAskReplays}>
+          Who masked this token? (replays 16 corrections over {flat.tokenCount} tokens)
+        </button>
+      )}
       {top && top.length > 0 && (
         <table className={styles.top} data-testid="top-k">
           <caption>top-{top.length} alternatives</caption>

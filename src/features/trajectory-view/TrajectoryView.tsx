@@ -204,6 +204,9 @@ export function TrajectoryView({
         alternatives={alternatives}
         lanePair={mismatch.pair}
         verdicts={mismatch.verdicts}
+        replays={mismatch.replays}
+        onAskReplays={mismatch.onAskReplays}
+        routing={mismatch.routing}
         {...(onBranch ? { onBranch } : {})}
       />
     </div>
