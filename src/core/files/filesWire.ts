@@ -64,4 +64,13 @@ export const stepStatsSchema = z.object({
   mismatch: z.number().optional(),
   mismatchTokens: z.number().int().nonnegative(),
   mismatchNote: z.string().optional(),
+  groups: z
+    .object({
+      groups: z.number().int().nonnegative(),
+      zeroVariance: z.number().int().nonnegative(),
+      samples: z.number().int().nonnegative(),
+      duplicates: z.number().int().nonnegative(),
+    })
+    .optional(),
+  groupsNote: z.string().optional(),
 });
