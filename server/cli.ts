@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { type CommandIo, processIo } from "./commands/commandIo";
 import {
   type BranchFlags,
   branchSpec,
@@ -26,14 +27,7 @@ import {
   validateSpec,
   viewSpec,
 } from "./commands/spec";
-import type { CommandIo } from "./commands/validate";
 import { packageVersion as version } from "./paths";
-
-const processIo: CommandIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-  write: (text) => process.stdout.write(text),
-};
 
 // Only commander and the command definitions load up front: each command's module (the server,
 // tokenizers, hono...) is imported when that command runs, so `--help` starts fast.

@@ -3,23 +3,17 @@ import type { Shard } from "../../src/core/files/shard";
 import { driftFile, type FileDrift, hasDrift, type TrajectoryDrift } from "../drift/driftFile";
 import { driftExitCode, humanReport, jsonReport, jsonResults } from "../drift/driftReport";
 import { createDriftTokenizers } from "../drift/driftTokenizers";
+import { type CommandIo, processIo } from "./commandIo";
 import { DRIFT_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
 import { type DriftFlags, driftSpec, type ParsedArgs, parseCommand } from "./spec";
-import type { CommandIo } from "./validate";
 
 const MODE_FLAG: Readonly<Record<string, readonly DriftMode[]>> = {
   roundtrip: ["roundtrip"],
   template: ["template"],
   text: ["text"],
   all: DRIFT_MODES,
-};
-
-const processIo: CommandIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-  write: (text) => process.stdout.write(text),
 };
 
 /** `rollout-lens drift FILE|DIR|GLOB... [--tokenizer T] [--format F] [--mode M] [--json] [--jobs N] [--shard I/N] [--map SPEC]`. */

@@ -5,9 +5,9 @@ import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import { readLines } from "../files/readLines";
+import type { CommandIo } from "./commandIo";
 import { shardInputs } from "./shardInputs";
 import type { GroupsFlags, ParsedArgs } from "./spec";
-import type { CommandIo } from "./validate";
 
 /** The findings `--fail-on` can turn into exit code 1. */
 export const GROUPS_FAIL_ON = ["duplicates", "zero-variance", "multiplicity"] as const;

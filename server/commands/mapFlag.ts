@@ -1,5 +1,5 @@
 import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
-import type { CommandIo } from "./validate";
+import type { CommandIo } from "./commandIo";
 
 /**
  * The column mapping of `--map SPEC` (columnMapping.ts parseMapSpec), undefined without the flag,

@@ -1,12 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { mergeDriftReports, type NamedReport } from "../../src/core/drift/mergeReports";
+import { type CommandIo, processIo } from "./commandIo";
 import { type MergeReportsFlags, mergeReportsSpec, type ParsedArgs, parseCommand } from "./spec";
-import type { CommandIo } from "./validate";
-
-const processIo: CommandIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
 
 /** `rollout-lens merge-reports REPORT... [--json]`. */
 export async function mergeReportsCommand(

@@ -16,10 +16,10 @@ import {
 } from "../../src/core/mismatch/trajectoryMismatch";
 import { expandInputs } from "../files/expandInputs";
 import { readLines, readNumberedLine } from "../files/readLines";
+import type { CommandIo } from "./commandIo";
 import { mappingOfFlags } from "./mapFlag";
 import { parseCorrections } from "./mismatchCorrections";
 import type { MismatchFlags, ParsedArgs } from "./spec";
-import type { CommandIo } from "./validate";
 
 /** One trajectory's statistics, as `--json` prints them. */
 export interface TrajectoryMismatchReport {

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { byteRangeOfShard, parseShard, type Shard, shardOfPath } from "../../src/core/files/shard";
 import type { FileShard } from "../drift/driftFile";
 import { expandInputs } from "../files/expandInputs";
-import type { CommandIo } from "./validate";
+import type { CommandIo } from "./commandIo";
 
 /** One file a command checks, whole or (with `--shard` on one file) a byte range of it. */
 export interface ShardedInput {

@@ -5,9 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { fixtureLines, fixturePath } from "../../src/test/fixtureFiles";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
+import type { CommandIo } from "./commandIo";
 import { driftCommand } from "./drift";
 import { mergeReportsCommand } from "./mergeReports";
-import type { CommandIo } from "./validate";
 
 type Json = Record<string, unknown>;
 

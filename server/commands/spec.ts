@@ -10,13 +10,8 @@ import {
 } from "../../src/core/mismatch/corrections/catalog";
 import { SERVER_DEFAULTS } from "../configDefaults";
 import { POLICY_NAMES, SIM_DEFAULTS } from "../sim/defaults";
+import { type CommandIo, processIo } from "./commandIo";
 import { DRIFT_FORMAT_FLAGS, formatChoices, VALIDATE_FORMAT_FLAGS } from "./formatFlags";
-import type { CommandIo } from "./validate";
-
-const processIo: CommandIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
 
 /** Exit code of a command line that cannot be run as written (unknown option, bad value). */
 export const USAGE_EXIT_CODE = 2;

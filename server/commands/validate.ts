@@ -4,6 +4,7 @@ import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { FileShard } from "../drift/driftFile";
 import { readLines, readNumberedLine } from "../files/readLines";
+import { type CommandIo, processIo } from "./commandIo";
 import { VALIDATE_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
@@ -127,22 +128,6 @@ function formatReport(report: FileReport): string {
   const unlisted = unlistedNote(report.bad, report.errors.length);
   return [head, ...bad, ...(unlisted === undefined ? [] : [`  ${unlisted}`])].join("\n");
 }
-
-/** Output sink, so tests can run the command in-process and read what it printed. */
-export interface CommandIo {
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-  /**
-   * Writes `text` to the output as it is, no line break added: streaming output (`drift --json`)
-   * writes its report piece by piece with it. Without it, the pieces are joined and given to `out`.
-   */
-  readonly write?: (text: string) => void;
-}
-
-const processIo: CommandIo = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
 
 /** `rollout-lens validate FILE|DIR|GLOB... [--format F] [--json] [--shard I/N] [--map SPEC]`; resolves to the exit code. */
 export async function validateCommand(args: string[], io: CommandIo = processIo): Promise<number> {
