@@ -128,10 +128,11 @@ test("view DIR: a run's step files in step order, n / p between steps, per-step 
   }
   await page.keyboard.press("p");
   await expect(stepLabel).toHaveText("step 15 (3 of 20)");
-  // The step page shows the same charts (from cache), each drawn one marked at this step.
+  // The step page shows the same charts (from cache), each drawn one marked at this step: reward,
+  // length, drift rate and the two group charts (mismatch is not recorded in these files).
   const here = page.getByRole("region", { name: "run charts" });
   await expect(here.getByTestId("run-progress")).toHaveText("20 steps");
-  await expect(here.locator(".recharts-reference-line")).toHaveCount(3);
+  await expect(here.locator(".recharts-reference-line")).toHaveCount(5);
 
   // Reopening is instant: every step's statistics come from the cache (no rollout is read).
   // The step files' ids come from their paths: the listing names them, in step order.
