@@ -56,6 +56,14 @@ describe("no function over 150 lines", () => {
   });
 });
 
+describe("the trajectory view stays a composition", () => {
+  it("TrajectoryView is at most 80 lines: its parts live in hooks and panels beside it", () => {
+    const file = "src/features/trajectory-view/TrajectoryView.tsx";
+    const long = longFunctions(file, readRepoFile(ROOT, file), 80);
+    expect(long.map((l) => `${l.name} (${l.lines} lines)`)).toEqual([]);
+  });
+});
+
 describe("test support stays out of what ships", () => {
   it("no app, core or server module imports test-support/ or src/test/", () => {
     const shipped = [...sourceFilesUnder(ROOT, "server"), ...sourceFilesUnder(ROOT, "src")].filter(

@@ -1,30 +1,19 @@
-import { useCallback, useMemo, useRef, useState } from "react";
-import { type TurnReport, turnTokenMarks } from "../../core/drift/prefixCheck";
-import { tokenPosition } from "../../core/layout/tokenAnchor";
-import { policyVersions, segmentPolicies } from "../../core/trajectory/policyVersions";
+import { useState } from "react";
+import type { TurnReport } from "../../core/drift/prefixCheck";
 import type { Trajectory } from "../../core/trajectory/types";
-import { useElementWidth } from "../../hooks/useElementWidth";
-import { useMonospaceCellWidth } from "../../hooks/useMonospaceCellWidth";
 import { useIsMismatch } from "../../stores/prefsStore";
-import { CallsPanel } from "./CallsPanel";
 import { DetailsPanel } from "./DetailsPanel";
-import { LogprobChart } from "./LogprobChart";
-import { MismatchPanel } from "./MismatchPanel";
-import { PolicyStrip } from "./PolicyStrip";
-import { GUTTER_PX, TOKEN_FONT } from "./rowMetrics";
-import { saveRescoredAs } from "./saveRescoredAs";
 import { TokenList } from "./TokenList";
-import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
-import { TurnStrip } from "./TurnStrip";
 import { useAlternativePieces } from "./useAlternativePieces";
 import { useFollowEnd } from "./useFollowEnd";
+import { useListLayout } from "./useListLayout";
 import { useMismatch } from "./useMismatch";
-import { useRowVirtualizer } from "./useRowVirtualizer";
-import { useTokenAnchor } from "./useTokenAnchor";
 import { useTokenFind } from "./useTokenFind";
-import { useTokenSelection } from "./useTokenSelection";
-import { useTokenLayout, useTrajectoryModel } from "./useTrajectoryModel";
+import { useTrajectoryModel } from "./useTrajectoryModel";
+import { useTurnMarks } from "./useTurnMarks";
+import { usePolicies, useViewSelection } from "./useViewSelection";
+import { ViewTop } from "./ViewTop";
 
 export interface TrajectoryViewProps {
   readonly trajectory: Trajectory;
@@ -81,104 +70,38 @@ export function TrajectoryView({
   canRescore = true,
   turnChecks,
 }: TrajectoryViewProps) {
-  const mismatch = useMismatch(
-    trajectory,
-    episodeId === undefined ? { trajectory } : { episodeId },
-  );
+  const target = episodeId === undefined ? { trajectory } : { episodeId };
+  const mismatch = useMismatch(trajectory, target);
   // A row without sampled logprobs is drawn through its rescored lane (heatmap, chart, search).
   const model = useTrajectoryModel(mismatch.shown, pieces, controlTokens);
   const isMismatch = useIsMismatch();
   const { flat } = model;
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const width = useElementWidth(scrollRef);
-  const cell = useMonospaceCellWidth(TOKEN_FONT);
-  // One cell stays free for a hanging newline glyph; nothing is laid out before the width is known.
-  const columns = width > 0 ? Math.max(16, Math.floor((width - GUTTER_PX) / cell) - 1) : 0;
-  const layout = useTokenLayout(trajectory, model, columns);
+  const list = useListLayout(trajectory, model);
+  const { scrollRef, layout, virtualizer } = list;
   const [hovered, setHovered] = useState<number>();
-  const rows = useRowVirtualizer(scrollRef, layout);
-  const { virtualizer, isFastScrolling, expectJump, scrollToToken } = rows;
-  const linked = tokenPosition(initialToken, flat.tokenCount);
-  const keepInView = useTokenAnchor(scrollRef, layout, linked, scrollToToken);
-  const { selected, select } = useTokenSelection(
-    flat.tokenCount,
-    initialToken,
-    onSelectToken,
-    keepInView,
-  );
-  useFollowEnd(isFollowingEnd, scrollRef, layout, virtualizer, expectJump);
-  const { handleFind, handleNextLow, handleNextMismatch } = useTokenFind(
-    model,
-    selected,
-    select,
-    mismatch.shading?.delta,
-  );
-  const { rescore } = mismatch;
+  const selection = useViewSelection(list, flat.tokenCount, initialToken, onSelectToken);
+  const { selected, select, handlePick } = selection;
+  useFollowEnd(isFollowingEnd, scrollRef, layout, virtualizer, list.expectJump);
+  const find = useTokenFind(model, selected, select, mismatch.shading?.delta);
   const alternatives = useAlternativePieces(tokenizer, trajectory);
-  const versions = useMemo(() => policyVersions(trajectory), [trajectory]);
-  const policies = useMemo(
-    () => (versions ? segmentPolicies(versions, flat.segmentStarts) : undefined),
-    [versions, flat],
-  );
-  const handleStep = (delta: number) => {
-    const from = selected === undefined ? 0 : selected + delta;
-    select(Math.min(flat.tokenCount - 1, Math.max(0, from)), true);
-  };
-  const handlePick = useCallback((token: number) => select(token, true), [select]);
-  const turnReport = turnChecks?.report;
-  const [pickedTurn, setPickedTurn] = useState<number>();
-  // The first turn that breaks the prefix is shown until the user picks another.
-  const shownTurn = pickedTurn ?? turnReport?.turns.find((k) => k.class !== "CLEAN")?.turn;
-  const turnMarks = useMemo(
-    () =>
-      turnReport && shownTurn !== undefined
-        ? turnTokenMarks(turnReport, shownTurn, flat.tokenCount)
-        : undefined,
-    [turnReport, shownTurn, flat.tokenCount],
-  );
+  const { versions, policies } = usePolicies(trajectory, flat);
+  const turns = useTurnMarks(turnChecks?.report, flat.tokenCount);
 
   return (
     <div className={styles.view}>
-      <div className={styles.top}>
-        <Toolbar
-          onFind={handleFind}
-          onNextLowConfidence={handleNextLow}
-          hasFailedCalls={model.failedCalls !== undefined}
-          {...(canRescore && flat.tokenCount > 0 ? { onRescore: rescore.run } : {})}
-          isRescoring={rescore.isPending}
-          rescoreStatus={rescore.done}
-          rescoreError={rescore.error}
-          {...(rescore.runAnyway ? { onRescoreAnyway: rescore.runAnyway } : {})}
-          {...(episodeId === undefined && rescore.done !== undefined
-            ? { onSaveAs: () => saveRescoredAs(mismatch.scored) }
-            : {})}
-          {...(mismatch.solo ? { soloLane: mismatch.solo } : {})}
-          lanes={mismatch.pair?.names}
-        />
-        <PolicyStrip versions={versions} tokenCount={flat.tokenCount} onPick={handlePick} />
-        {mismatch.outcome && (
-          <MismatchPanel
-            trajectory={trajectory}
-            flat={flat}
-            view={mismatch}
-            selected={selected}
-            onPick={handlePick}
-            onNextMismatch={handleNextMismatch}
-          />
-        )}
-        <LogprobChart flat={flat} selected={selected} onPick={handlePick} />
-        <CallsPanel trajectory={trajectory} selected={selected} onPick={handlePick} />
-        {turnChecks && (
-          <TurnStrip
-            report={turnReport}
-            error={turnChecks.error}
-            isPending={turnChecks.isPending === true}
-            selected={shownTurn}
-            onSelect={setPickedTurn}
-            onShowToken={handlePick}
-          />
-        )}
-      </div>
+      <ViewTop
+        trajectory={trajectory}
+        model={model}
+        mismatch={mismatch}
+        versions={versions}
+        selected={selected}
+        canRescore={canRescore}
+        isEpisode={episodeId !== undefined}
+        find={find}
+        turnChecks={turnChecks}
+        turns={turns}
+        onPick={handlePick}
+      />
       <TokenList
         trajectory={trajectory}
         model={model}
@@ -186,13 +109,13 @@ export function TrajectoryView({
         virtualizer={virtualizer}
         scrollRef={scrollRef}
         selected={selected}
-        isFastScrolling={isFastScrolling}
+        isFastScrolling={list.isFastScrolling}
         onHover={setHovered}
         onSelect={(token) => select(token, false)}
-        onStep={handleStep}
+        onStep={selection.handleStep}
         mismatch={mismatch.shading}
         isHeatmapForced={isMismatch && mismatch.solo !== undefined}
-        turnMarks={turnMarks}
+        turnMarks={turns.turnMarks}
         policies={policies}
         loading={isTokenizerLoading ? `loading tokenizer ${tokenizer}…` : undefined}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
