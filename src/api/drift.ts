@@ -1,5 +1,5 @@
 import { queryOptions } from "@tanstack/react-query";
-import type { FileDriftScan } from "../core/drift/fileDriftScan";
+import type { ChosenTokenizer, FileDriftScan } from "../core/drift/fileDriftScan";
 import { DRIFT_MODES, type DriftMode } from "../core/drift/types";
 import type { Trajectory } from "../core/trajectory/types";
 import { createDriftClient, type DriftClient } from "../workers/driftClient";
@@ -55,12 +55,13 @@ export async function scanPlan(file: DriftScanFile) {
 async function scanFile(
   file: DriftScanFile,
   tokenizer: string,
+  chosen: ChosenTokenizer | undefined,
   mode: DriftMode,
   report: (progress: PoolScanProgress) => void,
   signal: AbortSignal,
 ): Promise<FileDriftScan> {
   const { ranges, clients } = await scanPlan(file);
-  const job = { tokenizer, source: file.source, mode, file: ranges };
+  const job = { tokenizer, ...(chosen ? { chosen } : {}), source: file.source, mode, file: ranges };
   return scanWithPool(clients, job, report, signal);
 }
 
@@ -127,17 +128,27 @@ export const driftQueries = {
       retry: false,
     });
   },
-  /** One mode over every trajectory of an open file, on a pool of drift workers. */
-  file: (fileId: string, tokenizer: string, mode: DriftMode, file: DriftScanFile | undefined) => {
+  /**
+   * One mode over every trajectory of an open file, on a pool of drift workers. `chosen` is set
+   * when the tokenizer was chosen for the file rather than picked (a record naming another one is
+   * then unchecked, as in the CLI).
+   */
+  file: (
+    fileId: string,
+    tokenizer: string,
+    mode: DriftMode,
+    file: DriftScanFile | undefined,
+    chosen?: ChosenTokenizer,
+  ) => {
     const subject = scanSubject(fileId, file);
     const key = progressKey(subject, tokenizer, mode);
     const report = (p: PoolScanProgress) => driftProgress.report(key, p);
     return queryOptions({
-      queryKey: [...driftQueries.all(), "file", subject, tokenizer, mode] as const,
+      queryKey: [...driftQueries.all(), "file", subject, tokenizer, mode, chosen ?? null] as const,
       queryFn: ({ signal }) => {
         if (!file) throw new Error(`file ${fileId} is not open in this tab`);
         driftProgress.clear(key);
-        return scanFile(file, tokenizer, mode, report, signal);
+        return scanFile(file, tokenizer, chosen, mode, report, signal);
       },
       staleTime: Number.POSITIVE_INFINITY,
       // A scan is costly: keep it while the tab lives, also when the table is not on screen.

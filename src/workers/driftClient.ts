@@ -5,6 +5,7 @@ import type { FormatId } from "../core/formats/types";
 import type { MismatchScanOptions, RowMismatch } from "../core/mismatch/fileMismatch";
 import type { Trajectory } from "../core/trajectory/types";
 import type {
+  DriftRangeJob,
   DriftRequest,
   DriftResponse,
   MismatchRangeScanned,
@@ -37,11 +38,8 @@ export interface DriftClient {
   ): Promise<FileDriftScan>;
   /** One range of a file's lines; `onRows` gets its rows as they are checked. */
   scanRange(
-    tokenizer: string,
-    source: RolloutFileSource,
-    mode: DriftMode,
+    job: DriftRangeJob,
     range: ScanRange,
-    format: FormatId | undefined,
     onRows: (rows: RangeRows) => void,
     signal?: AbortSignal,
   ): Promise<RangeScanned>;
@@ -97,9 +95,9 @@ export function createDriftClient(
         },
         { signal, cancel: (id) => ({ type: "cancel", id }) },
       ),
-    scanRange: (tokenizer, source, mode, range, format, onRows, signal) =>
+    scanRange: (job, range, onRows, signal) =>
       rpc.request<RangeScanned>(
-        (id) => ({ type: "scanRange", id, tokenizer, source, mode, range, format }),
+        (id) => ({ type: "scanRange", id, range, ...job }),
         (response, settle) => {
           if (response.type === "rangeRows") onRows(response);
           else if (response.type === "rangeScanned") settle(response);

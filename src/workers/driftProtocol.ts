@@ -1,4 +1,4 @@
-import type { FileDriftScan } from "../core/drift/fileDriftScan";
+import type { ChosenTokenizer, FileDriftScan } from "../core/drift/fileDriftScan";
 import type { RowDrift } from "../core/drift/rowDrift";
 import type { DriftMode, DriftResult } from "../core/drift/types";
 import type { ScanRange } from "../core/files/scanRanges";
@@ -16,6 +16,20 @@ import type { RolloutFileSource } from "./rolloutFileProtocol";
  * names it. A scan answers with `progress` messages, then `scanned` or `error`; a range scan with
  * `rangeRows` messages, then `rangeScanned` or `error`.
  */
+/** What a range of a file is scanned with: the tokenizer, the mode and the file's format. */
+export interface DriftRangeJob {
+  readonly tokenizer: string;
+  /**
+   * Set when the tokenizer was chosen for the file (from its first trajectory) rather than picked:
+   * a record naming another tokenizer is then unchecked, as in `rollout-lens drift`.
+   */
+  readonly chosen?: ChosenTokenizer;
+  readonly source: RolloutFileSource;
+  readonly mode: DriftMode;
+  /** The file's format, as its index fixed it (a range may not hold the first good line). */
+  readonly format: FormatId | undefined;
+}
+
 export type DriftRequest =
   | {
       readonly type: "check";
@@ -31,17 +45,12 @@ export type DriftRequest =
       readonly source: RolloutFileSource;
       readonly mode: DriftMode;
     }
-  | {
+  | ({
       /** One piece of a file, for a pool of drift workers (see driftScanPool.ts). */
       readonly type: "scanRange";
       readonly id: number;
-      readonly tokenizer: string;
-      readonly source: RolloutFileSource;
-      readonly mode: DriftMode;
       readonly range: ScanRange;
-      /** The file's format, as its index fixed it (a range may not hold the first good line). */
-      readonly format: FormatId | undefined;
-    }
+    } & DriftRangeJob)
   | {
       /** The mismatch of one piece of a file (no tokenizer needed), for the same pool. */
       readonly type: "mismatchRange";

@@ -1,4 +1,4 @@
-import type { FileDriftScan } from "../core/drift/fileDriftScan";
+import type { ChosenTokenizer, FileDriftScan } from "../core/drift/fileDriftScan";
 import type { RowDrift } from "../core/drift/rowDrift";
 import type { DriftMode } from "../core/drift/types";
 import type { ScanRange } from "../core/files/scanRanges";
@@ -51,6 +51,8 @@ export interface PoolScanProgress<Row = RowDrift> extends ScanProgress {
 
 export interface PoolScanJob {
   readonly tokenizer: string;
+  /** Set when the tokenizer was chosen for the file rather than picked (DriftRangeJob). */
+  readonly chosen?: ChosenTokenizer;
   readonly source: RolloutFileSource;
   readonly mode: DriftMode;
   readonly file: FileRanges;
@@ -154,7 +156,8 @@ export async function scanWithPool(
   onProgress: (progress: PoolScanProgress) => void,
   signal?: AbortSignal,
 ): Promise<FileDriftScan> {
-  const { tokenizer, source, mode, file } = job;
+  const { tokenizer, chosen, source, mode, file } = job;
+  const rangeJob = { tokenizer, ...(chosen ? { chosen } : {}), source, mode, format: file.format };
   const scan: FileDriftScan = {
     format: file.format,
     rows: [],
@@ -168,15 +171,7 @@ export async function scanWithPool(
       file,
       name: source.name,
       scanRange: (w, range, onRows, stop) =>
-        (clients[w] as DriftClient).scanRange(
-          tokenizer,
-          source,
-          mode,
-          range,
-          file.format,
-          onRows,
-          stop,
-        ),
+        (clients[w] as DriftClient).scanRange(rangeJob, range, onRows, stop),
     },
     onProgress,
     (done) => {

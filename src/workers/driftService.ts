@@ -2,7 +2,6 @@ import { detectDrift } from "../core/drift/detectDrift";
 import { type FileDriftScan, scanDriftLine, startFileDriftScan } from "../core/drift/fileDriftScan";
 import { roundTripPlanFor } from "../core/drift/roundTripPlan";
 import type { DriftMode } from "../core/drift/types";
-import type { FormatId } from "../core/formats/types";
 import { loadOnce } from "../core/loadOnce";
 import {
   createFileMismatchScan,
@@ -15,6 +14,7 @@ import { displayPieces } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
 import type {
+  DriftRangeJob,
   DriftRequest,
   DriftResponse,
   MismatchRangeScanned,
@@ -174,15 +174,13 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
    */
   async function scanBytes(
     id: number,
-    name: string,
-    source: RolloutFileSource,
-    mode: DriftMode,
+    job: DriftRangeJob,
     range: { readonly start: number; readonly end: number; readonly firstLine: number },
-    format: FormatId | undefined,
     onChunk: (state: FileDriftScan, bytesRead: number) => void,
   ): Promise<FileDriftScan> {
-    const tok = await tokenizerOf(name);
-    const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping);
+    const { source, mode, format, chosen } = job;
+    const tok = await tokenizerOf(job.tokenizer);
+    const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping, chosen);
     try {
       await forEachLine(
         source,
@@ -208,7 +206,8 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     await tokenizerOf(name);
     const totalBytes = await sizeOf(source);
     const range = { start: 0, end: totalBytes, firstLine: 1 };
-    return scanBytes(id, name, source, mode, range, undefined, (state, bytes) =>
+    const job = { tokenizer: name, source, mode, format: undefined };
+    return scanBytes(id, job, range, (state, bytes) =>
       onProgress({ bytes, totalBytes, rows: state.rows.length }),
     );
   }
@@ -218,13 +217,13 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     request: Extract<DriftRequest, { type: "scanRange" }>,
     onRows: (rows: RangeRows) => void,
   ): Promise<RangeScanned> {
-    const { id, tokenizer, source, mode, range, format } = request;
+    const { id, range, type: _type, ...job } = request;
     let posted = 0;
     const postNew = (state: FileDriftScan, bytes: number) => {
       onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
       posted = state.rows.length;
     };
-    const state = await scanAnyRange(id, tokenizer, source, mode, range, format, postNew);
+    const state = await scanAnyRange(id, job, range, postNew);
     if (state.rows.length > posted) postNew(state, range.end - range.start);
     const { lines, badLines, roundTrip, unchecked } = state;
     return roundTrip ? { lines, badLines, unchecked, roundTrip } : { lines, badLines, unchecked };

@@ -17,12 +17,12 @@ export function useFileDrift(
   file: DriftScanFile | undefined,
   sample: { readonly trajectory: Trajectory | undefined; readonly isSettled: boolean },
 ) {
-  const { tokenizer } = useDriftTokenizer(sample.trajectory);
+  const { tokenizer, chosen } = useDriftTokenizer(sample.trajectory);
   const mode = useDriftMode();
   const scanKey = `${tokenizer}\u0000${mode}`;
   const [startedKey, setStartedKey] = useState<string | undefined>(undefined);
   const queryClient = useQueryClient();
-  const options = driftQueries.file(fileId, tokenizer ?? "", mode, file);
+  const options = driftQueries.file(fileId, tokenizer ?? "", mode, file, chosen);
   const query = useQuery({
     ...options,
     enabled: tokenizer !== undefined && file !== undefined && startedKey === scanKey,
