@@ -16,7 +16,7 @@ import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import { createIdsFitCheck, type IdsMisfit } from "../../src/core/tokenizer/idsFit";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import { type ByteRange, readLines, readNumberedLine } from "../files/readLines";
+import { type ByteRange, readLines, readNumberedLine, rolloutFileHead } from "../files/readLines";
 import { WorkerFailure } from "../workers/workerPool";
 import type { DriftEngine, DriftTokenizers } from "./driftTokenizers";
 
@@ -233,24 +233,6 @@ function roundTripOf(
     : { roundTrip: "exact", roundTripReason: plan.reason };
 }
 
-/** The format of the file's first valid line and its first trajectory, read from the top. */
-async function fileHead(
-  path: string,
-  forced: FormatId | undefined,
-  mapping: ColumnMapping | undefined,
-): Promise<{ format?: FormatId; trajectory?: Trajectory }> {
-  let format = forced;
-  for await (const line of readLines(path)) {
-    const result = readNumberedLine(line, format, path, mapping);
-    if (result.kind !== "blank" && result.kind !== "error") {
-      format ??= result.format;
-      const trajectory = result.trajectories[0];
-      if (trajectory !== undefined) return { format, trajectory };
-    }
-  }
-  return format === undefined ? {} : { format };
-}
-
 /**
  * Streams `path` line by line (bad lines become errors, as in `validate`) and runs the drift checks
  * on every trajectory. With no forced format the first line that loads fixes the file's format;
@@ -349,7 +331,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     if (options.shard !== undefined && options.shard.start > 0) {
       // A later byte range is judged as the whole file is: with the format of the file's first
       // valid line and the tokenizer of its first trajectory (usually line 1: a short read).
-      const head = await fileHead(path, format, options.mapping);
+      const head = await rolloutFileHead(path, format, options.mapping);
       format ??= head.format;
       if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
     }

@@ -16,6 +16,7 @@ import { isParquetHead } from "../../src/core/formats/parquet";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError, LineResult } from "../../src/core/formats/types";
 import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
+import type { Trajectory } from "../../src/core/trajectory/types";
 import { parquetLines } from "./parquetReader";
 
 /**
@@ -43,6 +44,28 @@ export function readNumberedLine(
 ): LineResult {
   if (line.error) return { kind: "error", error: line.error };
   return readRolloutLine(line.text, line.lineNo, format, path, mapping);
+}
+
+/**
+ * The format of the file's first valid line and its first trajectory, read from the top: what a
+ * later byte range of the file (`--shard`, a scan's part) is judged by, as one run over the
+ * whole file judges it.
+ */
+export async function rolloutFileHead(
+  path: string,
+  forced: FormatId | undefined,
+  mapping: ColumnMapping | undefined,
+): Promise<{ format?: FormatId; trajectory?: Trajectory }> {
+  let format = forced;
+  for await (const line of readLines(path)) {
+    const result = readNumberedLine(line, format, path, mapping);
+    if (result.kind !== "blank" && result.kind !== "error") {
+      format ??= result.format;
+      const trajectory = result.trajectories[0];
+      if (trajectory !== undefined) return { format, trajectory };
+    }
+  }
+  return format === undefined ? {} : { format };
 }
 
 /** The file's first `n` bytes (fewer when it is shorter). */
