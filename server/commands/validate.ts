@@ -3,7 +3,7 @@ import { runPositionLabel, runPositionOf } from "../../src/core/files/runSteps";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { FileShard } from "../drift/driftFile";
-import { readLines, readNumberedLine } from "../files/readLines";
+import { readRecords } from "../files/readLines";
 import { VALIDATE_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
@@ -50,9 +50,8 @@ export async function validateFile(
   const errors = log.listed;
   const part = shard === undefined ? {} : { shard };
   try {
-    for await (const line of readLines(path, shard)) {
+    for await (const { result } of readRecords(path, { range: shard, format, mapping })) {
       lines += 1;
-      const result = readNumberedLine(line, format, path, mapping);
       if (result.kind === "blank") blank += 1;
       else if (result.kind === "error") log.add(result.error);
       else {

@@ -16,7 +16,7 @@ import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import { createIdsFitCheck, type IdsMisfit } from "../../src/core/tokenizer/idsFit";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import { type ByteRange, readLines, readNumberedLine, rolloutFileHead } from "../files/readLines";
+import { type ByteRange, readRecords, rolloutFileHead } from "../files/readLines";
 import { WorkerFailure } from "../workers/workerPool";
 import type { DriftEngine, DriftTokenizers } from "./driftTokenizers";
 
@@ -335,9 +335,9 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       format ??= head.format;
       if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
     }
-    for await (const line of readLines(path, options.shard)) {
+    const reading = { format, mapping: options.mapping, range: options.shard };
+    for await (const { result } of readRecords(path, reading)) {
       if (failure) throw failure;
-      const result = readNumberedLine(line, format, path, options.mapping);
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.add(result.error);

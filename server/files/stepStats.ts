@@ -10,7 +10,7 @@ import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { driftFile, hasDrift } from "../drift/driftFile";
 import type { DriftTokenizers } from "../drift/driftTokenizers";
-import { readLines, readNumberedLine } from "./readLines";
+import { readRecords } from "./readLines";
 
 /**
  * A step file's statistics for the run charts: one streaming pass for reward, length and
@@ -25,8 +25,8 @@ export async function computeStepStats(
   const stats = createStepStatsBuilder();
   let withIds = 0;
   let idsAbsent: string | undefined;
-  for await (const line of readLines(path)) {
-    const result = readNumberedLine(line, undefined, path, mapping);
+  // Each record read on its own (no format fixed by the first), as the run charts always have.
+  for await (const { result } of readRecords(path, { mapping, fixFormat: false })) {
     if (result.kind === "blank") continue;
     if (result.kind === "error") {
       stats.addError();

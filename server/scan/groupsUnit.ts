@@ -1,9 +1,8 @@
 import { stableHash } from "../../src/core/files/shard";
 import { forestCollector, type LocatedForest } from "../../src/core/forest/forestOf";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { ShardedInput } from "../commands/shardInputs";
-import { readLines } from "../files/readLines";
+import { readRecords } from "../files/readLines";
 
 /** What `groups` found in one file. */
 export interface FileGroupsReport {
@@ -33,8 +32,7 @@ export async function groupsOfFile(
   const errors: LineError[] = [];
   const collector = forestCollector({ nearK, isDetailed: false, keep });
   try {
-    for await (const { lineNo, text } of readLines(path)) {
-      const result = readRolloutLine(text, lineNo, format, path);
+    for await (const { result } of readRecords(path)) {
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.push(result.error);

@@ -10,7 +10,7 @@ import type { Correction, MismatchStats } from "../../src/core/mismatch/mismatch
 import { type FileMismatchStats, mismatchTotals } from "../../src/core/mismatch/trajectoryMismatch";
 import type { ShardedInput } from "../commands/shardInputs";
 import type { FileShard } from "../drift/driftFile";
-import { readLines, readNumberedLine, rolloutFileHead } from "../files/readLines";
+import { readRecords, rolloutFileHead } from "../files/readLines";
 
 /** One trajectory's statistics, as `mismatch --json` prints them. */
 export interface TrajectoryMismatchReport {
@@ -73,9 +73,7 @@ export async function mismatchUnit(
     if (shard !== undefined && shard.start > 0) {
       format = (await rolloutFileHead(path, undefined, mapping)).format;
     }
-    for await (const line of readLines(path, shard)) {
-      const { lineNo } = line;
-      const result = readNumberedLine(line, format, path, mapping);
+    for await (const { lineNo, result } of readRecords(path, { range: shard, format, mapping })) {
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.push(result.error);
