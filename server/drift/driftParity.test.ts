@@ -10,9 +10,9 @@ import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { chooseTokenizerFor } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { fixtureLines } from "../../src/test/fixtureFiles";
-import { createDriftClient } from "../../src/workers/driftClient";
-import { scanWithPool } from "../../src/workers/driftScanPool";
 import type { FileRanges, RolloutFileSource } from "../../src/workers/rolloutFileProtocol";
+import { createScanClient } from "../../src/workers/scanClient";
+import { scanDriftWithPool } from "../../src/workers/scanPool";
 import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
 import { driftFile } from "./driftFile";
 import { createDriftTokenizers } from "./driftTokenizers";
@@ -102,13 +102,11 @@ async function browserVerdicts(mode: DriftMode, picked?: string): Promise<Verdic
   expect(choice.reason).toBe(picked === undefined ? "recorded" : "picked");
   const chosen: ChosenTokenizer | undefined =
     choice.reason === "picked" ? undefined : { name: choice.name, names, fallback };
-  const clients = [0, 1].map(() =>
-    createDriftClient({ port: undefined, load: loadDriftTokenizer }),
-  );
+  const clients = [0, 1].map(() => createScanClient({ port: undefined, load: loadDriftTokenizer }));
   const { source, file } = browserFile(600);
   expect(file.ranges.length).toBeGreaterThan(1);
   const job = { tokenizer: choice.name, ...(chosen ? { chosen } : {}), source, mode, file };
-  const scan = await scanWithPool(clients, job, () => {});
+  const scan = await scanDriftWithPool(clients, job, () => {});
   for (const client of clients) client.dispose();
   return {
     rows: scan.rows.map((r) =>

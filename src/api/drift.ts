@@ -2,58 +2,13 @@ import { queryOptions } from "@tanstack/react-query";
 import type { ChosenTokenizer, FileDriftScan } from "../core/drift/fileDriftScan";
 import { DRIFT_MODES, type DriftMode } from "../core/drift/types";
 import type { Trajectory } from "../core/trajectory/types";
-import { createDriftClient, type DriftClient } from "../workers/driftClient";
-import {
-  type PoolScanProgress,
-  scanRangeBytes,
-  scanWithPool,
-  scanWorkerCount,
-} from "../workers/driftScanPool";
-import type { FileRanges, RolloutFileSource } from "../workers/rolloutFileProtocol";
+import { type ScanFile, scanClient, scanPlan } from "../workers/scanClients";
+import { type PoolScanProgress, scanDriftWithPool } from "../workers/scanPool";
+import { progressStores, scanSubject } from "./scans";
 import { hashIds } from "./tokenizers";
 
-let client: DriftClient | undefined;
-
-/** The one long-lived drift worker (its own tokenizer copy, loaded once), started on first use. */
-function driftClient(): DriftClient {
-  client ??= createDriftClient();
-  return client;
-}
-
-/**
- * Drift workers for file scans (drift and mismatch): the long-lived one first, more started on
- * first need and kept.
- */
-const scanPool: DriftClient[] = [];
-export function scanClients(count: number): DriftClient[] {
-  if (typeof Worker === "undefined") return [driftClient()];
-  if (scanPool.length === 0) scanPool.push(driftClient());
-  while (scanPool.length < count) scanPool.push(createDriftClient());
-  return scanPool.slice(0, count);
-}
-
-/** What a file scan needs of an open file (its RolloutFileClient). */
-export interface DriftScanFile {
-  readonly source: RolloutFileSource;
-  caughtUp(): Promise<void>;
-  getState(): { readonly bytes: number };
-  ranges(targetBytes: number): Promise<FileRanges>;
-}
-
-/**
- * Every core's worker on one file: the file caught up, its ranges from the file's index, and the
- * clients to share them among.
- */
-export async function scanPlan(file: DriftScanFile) {
-  await file.caughtUp();
-  const cores = typeof navigator === "undefined" ? 1 : navigator.hardwareConcurrency;
-  const workers = scanWorkerCount(cores, file.getState().bytes);
-  const ranges = await file.ranges(scanRangeBytes(file.getState().bytes, workers));
-  return { ranges, clients: scanClients(workers) };
-}
-
 async function scanFile(
-  file: DriftScanFile,
+  file: ScanFile,
   tokenizer: string,
   chosen: ChosenTokenizer | undefined,
   mode: DriftMode,
@@ -62,43 +17,10 @@ async function scanFile(
 ): Promise<FileDriftScan> {
   const { ranges, clients } = await scanPlan(file);
   const job = { tokenizer, ...(chosen ? { chosen } : {}), source: file.source, mode, file: ranges };
-  return scanWithPool(clients, job, report, signal);
-}
-
-/**
- * Scan progress is not query data (the query resolves once, at the end): the query function
- * reports it to one of these, with the rows checked so far, and the view subscribes by key.
- */
-export function progressStores<P>() {
-  const progress = new Map<string, P>();
-  const listeners = new Set<() => void>();
-  return {
-    report(key: string, p: P) {
-      progress.set(key, p);
-      for (const listener of listeners) listener();
-    },
-    clear: (key: string) => progress.delete(key),
-    /** Subscribe/get pair (for useSyncExternalStore) of one scan's progress. */
-    store: (key: string) => ({
-      subscribe: (listener: () => void) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-      getSnapshot: () => progress.get(key),
-    }),
-  };
+  return scanDriftWithPool(clients, job, report, signal);
 }
 
 const driftProgress = progressStores<PoolScanProgress>();
-
-/**
- * What a file scan is of: the open file, and the column mapping its records are read through (a
- * table re-read through another mapping is another scan, never the old one's results).
- */
-export function scanSubject(fileId: string, file: DriftScanFile | undefined): string {
-  const mapping = file?.source.mapping;
-  return mapping ? JSON.stringify([fileId, mapping]) : fileId;
-}
 
 function progressKey(subject: string, tokenizer: string, mode: DriftMode): string {
   return JSON.stringify([subject, tokenizer, mode]);
@@ -123,7 +45,7 @@ export const driftQueries = {
         ids.length,
         hashIds(ids),
       ] as const,
-      queryFn: () => driftClient().check(tokenizer, trajectory, DRIFT_MODES),
+      queryFn: () => scanClient().check(tokenizer, trajectory, DRIFT_MODES),
       staleTime: Number.POSITIVE_INFINITY,
       retry: false,
     });
@@ -137,7 +59,7 @@ export const driftQueries = {
     fileId: string,
     tokenizer: string,
     mode: DriftMode,
-    file: DriftScanFile | undefined,
+    file: ScanFile | undefined,
     chosen?: ChosenTokenizer,
   ) => {
     const subject = scanSubject(fileId, file);

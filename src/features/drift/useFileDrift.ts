@@ -1,8 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, useSyncExternalStore } from "react";
-import { type DriftScanFile, driftQueries, scanProgressStore, scanSubject } from "../../api/drift";
+import { driftQueries, scanProgressStore } from "../../api/drift";
+import { scanSubject } from "../../api/scans";
 import { summarizeFileDrift } from "../../core/drift/rowDrift";
 import type { Trajectory } from "../../core/trajectory/types";
+import type { ScanFile } from "../../workers/scanClients";
 import { useDriftMode } from "./driftPrefsStore";
 import { useDriftTokenizer } from "./useDriftTokenizer";
 
@@ -14,7 +16,7 @@ import { useDriftTokenizer } from "./useDriftTokenizer";
  */
 export function useFileDrift(
   fileId: string,
-  file: DriftScanFile | undefined,
+  file: ScanFile | undefined,
   sample: { readonly trajectory: Trajectory | undefined; readonly isSettled: boolean },
 ) {
   const { tokenizer, chosen } = useDriftTokenizer(sample.trajectory);

@@ -6,9 +6,9 @@ import {
 import type { RecordSource } from "../core/files/recordIndexer";
 import type { ScanRange } from "../core/files/scanRanges";
 import type { Tokenizer } from "../core/tokenizer/types";
-import type { DriftRangeJob } from "./driftProtocol";
 import { byteSource, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
+import type { DriftRangeJob } from "./scanProtocol";
 
 /** Records checked between progress messages (and looks for a cancel). */
 const RECORD_CHUNK = 256;

@@ -12,7 +12,7 @@ import type { Trajectory } from "../core/trajectory/types";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
 /**
- * Messages between `driftClient` and `drift.worker`. Every request carries an id; every answer
+ * Messages between `scanClient` and `scan.worker` (drift checks, drift and mismatch file scans). Every request carries an id; every answer
  * names it. A scan answers with `progress` messages, then `scanned` or `error`; a range scan with
  * `rangeRows` messages, then `rangeScanned` or `error`.
  */
@@ -30,7 +30,7 @@ export interface DriftRangeJob {
   readonly format: FormatId | undefined;
 }
 
-export type DriftRequest =
+export type ScanRequest =
   | {
       readonly type: "check";
       readonly id: number;
@@ -46,8 +46,8 @@ export type DriftRequest =
       readonly mode: DriftMode;
     }
   | ({
-      /** One piece of a file, for a pool of drift workers (see driftScanPool.ts). */
-      readonly type: "scanRange";
+      /** One piece of a file, for a pool of scan workers (see scanPool.ts). */
+      readonly type: "driftRange";
       readonly id: number;
       readonly range: ScanRange;
     } & DriftRangeJob)
@@ -101,7 +101,7 @@ export interface ScanProgress {
   readonly rows: number;
 }
 
-export type DriftResponse =
+export type ScanResponse =
   | { readonly type: "checked"; readonly id: number; readonly drift: TrajectoryDrift }
   | ({ readonly type: "progress"; readonly id: number } & ScanProgress)
   | { readonly type: "scanned"; readonly id: number; readonly scan: FileDriftScan }

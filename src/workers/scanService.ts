@@ -13,18 +13,18 @@ import {
 import { displayPieces } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
+import { forEachRecord, openRecords, withRecordRanges } from "./recordScan";
+import type { RolloutFileSource } from "./rolloutFileProtocol";
 import type {
   DriftRangeJob,
-  DriftRequest,
-  DriftResponse,
   MismatchRangeScanned,
   RangeRows,
   RangeScanned,
   ScanProgress,
+  ScanRequest,
+  ScanResponse,
   TrajectoryDrift,
-} from "./driftProtocol";
-import { forEachRecord, openRecords, withRecordRanges } from "./recordDriftScan";
-import type { RolloutFileSource } from "./rolloutFileProtocol";
+} from "./scanProtocol";
 
 // Small enough that progress moves and a cancel is seen between chunks, big enough for throughput.
 const CHUNK = 1024 * 1024;
@@ -97,7 +97,7 @@ async function sizeOf(source: RolloutFileSource): Promise<number> {
  * tokenizer. `cancelled` holds the ids of requests cancelled (the service's set).
  */
 async function mismatchRange(
-  request: Extract<DriftRequest, { type: "mismatchRange" }>,
+  request: Extract<ScanRequest, { type: "mismatchRange" }>,
   onRows: (rows: RangeRows<FileMismatchScan["rows"][number]>) => void,
   cancelled: Set<number>,
 ): Promise<MismatchRangeScanned> {
@@ -149,7 +149,7 @@ async function mismatchRange(
  * file (one mode, compact rows). The worker wraps it; the client runs it on the main thread when
  * workers are unavailable.
  */
-export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
+export function createScanService(load: (name: string) => Promise<Tokenizer>) {
   const tokenizerOf = loadOnce(load);
   const cancelled = new Set<number>();
   const scanAnyRange = withRecordRanges(scanBytes, tokenizerOf, cancelled);
@@ -213,8 +213,8 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
   }
 
   /** One range of a file, its rows posted as they are checked (a delta per chunk). */
-  async function scanRange(
-    request: Extract<DriftRequest, { type: "scanRange" }>,
+  async function driftRange(
+    request: Extract<ScanRequest, { type: "driftRange" }>,
     onRows: (rows: RangeRows) => void,
   ): Promise<RangeScanned> {
     const { id, range, type: _type, ...job } = request;
@@ -234,7 +234,7 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
   }
 
   /** Answers one request through `post`; never throws: failures become `error` messages. */
-  async function handle(request: DriftRequest, post: (response: DriftResponse) => void) {
+  async function handle(request: ScanRequest, post: (response: ScanResponse) => void) {
     const { id } = request;
     try {
       switch (request.type) {
@@ -257,9 +257,9 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
           post({ type: "scanned", id, scan: result });
           return;
         }
-        case "scanRange": {
+        case "driftRange": {
           const onRows = (rows: RangeRows) => post({ type: "rangeRows", id, ...rows });
-          post({ type: "rangeScanned", id, ...(await scanRange(request, onRows)) });
+          post({ type: "rangeScanned", id, ...(await driftRange(request, onRows)) });
           return;
         }
         case "mismatchRange": {
