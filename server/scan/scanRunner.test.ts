@@ -158,6 +158,25 @@ describe("mismatch on the runner: globs, directories, --jobs, --shard, merge-rep
     expect(human.out).toContain(`${laneA}: rollout-lens/v1, 292 trajectories (8 not compared)`);
   }, 60_000);
 
+  it("merge-reports judges merged mismatch reports by mismatch's rules, --fail-above included", async () => {
+    const clean = write(join(dir, "clean-lanes.jsonl"), laneLines(5, "d"));
+    const shards = [
+      await reportOf("mmc-0.json", ["mismatch", clean, "--json", "--shard", "0/2"]),
+      await reportOf("mmc-1.json", ["mismatch", clean, "--json", "--shard", "1/2"]),
+    ];
+    expect((await run(["merge-reports", ...shards])).code).toBe(0);
+    expect((await run(["merge-reports", ...shards, "--fail-above", "0"])).code).toBe(1);
+    expect((await run(["mismatch", clean, "--fail-above", "0"])).code).toBe(1);
+    const groups = await reportOf("gx.json", [
+      "groups",
+      fixturePath("atropos-rubiks-groups.jsonl"),
+      "--json",
+    ]);
+    const mixed = await run(["merge-reports", shards[0] as string, groups]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.err).toContain("the reports come from different scans: mismatch, groups");
+  }, 60_000);
+
   it("streams --json: the same report, written in pieces as the trajectories come", async () => {
     const buffered = await run(["mismatch", lanesDir, "--json"]);
     const pieces: string[] = [];

@@ -44,8 +44,10 @@ export async function runInOrder<Part, Done>(
       const unit = units[head] as ShardedInput;
       for (const part of at.parts.splice(0)) sink.part(unit, part);
       if (at.done === undefined) return;
-      sink.done(unit, at.done.value);
+      const { value } = at.done;
+      at.done = undefined; // handed on: not held for the rest of the run
       head += 1;
+      sink.done(unit, value);
     }
   };
   const work = async () => {
