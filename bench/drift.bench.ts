@@ -126,7 +126,7 @@ for (let i = 0; i < trajectories.length; i += BATCH) {
 const scanPool = async () => {
   const start = performance.now();
   const results = (await Promise.all(batches.map((b) => pool.check(b, ["roundtrip"])))).flat();
-  const verdicts = results.map((r) => r[0]?.firstDivergenceIndex ?? null);
+  const verdicts = results.map((r) => r.results[0]?.firstDivergenceIndex ?? null);
   return { seconds: (performance.now() - start) / 1000, verdicts };
 };
 const warm = await scanPool();

@@ -1,6 +1,5 @@
 import { randomInt } from "node:crypto";
 import { recordedToolNames } from "../../src/core/drift/templateInput";
-import { readRolloutLens } from "../../src/core/formats/rolloutLens";
 import { type ForkedPrefix, forkPrefix } from "../../src/core/tito/fork";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
@@ -10,7 +9,8 @@ import type {
   StartEpisodeRequest,
 } from "../../src/core/wire/episodes";
 import { mappingOf, type RegisteredFile, servedPath } from "../files/fileRegistry";
-import { readLines, readNumberedLine } from "../files/readLines";
+import { readRecords } from "../files/readLines";
+import { findTrajectory } from "../store/findTrajectory";
 import type { EpisodeManager } from "./episodeManager";
 import { runBranch } from "./runBranch";
 import type { RunnerDeps } from "./runEpisode";
@@ -53,15 +53,13 @@ export type Found =
   | { readonly status: 400 | 404; error: string };
 
 async function findEpisode(deps: BranchDeps, id: string): Promise<Found> {
-  const live = deps.manager.trajectory(id);
-  if (live) return { trajectory: live };
-  const stored = await deps.findStored(id);
-  if (!stored) return { status: 404, error: `fork: no episode "${id}"` };
-  const read = readRolloutLens(stored, { line: 0 });
-  const [trajectory] = read.ok ? read.trajectories : [];
-  if (!trajectory)
+  const liveTrajectory = (live: string) => deps.manager.trajectory(live);
+  const found = await findTrajectory({ liveTrajectory, findStored: deps.findStored }, id);
+  if (found.kind === "unknown") return { status: 404, error: `fork: no episode "${id}"` };
+  if (found.kind === "unreadable") {
     return { status: 400, error: `fork: episode "${id}" is stored but cannot be read back` };
-  return { trajectory };
+  }
+  return { trajectory: found.trajectory };
 }
 
 /** The file row: the row-th trajectory of the file, or of line `line` when it is given. */
@@ -74,10 +72,9 @@ export async function findFileRow(
   const row = spec.row ?? 0;
   let seen = 0;
   try {
-    for await (const line of readLines(await servedPath(file))) {
-      const { lineNo } = line;
+    const reading = { mapping: mappingOf(file), fixFormat: false, name: file.name };
+    for await (const { lineNo, result } of readRecords(await servedPath(file), reading)) {
       if (spec.line !== undefined && lineNo !== spec.line) continue;
-      const result = readNumberedLine(line, undefined, file.name, mappingOf(file));
       if (result.kind === "error") {
         if (spec.line !== undefined) {
           const field = result.error.field ? ` field ${result.error.field}:` : "";

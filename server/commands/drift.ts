@@ -3,6 +3,7 @@ import type { Shard } from "../../src/core/files/shard";
 import { driftFile, type FileDrift, hasDrift, type TrajectoryDrift } from "../drift/driftFile";
 import { driftExitCode, humanReport, jsonReport, jsonResults } from "../drift/driftReport";
 import { createDriftTokenizers } from "../drift/driftTokenizers";
+import { jsonWriter, openFiles } from "../scan/jsonStream";
 import { type CommandIo, processIo } from "./commandIo";
 import { DRIFT_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
@@ -66,8 +67,7 @@ export async function runDrift(
       // Streamed: each check's result is written as soon as it is final, so memory holds only
       // what is in flight, however big the input (the counts follow each file's results).
       const json = jsonWriter(io);
-      const head = JSON.stringify(shardField(inputs.shard)).slice(0, -1);
-      json.write(`${head}${head === "{" ? "" : ","}"files":[`);
+      json.write(openFiles(shardField(inputs.shard)));
       for (const [k, { path, shard }] of inputs.files.entries()) {
         json.write(`${k > 0 ? "," : ""}{"path":${JSON.stringify(path)},"results":[`);
         let first = true;
@@ -102,30 +102,4 @@ export async function runDrift(
 
 function shardField(shard: Shard | undefined): { shard?: Shard } {
   return shard === undefined ? {} : { shard: { index: shard.index, count: shard.count } };
-}
-
-/** Pieces of one JSON document, written as they come (`io.write`), else joined for `io.out`. */
-function jsonWriter(io: CommandIo): { write(text: string): void; end(text: string): void } {
-  const direct = io.write;
-  if (direct) {
-    // Small pieces are gathered into writes of about 64 KiB.
-    let buffered = "";
-    return {
-      write(text) {
-        buffered += text;
-        if (buffered.length >= 1 << 16) {
-          direct(buffered);
-          buffered = "";
-        }
-      },
-      end(text) {
-        direct(`${buffered}${text}\n`);
-      },
-    };
-  }
-  const pieces: string[] = [];
-  return {
-    write: (text) => pieces.push(text),
-    end: (text) => io.out(`${pieces.join("")}${text}`),
-  };
 }

@@ -1,57 +1,17 @@
-import { stableHash } from "../../src/core/files/shard";
 import type { LocatedForest } from "../../src/core/forest/forestOf";
-import { forestCollector } from "../../src/core/forest/forestOf";
 import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
-import type { FormatId, LineError } from "../../src/core/formats/types";
-import { readLines } from "../files/readLines";
+import { type FileGroupsReport, groupsUnit } from "../scan/groupsUnit";
+import { jsonWriter, openFiles } from "../scan/jsonStream";
+import { createScanWorkers, failureMessage, runInOrder } from "../scan/scanRunner";
 import type { CommandIo } from "./commandIo";
-import { shardInputs } from "./shardInputs";
+import { type ShardedInput, shardInputs } from "./shardInputs";
 import type { GroupsFlags, ParsedArgs } from "./spec";
+
+export { type FileGroupsReport, groupsOfFile } from "../scan/groupsUnit";
 
 /** The findings `--fail-on` can turn into exit code 1. */
 export const GROUPS_FAIL_ON = ["duplicates", "zero-variance", "multiplicity"] as const;
 type FailOn = (typeof GROUPS_FAIL_ON)[number];
-
-/** What `groups` found in one file. */
-export interface FileGroupsReport {
-  readonly path: string;
-  readonly format: FormatId | null;
-  readonly groups: readonly LocatedForest[];
-  readonly errors: readonly LineError[];
-  readonly readError?: string;
-}
-
-/**
- * Reads `path` and builds the forest and forensics of every group in it. `keep` picks the groups
- * this shard reports (`--shard` on one file: by a hash of the group's key, so a group whose
- * members sit on lines far apart is never cut in two).
- */
-export async function groupsOfFile(
-  path: string,
-  nearK: number,
-  keep?: (key: string) => boolean,
-): Promise<FileGroupsReport> {
-  let format: FormatId | undefined;
-  const errors: LineError[] = [];
-  const collector = forestCollector({ nearK, isDetailed: false, keep });
-  try {
-    for await (const { lineNo, text } of readLines(path)) {
-      const result = readRolloutLine(text, lineNo, format, path);
-      if (result.kind === "blank") continue;
-      if (result.kind === "error") {
-        errors.push(result.error);
-        continue;
-      }
-      format ??= result.format;
-      collector.addLine(result.trajectories, result.format);
-    }
-  } catch (error) {
-    const readError = error instanceof Error ? error.message : String(error);
-    return { path, format: format ?? null, groups: [], errors, readError };
-  }
-  return { path, format: format ?? null, groups: collector.finish(), errors };
-}
 
 /** One group as `--json` prints it (docs/forest.md#the-command). */
 export function groupJson(g: LocatedForest) {
@@ -122,7 +82,50 @@ function parseFailOn(text: string | undefined, io: CommandIo): FailOn[] | number
   return parts as FailOn[]; // every part checked against GROUPS_FAIL_ON above
 }
 
-/** Runs `groups` on parsed flags and files; resolves to the exit code. */
+/** A file whose worker failed: nothing but why. */
+function failedFile(unit: ShardedInput, error: unknown): FileGroupsReport {
+  return {
+    path: unit.path,
+    format: null,
+    groups: [],
+    errors: [],
+    readError: failureMessage(error),
+  };
+}
+
+/** One file as `--json` prints it; bad lines and a read error only when there are some. */
+function fileJson(r: FileGroupsReport) {
+  return {
+    ...{ path: r.path, format: r.format, groups: r.groups.map(groupJson) },
+    ...(r.errors.length > 0 ? { errors: r.errors } : {}),
+    ...(r.readError === undefined ? {} : { readError: r.readError }),
+  };
+}
+
+/** Where each file's report goes when it ends: the text report, or the next entry of `--json`. */
+function groupsSink(json: boolean, head: Record<string, unknown>, io: CommandIo) {
+  if (!json) {
+    return { done: (r: FileGroupsReport) => io.out(formatFile(r).join("\n")), end: () => {} };
+  }
+  const out = jsonWriter(io);
+  out.write(openFiles(head));
+  let files = 0;
+  return {
+    done(r: FileGroupsReport) {
+      out.write(`${files++ > 0 ? "," : ""}${JSON.stringify(fileJson(r))}`);
+      // The text report names these; with --json they also go to stderr, as before.
+      if (r.readError !== undefined) io.err(`${r.path}: cannot read: ${r.readError}`);
+      for (const e of r.errors) io.err(`${r.path}: line ${e.line}: ${e.message} (not checked)`);
+    },
+    end: () => out.end("]}"),
+  };
+}
+
+/**
+ * Runs `groups` on parsed flags and files, on the scanning commands' runner
+ * (server/scan/scanRunner.ts): with `--jobs N` each file is read on one of N worker threads, and
+ * each file's report is written when it ends, in input order; resolves to the exit code.
+ */
 export async function runGroups(
   { values, positionals }: ParsedArgs<GroupsFlags>,
   io: CommandIo,
@@ -134,38 +137,46 @@ export async function runGroups(
     io.err(`groups: --near-k must be a whole number ≥ 0, got ${values.nearK}`);
     return 2;
   }
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) {
+    io.err("groups: --jobs must be a positive integer");
+    return 2;
+  }
   if (positionals.length === 0) {
     io.err("groups: give at least one FILE");
     return 2;
   }
   const inputs = await shardInputs("groups", positionals, values.shard, io);
   if (typeof inputs === "number") return inputs;
-  const reports: FileGroupsReport[] = [];
-  for (const { path, shard } of inputs.files) {
-    const keep = shard && ((key: string) => stableHash(key) % shard.count === shard.index);
-    reports.push(await groupsOfFile(path, nearK, keep));
+  const shard = inputs.shard && { index: inputs.shard.index, count: inputs.shard.count };
+  const sink = groupsSink(values.json === true, shard ? { shard } : {}, io);
+  let isUnread = inputs.problems;
+  let found = false;
+  const workers = jobs > 1 ? createScanWorkers(jobs) : undefined;
+  const options = { nearK };
+  try {
+    await runInOrder<never, FileGroupsReport>(
+      inputs.files,
+      jobs,
+      (unit) =>
+        workers
+          ? workers
+              .run<never, FileGroupsReport>({ kind: "groups", unit, options }, () => {})
+              .catch((error: unknown) => failedFile(unit, error))
+          : groupsUnit(unit, options),
+      {
+        part: () => {},
+        done(_unit, r) {
+          sink.done(r);
+          isUnread ||= r.readError !== undefined || r.errors.length > 0 || r.format === null;
+          found ||= r.groups.some((g) => failOn.some((what) => hasFinding(g, what)));
+        },
+      },
+    );
+  } finally {
+    await workers?.close();
   }
-  if (values.json) {
-    const shard = inputs.shard && { index: inputs.shard.index, count: inputs.shard.count };
-    const files = reports.map((r) => ({
-      path: r.path,
-      format: r.format,
-      groups: r.groups.map(groupJson),
-    }));
-    io.out(JSON.stringify({ ...(shard ? { shard } : {}), files }));
-  } else {
-    for (const report of reports) io.out(formatFile(report).join("\n"));
-  }
-  for (const r of reports) {
-    if (r.readError === undefined && r.errors.length > 0 && values.json) {
-      for (const e of r.errors) io.err(`${r.path}: line ${e.line}: ${e.message} (not checked)`);
-    } else if (r.readError !== undefined && values.json)
-      io.err(`${r.path}: cannot read: ${r.readError}`);
-  }
-  const isUnread =
-    inputs.problems ||
-    reports.some((r) => r.readError !== undefined || r.errors.length > 0 || r.format === null);
+  sink.end();
   if (isUnread) return 2;
-  const found = reports.some((r) => r.groups.some((g) => failOn.some((f) => hasFinding(g, f))));
   return found ? 1 : 0;
 }

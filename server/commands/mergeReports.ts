@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { mergeDriftReports, type NamedReport } from "../../src/core/drift/mergeReports";
+import { isGroupsReport, mergeGroupsReports } from "../../src/core/forest/mergeGroupsReports";
+import { mergeMismatchReports } from "../../src/core/mismatch/mergeMismatchReports";
 import { type CommandIo, processIo } from "./commandIo";
 import { type MergeReportsFlags, mergeReportsSpec, type ParsedArgs, parseCommand } from "./spec";
 
@@ -47,17 +49,73 @@ function humanLines(file: Json): string[] {
   return lines;
 }
 
+/** Which scan wrote a report: `mismatch` says so, a groups report lists groups, else drift. */
+function scanOf(report: unknown): "drift" | "mismatch" | "groups" {
+  const scan = typeof report === "object" && report !== null && "scan" in report;
+  if (scan && (report as { scan: unknown }).scan === "mismatch") return "mismatch";
+  return isGroupsReport(report) ? "groups" : "drift";
+}
+
+/** The human lines of one merged mismatch file. */
+function mismatchLines(file: Json): string[] {
+  const path = String(file.path);
+  if (typeof file.readError === "string") return [`${path}: cannot read: ${file.readError}`];
+  const s = file.summary as Record<string, number>;
+  const f = (x: number | undefined) => (x === undefined ? "?" : x.toFixed(4));
+  return [
+    `${path}: ${file.format ?? "no readable records"}, ${s.trajectories} trajectories ` +
+      `(${file.unchecked} not compared): ${s.compared} tokens, mean|δ| ${f(s.meanAbsDelta)}, ` +
+      `max|δ| ${f(s.maxAbsDelta)}, ${(100 * (s.fractionCorrected ?? 0)).toFixed(2)}% corrected, ` +
+      `${((file.errors ?? []) as unknown[]).length} bad lines`,
+  ];
+}
+
+/** The human lines of one merged groups file. */
+function groupsLines(file: Json): string[] {
+  const path = String(file.path);
+  if (typeof file.readError === "string") return [`${path}: cannot read: ${file.readError}`];
+  const groups = (file.groups ?? []) as Json[];
+  const count = (p: (g: Json) => boolean) => groups.filter(p).length;
+  const duplicates = count((g) => Array.isArray(g.duplicate_sets) && g.duplicate_sets.length > 0);
+  const multiplicity = count((g) => Number((g.multiplicity as Json | undefined)?.tokens) > 0);
+  return [
+    `${path}: ${file.format ?? "no readable records"}, ${groups.length} groups: ` +
+      `${count((g) => g.zero_variance === true)} zero-variance, ${duplicates} with duplicates, ` +
+      `${multiplicity} with multiplicity, ${((file.errors ?? []) as unknown[]).length} bad lines`,
+  ];
+}
+
+/** The reports merged by their scan's rules, and how a merged file reads as text. */
+function mergeByScan(reports: readonly NamedReport[], failAbove: number | undefined) {
+  const scans = [...new Set(reports.map((r) => scanOf(r.report)))];
+  if (scans.length > 1) {
+    return {
+      merged: {
+        ok: false as const,
+        errors: [`the reports come from different scans: ${scans.join(", ")}`],
+      },
+      lines: humanLines,
+    };
+  }
+  if (scans[0] === "mismatch") {
+    return { merged: mergeMismatchReports(reports, failAbove), lines: mismatchLines };
+  }
+  if (scans[0] === "groups") return { merged: mergeGroupsReports(reports), lines: groupsLines };
+  return { merged: mergeDriftReports(reports), lines: humanLines };
+}
+
 /**
- * Reads the `drift --json --shard I/N` reports and prints the merged one (`--json`: as one
- * unsharded `drift --json` run prints it). Exit code: drift's rules on the merged report; 2 when
- * a report cannot be read or the reports do not merge (each reason printed, naming the reports).
+ * Reads the `--json --shard I/N` reports of one scan (drift, mismatch or groups) and prints the
+ * merged one (`--json`: as one unsharded run prints it). Exit code: the scan's rules on the
+ * merged report; 2 when a report cannot be read or the reports do not merge (each reason
+ * printed, naming the reports).
  */
 export async function runMergeReports(
   { values, positionals }: ParsedArgs<MergeReportsFlags>,
   io: CommandIo = processIo,
 ): Promise<number> {
   if (positionals.length === 0) {
-    io.err("merge-reports: give at least one REPORT (a drift --json output)");
+    io.err("merge-reports: give at least one REPORT (a drift, mismatch or groups --json output)");
     return 2;
   }
   const reports: NamedReport[] = [];
@@ -71,12 +129,18 @@ export async function runMergeReports(
     }
   }
   if (unreadable) return 2;
-  const merged = mergeDriftReports(reports);
+  const failAbove = values.failAbove === undefined ? undefined : Number(values.failAbove);
+  if (failAbove !== undefined && !(failAbove >= 0)) {
+    io.err(`merge-reports: --fail-above: expected a number >= 0, got "${values.failAbove}"`);
+    return 2;
+  }
+  const { merged, lines } = mergeByScan(reports, failAbove);
   if (!merged.ok) {
     for (const error of merged.errors) io.err(`merge-reports: ${error}`);
     return 2;
   }
   if (values.json) io.out(JSON.stringify(merged.report));
-  else for (const file of merged.report.files) for (const line of humanLines(file)) io.out(line);
+  else
+    for (const file of merged.report.files as Json[]) for (const line of lines(file)) io.out(line);
   return merged.exitCode;
 }

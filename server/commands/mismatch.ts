@@ -1,48 +1,31 @@
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { CorrectionChoice } from "../../src/core/mismatch/corrections/registry";
 import type { ReplaySummary } from "../../src/core/mismatch/corrections/replay";
-import { replayCollector } from "../../src/core/mismatch/corrections/replayRows";
-import {
-  emptyCharts,
-  finishCharts,
-  type MismatchCharts,
-  mismatchIntoCharts,
-} from "../../src/core/mismatch/fileMismatch";
+import { emptyCharts, finishCharts } from "../../src/core/mismatch/fileMismatch";
 import type { Correction, MismatchStats } from "../../src/core/mismatch/mismatch";
 import {
   aggregateMismatch,
   type FileMismatchStats,
 } from "../../src/core/mismatch/trajectoryMismatch";
-import { expandInputs } from "../files/expandInputs";
-import { readLines, readNumberedLine } from "../files/readLines";
+import { jsonWriter, openFiles, restOf } from "../scan/jsonStream";
+import {
+  type MismatchUnitDone,
+  type MismatchUnitOptions,
+  mismatchUnit,
+  type TrajectoryMismatchReport,
+} from "../scan/mismatchUnit";
+import { createScanWorkers, failureMessage, runInOrder, type UnitSink } from "../scan/scanRunner";
 import type { CommandIo } from "./commandIo";
 import { mappingOfFlags } from "./mapFlag";
 import { parseCorrections } from "./mismatchCorrections";
+import { type ShardedInput, shardInputs } from "./shardInputs";
 import type { MismatchFlags, ParsedArgs } from "./spec";
 
-/** One trajectory's statistics, as `--json` prints them. */
-export interface TrajectoryMismatchReport {
-  readonly id: string;
-  readonly line: number;
-  readonly row: number;
-  readonly lanes: readonly [string, string];
-  readonly stats: MismatchStats;
-}
+export type { TrajectoryMismatchReport } from "../scan/mismatchUnit";
 
-export interface FileMismatchReport {
-  readonly path: string;
-  readonly format: FormatId | null;
+/** What `mismatch` found in one file: its trajectories and what `mismatchUnit` ends with. */
+export interface FileMismatchReport extends MismatchUnitDone {
   readonly trajectories: TrajectoryMismatchReport[];
-  /** Trajectories without the lanes asked for, with why. */
-  readonly skipped: { id: string; line: number; reason: string }[];
-  readonly errors: LineError[];
-  readonly summary: FileMismatchStats;
-  /** The file-wide histogram of r, probability sample, buckets and worst tokens (as the app's). */
-  readonly charts: MismatchCharts;
-  /** Each correction of `--correction` replayed over the file as one batch (the what-if table's). */
-  readonly replays: readonly ReplaySummary[];
-  readonly readError?: string;
 }
 
 /** Reads `path` and computes the mismatch of every trajectory (lanes given, or each one's default). */
@@ -53,57 +36,15 @@ export async function mismatchFile(
   mapping?: ColumnMapping,
   choices: readonly CorrectionChoice[] = [],
 ): Promise<FileMismatchReport> {
-  let format: FormatId | undefined;
   const trajectories: TrajectoryMismatchReport[] = [];
-  const skipped: FileMismatchReport["skipped"] = [];
-  const errors: LineError[] = [];
-  let readError: string | undefined;
-  const charts = emptyCharts();
-  // Rows are kept for the replays only when some are asked for (the MCP server asks for none).
-  const collector = choices.length > 0 ? replayCollector(lanes) : undefined;
-  let row = 0;
-  try {
-    for await (const line of readLines(path)) {
-      const { lineNo } = line;
-      const result = readNumberedLine(line, format, path, mapping);
-      if (result.kind === "blank") continue;
-      if (result.kind === "error") {
-        errors.push(result.error);
-        continue;
-      }
-      format ??= result.format;
-      for (const t of result.trajectories) {
-        // `row` counts the file's trajectories (the app's row index, the deep link's).
-        collector?.add(t, row);
-        const out = mismatchIntoCharts(charts, t, row++, lineNo, { lanes, correction: c });
-        if (!out.ok) {
-          skipped.push({ id: t.id, line: lineNo, reason: out.reason });
-          continue;
-        }
-        trajectories.push({
-          id: t.id,
-          line: lineNo,
-          row: t.source.row ?? 0,
-          lanes: out.lanes,
-          stats: out.stats,
-        });
-      }
-    }
-  } catch (error) {
-    readError = error instanceof Error ? error.message : String(error);
-  }
-  const summary = aggregateMismatch(trajectories.map((t) => t.stats));
-  return {
-    path,
-    format: format ?? null,
-    trajectories,
-    skipped,
-    errors,
-    summary,
-    charts: finishCharts(charts),
-    replays: collector ? collector.finish(choices).replays.map((r) => r.summary) : [],
-    ...(readError === undefined ? {} : { readError }),
+  const options = {
+    correction: c,
+    choices,
+    ...(lanes ? { lanes } : {}),
+    ...(mapping ? { mapping } : {}),
   };
+  const done = await mismatchUnit({ path }, options, (rows) => trajectories.push(...rows));
+  return { ...done, trajectories };
 }
 
 const NOTHING_COMPARED =
@@ -113,7 +54,7 @@ const NOTHING_COMPARED =
   "weights) is not a lane";
 
 /** No trajectory of the file had two lanes, or none had a token with both (exit 2). */
-function nothingCompared(r: FileMismatchReport): boolean {
+function nothingCompared(r: MismatchUnitDone): boolean {
   return r.readError === undefined && r.summary.compared === 0;
 }
 
@@ -148,7 +89,145 @@ function replayText(r: ReplaySummary): string {
   );
 }
 
-/** `rollout-lens mismatch FILE... [--lanes a,b] [--correction C] [--cap C] [--json] [--fail-above X]`. */
+interface MismatchRun {
+  readonly options: MismatchUnitOptions;
+  readonly jobs: number;
+  readonly failAbove: number | undefined;
+}
+
+/** The flags checked and turned into a run's options, or the exit code 2 (the reason printed). */
+function mismatchRunOf(values: MismatchFlags, io: CommandIo): MismatchRun | number {
+  const fail = (message: string) => {
+    io.err(`mismatch: ${message}`);
+    return 2;
+  };
+  const asked = parseCorrections(values);
+  if (typeof asked === "string") return fail(asked);
+  const c = asked.main;
+  let lanes: [string, string] | undefined;
+  if (values.lanes !== undefined) {
+    const parts = values.lanes.split(",").map((s) => s.trim());
+    if (parts.length !== 2 || !parts[0] || !parts[1]) {
+      return fail(`--lanes: expected A,B, got "${values.lanes}"`);
+    }
+    lanes = [parts[0], parts[1]];
+  }
+  let failAbove: number | undefined;
+  if (values.failAbove !== undefined) {
+    failAbove = Number(values.failAbove);
+    if (!(failAbove >= 0)) {
+      return fail(`--fail-above: expected a number >= 0, got "${values.failAbove}"`);
+    }
+  }
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) return fail("--jobs must be a positive integer");
+  const mapping = mappingOfFlags("mismatch", values, io);
+  if (typeof mapping === "number") return mapping;
+  const options = {
+    correction: c,
+    choices: asked.choices,
+    ...(lanes ? { lanes } : {}),
+    ...(mapping ? { mapping } : {}),
+  };
+  return { options, jobs, failAbove };
+}
+
+/** A unit whose worker failed (or that could not be read at all): nothing but why. */
+function failedUnit(unit: ShardedInput, error: unknown): MismatchUnitDone {
+  return {
+    ...{ path: unit.path, format: null, skipped: [], errors: [], summary: aggregateMismatch([]) },
+    ...{ charts: finishCharts(emptyCharts()), rows: 0, replays: [] },
+    readError: failureMessage(error),
+    ...(unit.shard === undefined ? {} : { shard: unit.shard }),
+  };
+}
+
+/** The human lines of one file's report. */
+function humanLines(r: FileMismatchReport): string[] {
+  if (r.readError !== undefined) return [`${r.path}: cannot read: ${r.readError}`];
+  const lines = [
+    `${r.path}: ${r.format ?? "no readable records"}, ${r.summary.trajectories} trajectories: ${statsText(r.summary)}`,
+  ];
+  if (r.replays.length > 0) {
+    lines.push(`${r.path}: corrections replayed over the file (${r.summary.compared} tokens):`);
+    for (const replayed of r.replays) lines.push(replayText(replayed));
+  }
+  for (const t of r.trajectories) {
+    lines.push(`  ${t.id} (line ${t.line}, ${t.lanes[0]} vs ${t.lanes[1]}): ${statsText(t.stats)}`);
+  }
+  for (const s of r.skipped) lines.push(`  ${s.id} (line ${s.line}) skipped: ${s.reason}`);
+  if (nothingCompared(r)) lines.push(`${r.path}: ${NOTHING_COMPARED}`);
+  for (const e of r.errors) {
+    lines.push(`  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`);
+  }
+  return lines;
+}
+
+/**
+ * Where the files' results go: `--json` streams each file's trajectories as they come and its
+ * totals, skipped trajectories and charts at its end (docs/mismatch.md); the text report is
+ * printed per file when it ends.
+ */
+function mismatchSink(
+  json: boolean,
+  head: Record<string, unknown>,
+  io: CommandIo,
+): UnitSink<TrajectoryMismatchReport[], MismatchUnitDone> & { end(): void } {
+  if (!json) {
+    const held: TrajectoryMismatchReport[] = [];
+    return {
+      part: (_unit, rows) => held.push(...rows),
+      done: (_unit, done) => {
+        for (const line of humanLines({ ...done, trajectories: held.splice(0) })) io.out(line);
+      },
+      end: () => {},
+    };
+  }
+  const out = jsonWriter(io);
+  out.write(openFiles(head));
+  let files = 0;
+  let open: ShardedInput | undefined;
+  let rows = 0;
+  const opening = (unit: ShardedInput) => {
+    if (open === unit) return;
+    open = unit;
+    rows = 0;
+    out.write(`${files++ > 0 ? "," : ""}{"path":${JSON.stringify(unit.path)},"trajectories":[`);
+  };
+  return {
+    part(unit, part) {
+      opening(unit);
+      for (const t of part) out.write(`${rows++ > 0 ? "," : ""}${JSON.stringify(t)}`);
+    },
+    done(unit, done) {
+      opening(unit);
+      const { path: _path, ...rest } = done;
+      // `unchecked`: trajectories not compared (no two lanes), as `drift --json` counts them.
+      out.write(`]${restOf({ ...rest, unchecked: done.skipped.length })}`);
+      open = undefined;
+    },
+    end: () => out.end("]}"),
+  };
+}
+
+/** 2 when a file was not read or a trajectory not compared, 1 over `failAbove`, else 0. */
+function exitCodeOf(done: MismatchUnitDone, failAbove: number | undefined): number {
+  const broken =
+    done.readError !== undefined ||
+    done.errors.length > 0 ||
+    done.skipped.length > 0 ||
+    // A correction that needs an advantage some row lacks was not run on it (unchecked).
+    done.replays.some((x) => x.unchecked > 0) ||
+    nothingCompared(done);
+  if (broken) return 2;
+  return failAbove !== undefined && done.summary.fractionCorrected > failAbove ? 1 : 0;
+}
+
+/**
+ * `rollout-lens mismatch FILE|DIR|GLOB... [--lanes a,b] [--correction C] [--cap C] [--json]
+ * [--fail-above X] [--jobs N] [--shard I/N]`, on the scanning commands' runner
+ * (server/scan/scanRunner.ts): with `--jobs N` each file is read on one of N worker threads.
+ */
 export async function runMismatch(
   { values, positionals }: ParsedArgs<MismatchFlags>,
   io: CommandIo,
@@ -157,77 +236,45 @@ export async function runMismatch(
     io.err("mismatch: give at least one FILE");
     return 2;
   }
-  const asked = parseCorrections(values);
-  if (typeof asked === "string") {
-    io.err(`mismatch: ${asked}`);
-    return 2;
-  }
-  const c = asked.main;
-  let lanes: [string, string] | undefined;
-  if (values.lanes !== undefined) {
-    const parts = values.lanes.split(",").map((s) => s.trim());
-    if (parts.length !== 2 || !parts[0] || !parts[1]) {
-      io.err(`mismatch: --lanes: expected A,B, got "${values.lanes}"`);
-      return 2;
-    }
-    lanes = [parts[0], parts[1]];
-  }
-  let failAbove: number | undefined;
-  if (values.failAbove !== undefined) {
-    failAbove = Number(values.failAbove);
-    if (!(failAbove >= 0)) {
-      io.err(`mismatch: --fail-above: expected a number >= 0, got "${values.failAbove}"`);
-      return 2;
-    }
-  }
-  const mapping = mappingOfFlags("mismatch", values, io);
-  if (typeof mapping === "number") return mapping;
-  const reports: FileMismatchReport[] = [];
+  const run = mismatchRunOf(values, io);
+  if (typeof run === "number") return run;
   // Directories and globs name their rollout files, as for validate and drift.
-  const { files, problems } = await expandInputs(positionals);
-  for (const problem of problems) io.err(`mismatch: ${problem}`);
-  if (problems.length > 0) return 2;
-  for (const path of files)
-    reports.push(await mismatchFile(path, c, lanes, mapping, asked.choices));
-  if (values.json) {
-    // `unchecked`: trajectories not compared (no two lanes), as `drift --json` counts them.
-    const files = reports.map((r) => ({ ...r, unchecked: r.skipped.length }));
-    io.out(JSON.stringify({ correction: c, files }));
-  } else {
+  const inputs = await shardInputs("mismatch", positionals, values.shard, io);
+  if (typeof inputs === "number") return inputs;
+  const { options, jobs, failAbove } = run;
+  const shard = inputs.shard && { index: inputs.shard.index, count: inputs.shard.count };
+  const head = { scan: "mismatch", correction: options.correction, ...(shard ? { shard } : {}) };
+  if (!values.json) {
+    const c = options.correction;
     io.out(`correction ${c.kind} (cap ${c.cap}, bounds [${f(c.lo, 3)}, ${f(c.hi, 3)}])`);
-    for (const r of reports) {
-      if (r.readError !== undefined) {
-        io.out(`${r.path}: cannot read: ${r.readError}`);
-        continue;
-      }
-      io.out(
-        `${r.path}: ${r.format ?? "no readable records"}, ${r.summary.trajectories} trajectories: ${statsText(r.summary)}`,
-      );
-      io.out(`${r.path}: corrections replayed over the file (${r.summary.compared} tokens):`);
-      for (const replayed of r.replays) io.out(replayText(replayed));
-      for (const t of r.trajectories) {
-        io.out(`  ${t.id} (line ${t.line}, ${t.lanes[0]} vs ${t.lanes[1]}): ${statsText(t.stats)}`);
-      }
-      for (const s of r.skipped) io.out(`  ${s.id} (line ${s.line}) skipped: ${s.reason}`);
-      if (nothingCompared(r)) io.out(`${r.path}: ${NOTHING_COMPARED}`);
-      for (const e of r.errors) {
-        io.out(`  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`);
-      }
-    }
   }
-  // A trajectory not compared is never counted as "no mismatch": exit 2, as drift does.
-  const broken = reports.some(
-    (r) =>
-      r.readError !== undefined ||
-      r.errors.length > 0 ||
-      r.skipped.length > 0 ||
-      // A correction that needs an advantage some row lacks was not run on it (unchecked).
-      r.replays.some((x) => x.unchecked > 0) ||
-      nothingCompared(r),
-  );
-  if (broken) return 2;
-  const over =
-    failAbove !== undefined &&
-    reports.some((r) => r.summary.fractionCorrected > (failAbove as number));
-  return over ? 1 : 0;
+  const sink = mismatchSink(values.json === true, head, io);
+  let code = inputs.problems ? 2 : 0;
+  const workers = jobs > 1 ? createScanWorkers(jobs) : undefined;
+  try {
+    await runInOrder<TrajectoryMismatchReport[], MismatchUnitDone>(
+      inputs.files,
+      jobs,
+      (unit, onRows) =>
+        workers
+          ? workers
+              .run<TrajectoryMismatchReport[], MismatchUnitDone>(
+                { kind: "mismatch", unit, options },
+                onRows,
+              )
+              .catch((error: unknown) => failedUnit(unit, error))
+          : mismatchUnit(unit, options, onRows),
+      {
+        part: sink.part,
+        done(unit, done) {
+          sink.done(unit, done);
+          code = Math.max(code, exitCodeOf(done, failAbove));
+        },
+      },
+    );
+  } finally {
+    await workers?.close();
+  }
+  sink.end();
+  return code;
 }

@@ -47,6 +47,8 @@ export interface DriftFlags {
 /** `rollout-lens merge-reports` flags. */
 export interface MergeReportsFlags {
   readonly json?: boolean;
+  /** Mismatch reports: exit 1 when a merged file's fraction clipped/masked exceeds it. */
+  readonly failAbove?: string;
 }
 
 /** `rollout-lens rescore` flags. */
@@ -83,6 +85,8 @@ export interface MismatchFlags {
   readonly bounds?: string;
   readonly json?: boolean;
   readonly failAbove?: string;
+  readonly jobs: string;
+  readonly shard?: string;
   /** `--icepop-alpha X` and the other corrections' thresholds, by commander's camelCase key. */
   readonly [threshold: string]: string | boolean | undefined;
 }
@@ -90,6 +94,7 @@ export interface MismatchFlags {
 /** `rollout-lens groups` flags. */
 export interface GroupsFlags {
   readonly json?: boolean;
+  readonly jobs: string;
   readonly shard?: string;
   /** Comma-separated: duplicates, zero-variance, multiplicity. */
   readonly failOn?: string;
@@ -163,6 +168,8 @@ const INPUTS_HELP =
   "rollout files (JSONL), directories (their .jsonl/.ndjson files, recursively) or quoted globs ('runs/**/*.jsonl')";
 const SHARD_HELP =
   "check shard I of N (0-based): a stable 1/N of the files by path hash, or of one file's lines by byte range";
+const SCAN_JOBS_HELP =
+  "worker threads: each reads and scans whole files, N at a time, results in input order";
 
 const VALIDATE_FORMATS = formatChoices(VALIDATE_FORMAT_FLAGS);
 const DRIFT_FORMATS = formatChoices(DRIFT_FORMAT_FLAGS);
@@ -330,7 +337,7 @@ function thresholdOptions(): Option[] {
 export function mismatchSpec(): Command {
   const command = conventions(new Command("mismatch"))
     .description("training–inference mismatch between two logprob lanes, per trajectory and file")
-    .argument("[FILE...]", "rollout files (JSONL)")
+    .argument("[FILE...]", INPUTS_HELP)
     .addOption(
       option(
         "--lanes <A,B>",
@@ -350,6 +357,8 @@ export function mismatchSpec(): Command {
   return command
     .addOption(option("--json", "print one JSON object (docs/mismatch.md)"))
     .addOption(option("--fail-above <X>", "exit 1 when a file's fraction clipped/masked exceeds X"))
+    .addOption(option("--jobs <N>", SCAN_JOBS_HELP, "1"))
+    .addOption(option("--shard <I/N>", SHARD_HELP))
     .addOption(option(MAP_FLAG, MAP_DESCRIPTION))
     .addHelpText(
       "after",
@@ -370,6 +379,7 @@ export function groupsSpec(): Command {
     )
     .argument("[FILE...]", INPUTS_HELP)
     .addOption(option("--json", "print one JSON object (docs/forest.md)"))
+    .addOption(option("--jobs <N>", SCAN_JOBS_HELP, "1"))
     .addOption(
       option(
         "--shard <I/N>",
@@ -398,15 +408,29 @@ export function groupsSpec(): Command {
 /** `rollout-lens merge-reports`. */
 export function mergeReportsSpec(): Command {
   return conventions(new Command("merge-reports"))
-    .description("merge the --json reports of `drift --shard I/N` runs into one report")
-    .argument("[REPORT...]", "drift --json outputs, one per shard")
-    .addOption(option("--json", "print the merged report as one JSON object (as drift --json)"))
+    .description(
+      "merge the --json reports of `drift`, `mismatch` or `groups` --shard I/N runs into one report",
+    )
+    .argument("[REPORT...]", "drift, mismatch or groups --json outputs, one per shard")
+    .addOption(
+      option("--json", "print the merged report as one JSON object (as the scan's --json)"),
+    )
+    .addOption(
+      option(
+        "--fail-above <X>",
+        "mismatch reports: exit 1 when a file's fraction clipped/masked exceeds X",
+      ),
+    )
     .addHelpText(
       "after",
       "\nA file checked by several shards (byte ranges of one file) is merged into one: counts summed,\n" +
-        "results, unchecked trajectories and bad lines in line order. A trajectory reported twice,\n" +
-        "a missing or repeated shard, or shards that chose different tokenizers is an error.\n\n" +
-        `${DRIFT_EXIT_CODES.replace("Exit status:", "Exit status (drift's, on the merged report):")}`,
+        "results, unchecked trajectories and bad lines in line order; mismatch charts merged, a shard's\n" +
+        "rows shifted by those before it; a file's groups from its key shards joined in line order.\n" +
+        "A trajectory or group reported twice, a missing or repeated shard, shards that chose different\n" +
+        "tokenizers or replayed different corrections is an error.\n\n" +
+        `${DRIFT_EXIT_CODES.replace("Exit status:", "Exit status (drift's, on the merged report):")}\n` +
+        "Mismatch reports: 2 something not compared, 1 a fraction above --fail-above, else 0.\n" +
+        "Groups reports: 2 a file unreadable or a bad line, else 0 (--fail-on is the groups command's).",
     );
 }
 

@@ -3,7 +3,7 @@ import { recordStepOf, runPositionLabel, runPositionOf } from "../../src/core/fi
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { FileShard } from "../drift/driftFile";
-import { readLines, readNumberedLine } from "../files/readLines";
+import { readRecords } from "../files/readLines";
 import { type CommandIo, processIo } from "./commandIo";
 import { VALIDATE_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
@@ -54,9 +54,8 @@ export async function validateFile(
   const steps = stepRange();
   const part = shard === undefined ? {} : { shard };
   try {
-    for await (const line of readLines(path, shard)) {
+    for await (const { result } of readRecords(path, { range: shard, format, mapping })) {
       lines += 1;
-      const result = readNumberedLine(line, format, path, mapping);
       if (result.kind === "blank") blank += 1;
       else if (result.kind === "error") log.add(result.error);
       else {

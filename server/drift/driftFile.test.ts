@@ -133,7 +133,7 @@ describe("driftFile streaming", () => {
           check: async (ts) => {
             const delay = calls++ === 0 ? 50 : 0;
             await new Promise((done) => setTimeout(done, delay));
-            return ts.map(() => []);
+            return ts.map(() => ({ results: [], unchecked: [] }));
           },
           close: async () => {},
         },

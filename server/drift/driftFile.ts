@@ -1,10 +1,13 @@
-import { checkCallPrefixes, detectDrift } from "../../src/core/drift/detectDrift";
+import { checkCallPrefixes } from "../../src/core/drift/detectDrift";
+import type { DriftGate, UncheckedMode } from "../../src/core/drift/driftInputs";
 import {
-  type DriftGate,
-  modeInputMissing,
-  trajectoryUncheckedReason,
-  type UncheckedMode,
-} from "../../src/core/drift/driftInputs";
+  DRIFT_MAX_TOKENS,
+  type DriftVerdict,
+  reasonOfUnchecked,
+  runDriftChecks,
+  uncheckedFor,
+  unfitForDrift,
+} from "../../src/core/drift/driftRules";
 import { type RoundTripPath, roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import type { CallPrefixResult, DriftMode, DriftResult } from "../../src/core/drift/types";
 import { createErrorLog } from "../../src/core/files/errorLog";
@@ -13,7 +16,7 @@ import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import { createIdsFitCheck, type IdsMisfit } from "../../src/core/tokenizer/idsFit";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import { type ByteRange, readLines, readNumberedLine } from "../files/readLines";
+import { type ByteRange, readRecords, rolloutFileHead } from "../files/readLines";
 import { WorkerFailure } from "../workers/workerPool";
 import type { DriftEngine, DriftTokenizers } from "./driftTokenizers";
 
@@ -120,22 +123,6 @@ export interface DriftFileOptions {
   readonly maxTokens?: number;
 }
 
-/**
- * The longest trajectory drift checks, in tokens: a round trip costs time and memory in
- * proportion, and one 10M-token line must not hold a run for minutes. Longer ones are counted
- * unchecked, with their length and this cap (docs/drift.md).
- */
-export const DRIFT_MAX_TOKENS = 2_000_000;
-
-/** Why `t` is not checked whatever the tokenizer: it has no ids, or too many. */
-function unfitForDrift(t: Trajectory, maxTokens: number): string | undefined {
-  const absent = trajectoryUncheckedReason(t, {});
-  if (absent !== undefined) return absent;
-  let tokens = 0;
-  for (const s of t.segments) tokens += s.tokenIds.length;
-  return tokens > maxTokens ? `too long for drift (${tokens} tokens, cap ${maxTokens})` : undefined;
-}
-
 /** A pool batch named by its file and lines, for a worker's failure. */
 function batchLabel(path: string, sent: readonly Trajectory[]): string {
   const first = sent[0]?.source.line;
@@ -167,21 +154,6 @@ function entry(
   return { ...where(t), results, unchecked, ...(callPrefix ? { callPrefix } : {}) };
 }
 
-/** The checks of `modes` whose input `t` lacks (checked the same way detectDrift skips them). */
-function inputGaps(t: Trajectory, modes: readonly DriftMode[]): UncheckedMode[] {
-  return modes.flatMap((mode) => {
-    const reason = modeInputMissing(t, mode);
-    return reason === undefined ? [] : [{ mode, reason }];
-  });
-}
-
-/** One reason for several checks that did not run: `template: …; text: …`. */
-function reasonOf(gaps: readonly UncheckedMode[]): string {
-  return gaps.length === 1
-    ? (gaps[0]?.reason ?? "")
-    : gaps.map((g) => `${g.mode}: ${g.reason}`).join("; ");
-}
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -200,7 +172,11 @@ function createTally(asked: readonly DriftMode[]) {
   const unchecked: UncheckedTrajectory[] = [];
   /** `t` was not checked by the checks `gaps` name (all asked-for checks: not at all). */
   const notChecked = (t: Trajectory, gaps: readonly UncheckedMode[]) => {
-    unchecked.push({ ...where(t), reason: reasonOf(gaps), modes: gaps.map((g) => g.mode) });
+    unchecked.push({
+      ...where(t),
+      reason: reasonOfUnchecked(gaps),
+      modes: gaps.map((g) => g.mode),
+    });
     for (const g of gaps) {
       const c = countOf(g.mode);
       if (c) c.unchecked += 1;
@@ -257,24 +233,6 @@ function roundTripOf(
     : { roundTrip: "exact", roundTripReason: plan.reason };
 }
 
-/** The format of the file's first valid line and its first trajectory, read from the top. */
-async function fileHead(
-  path: string,
-  forced: FormatId | undefined,
-  mapping: ColumnMapping | undefined,
-): Promise<{ format?: FormatId; trajectory?: Trajectory }> {
-  let format = forced;
-  for await (const line of readLines(path)) {
-    const result = readNumberedLine(line, format, path, mapping);
-    if (result.kind !== "blank" && result.kind !== "error") {
-      format ??= result.format;
-      const trajectory = result.trajectories[0];
-      if (trajectory !== undefined) return { format, trajectory };
-    }
-  }
-  return format === undefined ? {} : { format };
-}
-
 /**
  * Streams `path` line by line (bad lines become errors, as in `validate`) and runs the drift checks
  * on every trajectory. With no forced format the first line that loads fixes the file's format;
@@ -329,11 +287,18 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     const at = sent.map(() => slots.push(PENDING) - 1 + offset);
     const ts = sent.map((x) => x.t);
     batch = [];
-    const done = (results: readonly (readonly DriftResult[])[]) => {
+    const done = (verdicts: readonly DriftVerdict[]) => {
       at.forEach((slot, k) => {
         const x = sent[k];
         if (x === undefined) return;
-        slots[slot - offset] = entry(x.t, results[k] ?? [], x.gaps);
+        const verdict = verdicts[k] ?? { results: [], unchecked: [] };
+        if (verdict.unchecked.length > 0) {
+          // The check failed on this trajectory (core/drift/driftRules.ts): unchecked, not clean.
+          slots[slot - offset] = FAILED;
+          notChecked(x.t, verdict.unchecked);
+          return;
+        }
+        slots[slot - offset] = entry(x.t, verdict.results, x.gaps);
         if (x.gaps.length > 0) notChecked(x.t, x.gaps);
       });
       settle();
@@ -349,6 +314,7 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     pending.push(pool.check(ts, options.modes, batchLabel(path, ts)).then(done, failed));
   };
   const chooseFor = (t: Trajectory | undefined) => fileTokenizerFor(t, options);
+  const maxTokens = options.maxTokens ?? DRIFT_MAX_TOKENS;
   const finish = (readError?: string): FileDrift => {
     settle();
     unchecked.sort((a, b) => a.line - b.line || a.row - b.row);
@@ -365,13 +331,13 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
     if (options.shard !== undefined && options.shard.start > 0) {
       // A later byte range is judged as the whole file is: with the format of the file's first
       // valid line and the tokenizer of its first trajectory (usually line 1: a short read).
-      const head = await fileHead(path, format, options.mapping);
+      const head = await rolloutFileHead(path, format, options.mapping);
       format ??= head.format;
       if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
     }
-    for await (const line of readLines(path, options.shard)) {
+    const reading = { format, mapping: options.mapping, range: options.shard };
+    for await (const { result } of readRecords(path, reading)) {
       if (failure) throw failure;
-      const result = readNumberedLine(line, format, path, options.mapping);
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.add(result.error);
@@ -381,19 +347,16 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
       format ??= result.format;
       for (const t of result.trajectories) {
         // Text only, or too long: no reason to load (or name) a tokenizer for it.
-        const unfit = unfitForDrift(t, options.maxTokens ?? DRIFT_MAX_TOKENS);
+        const unfit = unfitForDrift(t, maxTokens);
         if (unfit !== undefined) {
           allModes(t, unfit);
           continue;
         }
         file ??= await chooseFor(t);
-        const reason = trajectoryUncheckedReason(t, gateOf(file, options));
-        if (reason !== undefined) {
-          allModes(t, reason);
-          continue;
-        }
-        const gaps = inputGaps(t, options.modes);
-        if (gaps.length === options.modes.length) {
+        // The core's rules (core/drift/driftRules.ts), as the browser's file scan runs them.
+        const gate = gateOf(file, options);
+        const gaps = uncheckedFor(t, { modes: options.modes, gate, maxTokens });
+        if (gaps.length >= options.modes.length) {
           notChecked(t, gaps);
           continue;
         }
@@ -402,19 +365,17 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
           if (batch.length >= POOL_BATCH) flush();
           continue;
         }
-        try {
-          const results = detectDrift(t, file.engine.tokenizer, {
-            modes: options.modes,
-            // The plan is built once per tokenizer (cached), so this is a lookup.
-            accelerator: roundTripPlanFor(file.engine.tokenizer).accelerator,
-          });
-          slots.push(entry(t, results, gaps));
-          if (gaps.length > 0) notChecked(t, gaps);
-          settle();
-        } catch (error) {
+        // The plan is built once per tokenizer (cached), so this is a lookup.
+        const { accelerator } = roundTripPlanFor(file.engine.tokenizer);
+        const verdict = runDriftChecks(t, file.engine.tokenizer, options.modes, accelerator);
+        if (verdict.unchecked.length > 0) {
           // This trajectory cannot be checked; the rest of the file still is.
-          allModes(t, `cannot check drift: ${messageOf(error)}`);
+          notChecked(t, verdict.unchecked);
+          continue;
         }
+        slots.push(entry(t, verdict.results, gaps));
+        if (gaps.length > 0) notChecked(t, gaps);
+        settle();
       }
     }
     flush();

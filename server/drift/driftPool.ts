@@ -1,4 +1,5 @@
-import type { DriftMode, DriftResult } from "../../src/core/drift/types";
+import type { DriftVerdict } from "../../src/core/drift/driftRules";
+import type { DriftMode } from "../../src/core/drift/types";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { createWorkerPool, workerUrl } from "../workers/workerPool";
 import { type DriftWorkerRequest, packTrajectories } from "./driftProtocol";
@@ -6,7 +7,7 @@ import { type DriftWorkerRequest, packTrajectories } from "./driftProtocol";
 /** Checks batches of trajectories on worker threads (each holds its own tokenizer and caches). */
 export interface DriftPool {
   /**
-   * Drift results of each trajectory; `label` names the batch (file and lines) in the error when
+   * The verdict of each trajectory (core/drift/driftRules.ts runDriftChecks); `label` names the batch (file and lines) in the error when
    * its worker fails (a crash, a kill: the batch rejects with a WorkerFailure and the worker is
    * replaced).
    */
@@ -14,7 +15,7 @@ export interface DriftPool {
     trajectories: readonly Trajectory[],
     modes: readonly DriftMode[],
     label?: string,
-  ): Promise<DriftResult[][]>;
+  ): Promise<DriftVerdict[]>;
   /** Terminates a worker that is checking a batch, as a crash would (tests). */
   kill?(): Promise<boolean>;
   close(): Promise<void>;
@@ -31,7 +32,7 @@ function labelOf(trajectories: readonly Trajectory[]): string {
 
 /** Starts `size` drift workers for a tokenizer name or folder. */
 export function createDriftPool(tokenizer: string, size: number): DriftPool {
-  const pool = createWorkerPool<DriftWorkerRequest, DriftResult[][]>({
+  const pool = createWorkerPool<DriftWorkerRequest, DriftVerdict[]>({
     name: "drift",
     url: workerUrl("drift", "drift.worker"),
     size,

@@ -73,7 +73,8 @@ describe("bounded reading", () => {
 
 describe("drift's token cap", () => {
   it("counts a trajectory over the cap unchecked, with its length and the cap, in bounded time", async () => {
-    const { driftFile, DRIFT_MAX_TOKENS } = await import("../drift/driftFile");
+    const { driftFile } = await import("../drift/driftFile");
+    const { DRIFT_MAX_TOKENS } = await import("../../src/core/drift/driftRules");
     const { createDriftTokenizers } = await import("../drift/driftTokenizers");
     const record = JSON.parse(slime) as Record<string, unknown>;
     const response = DRIFT_MAX_TOKENS + 1000;

@@ -21,6 +21,7 @@ import { isParquetHead } from "../../src/core/formats/parquet";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError, LineResult } from "../../src/core/formats/types";
 import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
+import type { Trajectory } from "../../src/core/trajectory/types";
 import { parquetLines } from "./parquetReader";
 
 /**
@@ -48,6 +49,67 @@ export function readNumberedLine(
 ): LineResult {
   if (line.error) return { kind: "error", error: line.error };
   return readRolloutLine(line.text, line.lineNo, format, path, mapping);
+}
+
+/** How `readRecords` reads a file. */
+export interface ReadRecordsOptions {
+  /** Only the lines starting in this byte range (numbered as in the whole file). */
+  readonly range?: ByteRange;
+  /** Read every record in this format (`--format`); else the first valid record fixes it. */
+  readonly format?: FormatId;
+  /** Read every record through this column mapping (`--map`; records of unknown shape). */
+  readonly mapping?: ColumnMapping;
+  /** False: detect each record's format on its own instead of fixing the first one's. */
+  readonly fixFormat?: boolean;
+  /** What the records' errors call the file (default: `path`; a served file's name). */
+  readonly name?: string;
+}
+
+/** One record of a file read: its 1-based line number (row r of a table: r + 1) and what it holds. */
+export interface ReadRecord {
+  readonly lineNo: number;
+  readonly result: LineResult;
+}
+
+/**
+ * The one reader of "a file's trajectories" on the server: every record of `path` in order,
+ * whatever holds it — JSON lines, a JSON document, a Parquet table, a torch.save dump
+ * (`readLines`) — read into trajectories (`readRolloutLine`, through `options.mapping`), blank
+ * records and bad ones (with line and field) included, so each command counts them its way. The
+ * first valid record fixes the format of the rest, as the browser's file index does, unless one
+ * is forced or `fixFormat` is false. A file that cannot be read at all throws.
+ */
+export async function* readRecords(
+  path: string,
+  options: ReadRecordsOptions = {},
+): AsyncGenerator<ReadRecord> {
+  const { mapping, fixFormat = true, name = path } = options;
+  let format = options.format;
+  for await (const line of readLines(path, options.range)) {
+    const result = readNumberedLine(line, format, name, mapping);
+    if (fixFormat && result.kind === "trajectories") format ??= result.format;
+    yield { lineNo: line.lineNo, result };
+  }
+}
+
+/**
+ * The format of the file's first valid line and its first trajectory, read from the top: what a
+ * later byte range of the file (`--shard`, a scan's part) is judged by, as one run over the
+ * whole file judges it.
+ */
+export async function rolloutFileHead(
+  path: string,
+  forced: FormatId | undefined,
+  mapping: ColumnMapping | undefined,
+): Promise<{ format?: FormatId; trajectory?: Trajectory }> {
+  let format = forced;
+  for await (const { result } of readRecords(path, { format: forced, mapping })) {
+    if (result.kind !== "trajectories") continue;
+    format ??= result.format;
+    const trajectory = result.trajectories[0];
+    if (trajectory !== undefined) return { format, trajectory };
+  }
+  return format === undefined ? {} : { format };
 }
 
 /** The file's first `n` bytes (fewer when it is shorter). */

@@ -12,7 +12,7 @@ import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { driftFile, hasDrift } from "../drift/driftFile";
 import type { DriftTokenizers } from "../drift/driftTokenizers";
-import { readLines, readNumberedLine } from "./readLines";
+import { readRecords } from "./readLines";
 
 /**
  * Group forensics are built for step files up to this size: a file's members are held (ids and
@@ -36,8 +36,8 @@ export async function computeStepStats(
   const forests = size <= STEP_GROUPS_MAX_BYTES ? forestCollector() : undefined;
   let withIds = 0;
   let idsAbsent: string | undefined;
-  for await (const line of readLines(path)) {
-    const result = readNumberedLine(line, undefined, path, mapping);
+  // Each record read on its own (no format fixed by the first), as the run charts always have.
+  for await (const { result } of readRecords(path, { mapping, fixFormat: false })) {
     if (result.kind === "blank") continue;
     if (result.kind === "error") {
       stats.addError();

@@ -2,7 +2,6 @@ import { stat } from "node:fs/promises";
 import { type RowSummary, summarizeTrajectory } from "../../src/core/files/rowSummary";
 import { groupKeyOf } from "../../src/core/forest/groupKeys";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
@@ -13,7 +12,7 @@ import {
   type RegisteredFile,
   servedPath,
 } from "../files/fileRegistry";
-import { readLines } from "../files/readLines";
+import { readRecords } from "../files/readLines";
 
 /** Bad lines kept per file with their words; the rest are counted. */
 const ERRORS_KEPT = 50;
@@ -55,16 +54,13 @@ async function* trajectoriesOf(
   mapping: ColumnMapping | undefined,
   onError: (error: LineError) => void,
 ): AsyncGenerator<{ t: Trajectory; format: FormatId }> {
-  let format: FormatId | undefined;
-  for await (const { lineNo, text } of readLines(path)) {
-    const result = readRolloutLine(text, lineNo, format, path, mapping);
+  for await (const { result } of readRecords(path, { mapping })) {
     if (result.kind === "blank") continue;
     if (result.kind === "error") {
       onError(result.error);
       continue;
     }
-    format ??= result.format;
-    for (const t of result.trajectories) yield { t, format };
+    for (const t of result.trajectories) yield { t, format: result.format };
   }
 }
 

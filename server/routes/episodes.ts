@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { trajectoryToAtif } from "../../src/core/formats/atif";
-import { readRolloutLens } from "../../src/core/formats/rolloutLens";
 import { TOKENIZER_REASON_TEXT } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import {
@@ -12,6 +11,7 @@ import {
 import type { BranchOutcome } from "../agent/branches";
 import { type EpisodeManager, TooManyEpisodesError } from "../agent/episodeManager";
 import type { SseGate } from "../security/sseGate";
+import { readStoredEpisode } from "../store/findTrajectory";
 import { readJsonBody } from "./readJsonBody";
 
 /** The episodes resource: start, list, fetch, follow (SSE), abort, and answer the human tool. */
@@ -96,10 +96,11 @@ export function episodesRoutes(options: {
     const stored = await options.findStored(id);
     if (!stored) return c.json({ error: `no episode "${id}"` }, 404);
     if (format !== "atif") return c.json(stored);
-    const read = readRolloutLens(stored, { line: 0 });
-    const [t] = read.ok ? read.trajectories : [];
-    if (!t) return c.json({ error: `episode "${id}" is stored but cannot be read back` }, 500);
-    return c.json(trajectoryToAtif(t));
+    const read = readStoredEpisode(stored);
+    if (read.kind !== "found") {
+      return c.json({ error: `episode "${id}" is stored but cannot be read back` }, 500);
+    }
+    return c.json(trajectoryToAtif(read.trajectory));
   });
 
   app.get("/:id/events", (c) => {

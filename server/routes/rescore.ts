@@ -13,6 +13,7 @@ import { RESCORED_LANE, rescoreInfo, tokenIdsOf } from "../rescore/rescoreTrajec
 import { SglangContextLengthError, SglangError } from "../sglang/errors";
 import type { RescoreResult } from "../sglang/rescore";
 import type { SglangClient } from "../sglang/sglangClient";
+import { findTrajectory } from "../store/findTrajectory";
 import { readJsonBody } from "./readJsonBody";
 
 /** `force`: rescore even where the upstream's model family does not match the ids. */
@@ -166,12 +167,16 @@ async function persistLane(
 }
 
 async function episode(options: RescoreRoutesOptions, id: string): Promise<Found> {
-  const live = options.liveTrajectory(id);
-  if (live) return { ok: true, trajectory: live };
-  const stored = await options.findStored(id);
-  if (stored === undefined) return { ok: false, status: 404, error: `no episode "${id}"` };
-  const found = record(stored, 0);
-  return found.ok ? { ok: true, trajectory: found.trajectory } : found;
+  const found = await findTrajectory(options, id);
+  if (found.kind === "unknown") return { ok: false, status: 404, error: `no episode "${id}"` };
+  if (found.kind === "unreadable") {
+    const { field, message } = found.error;
+    return { ok: false, status: 400, error: `record${field ? ` ${field}` : ""}: ${message}` };
+  }
+  if (!found.isLive && found.trajectory.segments.length === 0) {
+    return { ok: false, status: 400, error: "row 0: no token ids to rescore (a text-only record)" };
+  }
+  return { ok: true, trajectory: found.trajectory };
 }
 
 function record(value: string | Readonly<Record<string, unknown>> | unknown, row: number): Found {

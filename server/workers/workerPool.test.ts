@@ -13,6 +13,7 @@ parentPort.on("message", ({ id, request }) => {
   if (request === "exit") process.exit(3);
   if (request === "crash") setTimeout(() => { throw new Error("boom outside a call"); });
   if (request === "grow") { const keep = []; for (;;) keep.push(new Array(1e6).fill(keep.length)); }
+  if (request === "parts") { parentPort.postMessage({ partial: 1 }); parentPort.postMessage({ partial: 2 }); }
   if (request === "throw") parentPort.postMessage({ id, ok: false, message: "bad input" });
   else if (request !== "crash") parentPort.postMessage({ id, ok: true, result: request });
 });
@@ -37,6 +38,13 @@ const start = (size = 1) => {
 };
 
 describe("worker pool", () => {
+  it("passes a call's pieces on, in order, before its result", async () => {
+    const p = start();
+    const parts: unknown[] = [];
+    const result = await p.call("parts", { label: "a.jsonl", onPartial: (v) => parts.push(v) });
+    expect([parts, result]).toEqual([[1, 2], "parts"]);
+  });
+
   it("answers calls and passes a call's own error on without replacing the worker", async () => {
     const p = start();
     expect(await p.call("echo", { label: "a.jsonl" })).toBe("echo");

@@ -46,12 +46,17 @@ export interface CallOptions {
   /** Time the call may take once its worker starts it; past it the worker is terminated. */
   readonly budgetMs?: number;
   readonly transfer?: readonly Transferable[];
+  /** Pieces of the result the worker passes on while the call runs (`postPartial`), in order. */
+  readonly onPartial?: (value: unknown) => void;
 }
 
 export interface WorkerPool<Request, Result> {
   call(request: Request, options: CallOptions): Promise<Result>;
-  /** Terminates a busy worker, as a crash would (tests; a caller that gave up). */
-  kill(): Promise<boolean>;
+  /**
+   * Terminates a busy worker, as a crash would (tests; a caller that gave up); with `running`,
+   * only one that has started its call (not one still loading).
+   */
+  kill(running?: boolean): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -72,6 +77,10 @@ interface Slot {
     | undefined;
   /** Where the running call has got to, as its worker reported (`progress`). */
   at: string | undefined;
+  /** The running call's `onPartial`. */
+  onPartial: ((value: unknown) => void) | undefined;
+  /** True once the running call was handed to a started worker. */
+  isRunning: boolean;
 }
 
 function startWorker(options: WorkerPoolOptions, slot: Slot): Worker {
@@ -91,6 +100,7 @@ function startWorker(options: WorkerPoolOptions, slot: Slot): Worker {
     worker.on("message", (message: WorkerMessage) => {
       if ("ready" in message) resolve();
       else if ("progress" in message) slot.at = message.progress;
+      else if ("partial" in message) slot.onPartial?.(message.partial);
       else if (slot.current?.id === message.id) slot.current.settle(message);
     });
     worker.on("error", (error) => {
@@ -119,11 +129,14 @@ function runJob<Request, Result>(
   return new Promise<void>((done) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     slot.at = undefined;
+    slot.onPartial = job.options.onPartial;
     slot.current = {
       id,
       settle: (reply) => {
         if (slot.current?.id !== id) return;
         slot.current = undefined;
+        slot.onPartial = undefined;
+        slot.isRunning = false;
         clearTimeout(timer);
         if (reply instanceof Error) {
           const at = slot.at === undefined ? "" : ` (at ${slot.at})`;
@@ -150,6 +163,7 @@ function runJob<Request, Result>(
           }, budgetMs);
         }
         worker.postMessage({ id, request: job.request }, [...(transfer ?? [])]);
+        slot.isRunning = true;
       },
       () => {},
     );
@@ -165,6 +179,8 @@ export function createWorkerPool<Request, Result>(
     ready: undefined,
     current: undefined,
     at: undefined,
+    onPartial: undefined,
+    isRunning: false,
   }));
   const queue: Job<Request, Result>[] = [];
   let nextId = 0;
@@ -176,7 +192,7 @@ export function createWorkerPool<Request, Result>(
       if (job) void runJob(options, slot, job, nextId++).then(pump);
     }
   };
-  return {
+  const pool: WorkerPool<Request, Result> = {
     call(request, callOptions) {
       if (closed) return Promise.reject(new Error(`${options.name} workers are closed`));
       return new Promise<Result>((resolve, reject) => {
@@ -184,16 +200,34 @@ export function createWorkerPool<Request, Result>(
         pump();
       });
     },
-    async kill() {
-      const busy = slots.find((s) => s.current && s.worker);
+    async kill(running = false) {
+      const busy = slots.find((s) => s.current && s.worker && (!running || s.isRunning));
       if (!busy?.worker) return false;
       await busy.worker.terminate();
       return true;
     },
     async close() {
       closed = true;
+      livePools.delete(named);
       for (const job of queue.splice(0)) job.reject(new Error(`${options.name} workers closed`));
       await Promise.all(slots.map((s) => s.worker?.terminate()));
     },
   };
+  const named = { name: options.name, pool };
+  livePools.add(named);
+  return pool;
+}
+
+/** The pools not yet closed, by name: what `killBusyWorker` looks through. */
+const livePools = new Set<{ readonly name: string; readonly pool: WorkerPool<unknown, unknown> }>();
+
+/**
+ * Terminates a worker of a live pool named `name` ("drift", "scan") that is running a call, as a
+ * crash or the OOM killer would; false when none is. For tests of a whole command's crash handling.
+ */
+export async function killBusyWorker(name: string): Promise<boolean> {
+  for (const live of livePools) {
+    if (live.name === name && (await live.pool.kill(true))) return true;
+  }
+  return false;
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { correction } from "../core/mismatch/mismatch";
-import { type DriftScanFile, driftQueries, scanSubject } from "./drift";
+import type { ScanFile } from "../workers/scanClients";
+import { driftQueries } from "./drift";
 import { mismatchQueries } from "./mismatch";
+import { scanSubject } from "./scans";
 
-function fileWith(mapping?: ColumnMapping): DriftScanFile {
+function fileWith(mapping?: ColumnMapping): ScanFile {
   const blob = new Blob(["x"]);
   return {
     source: { kind: "blob", name: "t.parquet", blob, ...(mapping ? { mapping } : {}) },

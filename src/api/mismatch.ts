@@ -1,11 +1,12 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { MismatchScanOptions, RowMismatch } from "../core/mismatch/fileMismatch";
+import { type ScanFile, scanPlan } from "../workers/scanClients";
 import {
   type FileMismatch,
-  mismatchWithPool,
   type PoolScanProgress,
-} from "../workers/driftScanPool";
-import { type DriftScanFile, progressStores, scanPlan, scanSubject } from "./drift";
+  scanMismatchWithPool,
+} from "../workers/scanPool";
+import { progressStores, scanSubject } from "./scans";
 
 const mismatchProgress = progressStores<PoolScanProgress<RowMismatch>>();
 
@@ -21,7 +22,7 @@ export function mismatchProgressStore(subject: string, options: MismatchScanOpti
 export const mismatchQueries = {
   all: () => ["mismatch"] as const,
   /** The mismatch of every trajectory of an open file and its charts, on the scan worker pool. */
-  file: (fileId: string, options: MismatchScanOptions, file: DriftScanFile | undefined) => {
+  file: (fileId: string, options: MismatchScanOptions, file: ScanFile | undefined) => {
     const key = progressKey(scanSubject(fileId, file), options);
     return queryOptions({
       queryKey: [...mismatchQueries.all(), "file", key] as const,
@@ -30,7 +31,7 @@ export const mismatchQueries = {
         mismatchProgress.clear(key);
         const { ranges, clients } = await scanPlan(file);
         const job = { source: file.source, options, file: ranges };
-        return mismatchWithPool(clients, job, (p) => mismatchProgress.report(key, p), signal);
+        return scanMismatchWithPool(clients, job, (p) => mismatchProgress.report(key, p), signal);
       },
       staleTime: Number.POSITIVE_INFINITY,
       // A scan is costly: keep it while the tab lives, also when the table is not on screen.

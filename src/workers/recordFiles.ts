@@ -19,7 +19,7 @@ import type { ByteFileSource, FileCompanions } from "./rolloutFileProtocol";
 /*
  * A file's bytes from where it lives (a local File, or the server's byte-range endpoint), and its
  * records when it is a Parquet table or one JSON document. The file worker indexes through these;
- * a drift worker opens the same records to check a range of them.
+ * a scan worker opens the same records to check a range of them.
  */
 
 export interface ByteSource {

@@ -256,7 +256,7 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
       }
       const { index, records } = opened;
       if (records) {
-        // Whole record groups (Parquet row groups, a JSON document's records): a drift worker
+        // Whole record groups (Parquet row groups, a JSON document's records): a scan worker
         // opens the same records (workers/recordFiles.ts) and checks its range of them.
         const ranges = splitRecordRanges(records.groups, index.rows, request.targetBytes);
         const totalBytes = records.groups.reduce((sum, g) => sum + g.bytes, 0);

@@ -65,7 +65,7 @@ export interface TableMapping {
  */
 export class RolloutFileClient {
   private readonly rpc: WorkerRpc<WorkerRequest, WorkerReply>;
-  /** Where the file is read from, and through which column mapping (drift workers read it too). */
+  /** Where the file is read from, and through which column mapping (scan workers read it too). */
   private fileSource: RolloutFileSource;
   private readonly listeners = new Set<() => void>();
   // Grown in place: copying every row on every progress message would be quadratic.

@@ -4,8 +4,8 @@ import type { FormatId } from "../formats/types";
 import { createIdsFitCheck } from "../tokenizer/idsFit";
 import type { Tokenizer } from "../tokenizer/types";
 import type { Trajectory } from "../trajectory/types";
-import { detectDrift } from "./detectDrift";
-import { modeInputMissing, trajectoryUncheckedReason } from "./driftInputs";
+import type { DriftGate } from "./driftInputs";
+import { checkTrajectoryDrift, reasonOfUnchecked } from "./driftRules";
 import { type RoundTripPath, roundTripPlanFor } from "./roundTripPlan";
 import { type RowDrift, rowDriftOf } from "./rowDrift";
 import type { DriftMode, DriftResult } from "./types";
@@ -35,15 +35,23 @@ export function createFileDriftScan(): FileDriftScan {
 export type RowCheck = (t: Trajectory) => DriftResult | { readonly unchecked: string };
 
 /**
+ * The scan's tokenizer when it was chosen for the file (from its first trajectory, among `names`,
+ * else `fallback`) rather than picked by the user: a record naming another one is then unchecked.
+ */
+export type ChosenTokenizer = NonNullable<DriftGate["chosen"]>;
+
+/**
  * A scan of one mode with `tok`, ready for lines or records: its empty state (with the round-trip
  * path it will take) and its check of one trajectory. Every file scan starts here (browser drift
- * workers, byte ranges and record ranges alike).
+ * workers, byte ranges and record ranges alike). `chosen` is set when the tokenizer was chosen
+ * for the file rather than picked (the CLI's rule for a record naming another one).
  */
 export function startFileDriftScan(
   tok: Tokenizer,
   mode: DriftMode,
   format: FormatId | undefined,
   mapping?: ColumnMapping,
+  chosen?: ChosenTokenizer,
 ): { state: FileDriftScan; checkOne: RowCheck } {
   const state = createFileDriftScan();
   state.format = format;
@@ -54,13 +62,17 @@ export function startFileDriftScan(
       plan.path === "fast" ? { path: "fast" } : { path: "exact", reason: plan.reason };
   }
   const { accelerator } = plan;
-  const gate = { misfit: createIdsFitCheck(tok) };
-  // The CLI's rule (driftInputs.ts): no ids, ids not the tokenizer's, or no input for the mode.
+  const gate: DriftGate = {
+    misfit: createIdsFitCheck(tok),
+    ...(chosen ? { chosen } : {}),
+  };
+  const rules = { modes: [mode], gate };
+  // The CLI's rules (driftRules.ts): no ids, too long, ids or record not the tokenizer's, no
+  // input for the mode, or a check that failed.
   const checkOne: RowCheck = (t) => {
-    const reason = trajectoryUncheckedReason(t, gate) ?? modeInputMissing(t, mode);
-    if (reason !== undefined) return { unchecked: reason };
-    const result = detectDrift(t, tok, { modes: [mode], accelerator })[0];
-    return result ?? { unchecked: `the ${mode} check gave no result` };
+    const verdict = checkTrajectoryDrift(t, tok, rules, accelerator);
+    if (verdict.unchecked.length > 0) return { unchecked: reasonOfUnchecked(verdict.unchecked) };
+    return verdict.results[0] ?? { unchecked: `the ${mode} check gave no result` };
   };
   return { state, checkOne };
 }

@@ -82,7 +82,12 @@ export interface FileMismatchStats {
   readonly fractionCorrected: number;
 }
 
-export function aggregateMismatch(all: readonly MismatchStats[]): FileMismatchStats {
+/**
+ * Whole-file statistics folded one trajectory at a time, in file order (a streamed scan holds
+ * none of them): `add` each trajectory's stats, `finish` for the file's.
+ */
+export function mismatchTotals() {
+  let trajectories = 0;
   let compared = 0;
   let missing = 0;
   let abs = 0;
@@ -93,31 +98,42 @@ export function aggregateMismatch(all: readonly MismatchStats[]): FileMismatchSt
   let k3 = 0;
   let clipped = 0;
   let masked = 0;
-  for (const s of all) {
-    compared += s.compared;
-    missing += s.missing;
-    abs += s.meanAbsDelta * s.compared;
-    max = Math.max(max, s.maxAbsDelta);
-    dp += s.meanAbsDp * s.compared;
-    k1 += s.k1 * s.compared;
-    k2 += s.k2 * s.compared;
-    k3 += s.k3 * s.compared;
-    clipped += s.clipped;
-    masked += s.masked;
-  }
-  const mean = (x: number) => (compared === 0 ? 0 : x / compared);
   return {
-    trajectories: all.length,
-    compared,
-    missing,
-    meanAbsDelta: mean(abs),
-    maxAbsDelta: max,
-    meanAbsDp: mean(dp),
-    k1: mean(k1),
-    k2: mean(k2),
-    k3: mean(k3),
-    clipped,
-    masked,
-    fractionCorrected: mean(clipped + masked),
+    add(s: MismatchStats): void {
+      trajectories += 1;
+      compared += s.compared;
+      missing += s.missing;
+      abs += s.meanAbsDelta * s.compared;
+      max = Math.max(max, s.maxAbsDelta);
+      dp += s.meanAbsDp * s.compared;
+      k1 += s.k1 * s.compared;
+      k2 += s.k2 * s.compared;
+      k3 += s.k3 * s.compared;
+      clipped += s.clipped;
+      masked += s.masked;
+    },
+    finish(): FileMismatchStats {
+      const mean = (x: number) => (compared === 0 ? 0 : x / compared);
+      return {
+        trajectories,
+        compared,
+        missing,
+        meanAbsDelta: mean(abs),
+        maxAbsDelta: max,
+        meanAbsDp: mean(dp),
+        k1: mean(k1),
+        k2: mean(k2),
+        k3: mean(k3),
+        clipped,
+        masked,
+        fractionCorrected: mean(clipped + masked),
+      };
+    },
   };
+}
+
+export function aggregateMismatch(all: readonly MismatchStats[]): FileMismatchStats {
+  const totals = mismatchTotals();
+  for (const s of all) totals.add(s);
+  return totals.finish();
 }

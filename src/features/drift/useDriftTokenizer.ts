@@ -19,9 +19,18 @@ export function useDriftTokenizer(trajectory?: Trajectory) {
     if (picked === undefined && data === undefined) return undefined;
     return chooseTokenizerFor(trajectory, { picked, names, fallback: data?.default ?? "" });
   }, [picked, data, names, trajectory]);
+  // Chosen for the file rather than picked: the scan leaves unchecked a record naming another one.
+  const chosen = useMemo(
+    () =>
+      choice && choice.reason !== "picked"
+        ? { name: choice.name, names, fallback: data?.default ?? "" }
+        : undefined,
+    [choice, names, data],
+  );
   return {
     tokenizer: choice?.name,
     reason: choice?.reason,
+    chosen,
     names,
     error: catalog.error ? catalog.error.message : undefined,
   };

@@ -1,8 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, useSyncExternalStore } from "react";
-import { type DriftScanFile, driftQueries, scanProgressStore, scanSubject } from "../../api/drift";
+import { driftQueries, scanProgressStore } from "../../api/drift";
+import { scanSubject } from "../../api/scans";
 import { summarizeFileDrift } from "../../core/drift/rowDrift";
 import type { Trajectory } from "../../core/trajectory/types";
+import type { ScanFile } from "../../workers/scanClients";
 import { useDriftMode } from "./driftPrefsStore";
 import { useDriftTokenizer } from "./useDriftTokenizer";
 
@@ -14,15 +16,15 @@ import { useDriftTokenizer } from "./useDriftTokenizer";
  */
 export function useFileDrift(
   fileId: string,
-  file: DriftScanFile | undefined,
+  file: ScanFile | undefined,
   sample: { readonly trajectory: Trajectory | undefined; readonly isSettled: boolean },
 ) {
-  const { tokenizer } = useDriftTokenizer(sample.trajectory);
+  const { tokenizer, chosen } = useDriftTokenizer(sample.trajectory);
   const mode = useDriftMode();
   const scanKey = `${tokenizer}\u0000${mode}`;
   const [startedKey, setStartedKey] = useState<string | undefined>(undefined);
   const queryClient = useQueryClient();
-  const options = driftQueries.file(fileId, tokenizer ?? "", mode, file);
+  const options = driftQueries.file(fileId, tokenizer ?? "", mode, file, chosen);
   const query = useQuery({
     ...options,
     enabled: tokenizer !== undefined && file !== undefined && startedKey === scanKey,

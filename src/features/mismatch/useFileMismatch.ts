@@ -1,9 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, useSyncExternalStore } from "react";
-import { type DriftScanFile, scanSubject } from "../../api/drift";
 import { mismatchProgressStore, mismatchQueries } from "../../api/mismatch";
+import { scanSubject } from "../../api/scans";
 import type { MismatchScanOptions } from "../../core/mismatch/fileMismatch";
 import { correction } from "../../core/mismatch/mismatch";
+import type { ScanFile } from "../../workers/scanClients";
 
 /** What the file page compares until the picker says otherwise: each trajectory's default lanes, token-level truncation at C = 2. */
 export const FILE_MISMATCH_OPTIONS: MismatchScanOptions = { correction: correction("token-trunc") };
@@ -12,7 +13,7 @@ export const FILE_MISMATCH_OPTIONS: MismatchScanOptions = { correction: correcti
  * The mismatch scan of an open file: started by `start()`, kept as a query (keyed by file and
  * options) so it survives leaving and re-entering the table; cancellable, with progress.
  */
-export function useFileMismatch(fileId: string, file: DriftScanFile | undefined) {
+export function useFileMismatch(fileId: string, file: ScanFile | undefined) {
   const [isStarted, setStarted] = useState(false);
   // The lanes and correction of the scan shown (the picker's, applied by start()).
   const [scanOptions, setScanOptions] = useState<MismatchScanOptions>(FILE_MISMATCH_OPTIONS);

@@ -1,4 +1,4 @@
-import type { FileDriftScan } from "../core/drift/fileDriftScan";
+import type { ChosenTokenizer, FileDriftScan } from "../core/drift/fileDriftScan";
 import type { RowDrift } from "../core/drift/rowDrift";
 import type { DriftMode, DriftResult } from "../core/drift/types";
 import type { ScanRange } from "../core/files/scanRanges";
@@ -12,11 +12,25 @@ import type { Trajectory } from "../core/trajectory/types";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
 /**
- * Messages between `driftClient` and `drift.worker`. Every request carries an id; every answer
+ * Messages between `scanClient` and `scan.worker` (drift checks, drift and mismatch file scans). Every request carries an id; every answer
  * names it. A scan answers with `progress` messages, then `scanned` or `error`; a range scan with
  * `rangeRows` messages, then `rangeScanned` or `error`.
  */
-export type DriftRequest =
+/** What a range of a file is scanned with: the tokenizer, the mode and the file's format. */
+export interface DriftRangeJob {
+  readonly tokenizer: string;
+  /**
+   * Set when the tokenizer was chosen for the file (from its first trajectory) rather than picked:
+   * a record naming another tokenizer is then unchecked, as in `rollout-lens drift`.
+   */
+  readonly chosen?: ChosenTokenizer;
+  readonly source: RolloutFileSource;
+  readonly mode: DriftMode;
+  /** The file's format, as its index fixed it (a range may not hold the first good line). */
+  readonly format: FormatId | undefined;
+}
+
+export type ScanRequest =
   | {
       readonly type: "check";
       readonly id: number;
@@ -31,17 +45,12 @@ export type DriftRequest =
       readonly source: RolloutFileSource;
       readonly mode: DriftMode;
     }
-  | {
-      /** One piece of a file, for a pool of drift workers (see driftScanPool.ts). */
-      readonly type: "scanRange";
+  | ({
+      /** One piece of a file, for a pool of scan workers (see scanPool.ts). */
+      readonly type: "driftRange";
       readonly id: number;
-      readonly tokenizer: string;
-      readonly source: RolloutFileSource;
-      readonly mode: DriftMode;
       readonly range: ScanRange;
-      /** The file's format, as its index fixed it (a range may not hold the first good line). */
-      readonly format: FormatId | undefined;
-    }
+    } & DriftRangeJob)
   | {
       /** The mismatch of one piece of a file (no tokenizer needed), for the same pool. */
       readonly type: "mismatchRange";
@@ -92,7 +101,7 @@ export interface ScanProgress {
   readonly rows: number;
 }
 
-export type DriftResponse =
+export type ScanResponse =
   | { readonly type: "checked"; readonly id: number; readonly drift: TrajectoryDrift }
   | ({ readonly type: "progress"; readonly id: number } & ScanProgress)
   | { readonly type: "scanned"; readonly id: number; readonly scan: FileDriftScan }

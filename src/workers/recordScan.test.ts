@@ -5,16 +5,16 @@ import { createFileIndex } from "../core/files/fileIndexer";
 import { indexRecords, type RecordSource } from "../core/files/recordIndexer";
 import { splitRecordRanges } from "../core/files/scanRanges";
 import type { ColumnMapping } from "../core/formats/columnMapping";
-import { fakeDriftWorkerPort } from "../test/fakeDriftWorker";
+import { fakeScanWorkerPort } from "../test/fakeScanWorker";
 import { FAKE_IM_END, FAKE_WORD_BASE } from "../test/fakeTokenizer";
 import { modelSegment, promptSegment, trajectory } from "../test/trajectoryBuilders";
-import { createDriftClient } from "./driftClient";
-import { scanWithPool } from "./driftScanPool";
 import { byteSource, recordSourceOf } from "./recordFiles";
 import type { FileRanges, RolloutFileSource } from "./rolloutFileProtocol";
+import { createScanClient } from "./scanClient";
+import { scanDriftWithPool } from "./scanPool";
 
 // "Check drift" on a Parquet table or a JSON document: the file worker cuts its records into
-// ranges of whole record groups, and each drift worker opens the same records and checks its range.
+// ranges of whole record groups, and each scan worker opens the same records and checks its range.
 
 const ascii = (text: string) => [...new TextEncoder().encode(text)];
 const PROMPT = ascii("Hi");
@@ -42,7 +42,7 @@ async function indexed(source: RolloutFileSource, targetBytes: number) {
 }
 
 const clients = (n: number) =>
-  Array.from({ length: n }, () => createDriftClient({ port: fakeDriftWorkerPort() }));
+  Array.from({ length: n }, () => createScanClient({ port: fakeScanWorkerPort() }));
 
 describe("file-wide drift of record files", () => {
   it("a mapped Parquet table: every row checked on a pool, drifted rows where they are", async () => {
@@ -72,7 +72,7 @@ describe("file-wide drift of record files", () => {
     expect(index.rows).toHaveLength(rows);
     expect(file.ranges.length).toBeGreaterThan(5);
     let last = { bytes: 0, totalBytes: 0 };
-    const scan = await scanWithPool(
+    const scan = await scanDriftWithPool(
       clients(3),
       { tokenizer: "fake", source, mode: "roundtrip", file },
       (p) => (last = p),
@@ -101,7 +101,7 @@ describe("file-wide drift of record files", () => {
       blob: new Blob([JSON.stringify(records, null, 2)]),
     };
     const { file } = await indexed(json, 1024);
-    const scan = await scanWithPool(
+    const scan = await scanDriftWithPool(
       clients(2),
       { tokenizer: "fake", source: json, mode: "roundtrip", file },
       () => {},

@@ -3,13 +3,12 @@ import {
   scanDriftRecord,
   startFileDriftScan,
 } from "../core/drift/fileDriftScan";
-import type { DriftMode } from "../core/drift/types";
 import type { RecordSource } from "../core/files/recordIndexer";
 import type { ScanRange } from "../core/files/scanRanges";
-import type { FormatId } from "../core/formats/types";
 import type { Tokenizer } from "../core/tokenizer/types";
 import { byteSource, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
+import type { DriftRangeJob } from "./scanProtocol";
 
 /** Records checked between progress messages (and looks for a cancel). */
 const RECORD_CHUNK = 256;
@@ -17,11 +16,8 @@ const RECORD_CHUNK = 256;
 /** The drift service's scan of one range of a file (its bytes or its records). */
 type RangeScan = (
   id: number,
-  name: string,
-  source: RolloutFileSource,
-  mode: DriftMode,
+  job: DriftRangeJob,
   range: ScanRange,
-  format: FormatId | undefined,
   onChunk: (state: FileDriftScan, bytesRead: number) => void,
 ) => Promise<FileDriftScan>;
 
@@ -42,20 +38,19 @@ export function withRecordRanges(
    */
   async function scanRecords(
     id: number,
-    name: string,
-    source: RolloutFileSource,
-    mode: DriftMode,
+    job: DriftRangeJob,
     range: ScanRange,
-    format: FormatId | undefined,
     onChunk: (state: FileDriftScan, bytesRead: number) => void,
   ): Promise<FileDriftScan> {
+    const { source, mode, format, chosen } = job;
     const records = await openRecords(source);
     // Records come as stored: the scan reads them through the table's mapping, as indexing does.
     const { state, checkOne } = startFileDriftScan(
-      await tokenizerOf(name),
+      await tokenizerOf(job.tokenizer),
       mode,
       format,
       records.mapping,
+      chosen,
     );
     await forEachRecord(
       records,
@@ -70,16 +65,8 @@ export function withRecordRanges(
     return state;
   }
 
-  return (id, name, source, mode, range, format, onChunk) =>
-    (range.records === undefined ? scanLines : scanRecords)(
-      id,
-      name,
-      source,
-      mode,
-      range,
-      format,
-      onChunk,
-    );
+  return (id, job, range, onChunk) =>
+    (range.records === undefined ? scanLines : scanRecords)(id, job, range, onChunk);
 }
 
 // The record file last opened (a scan's ranges come one after another from the same file).

@@ -4,23 +4,24 @@ import type { ScanRange } from "../core/files/scanRanges";
 import type { FormatId } from "../core/formats/types";
 import type { MismatchScanOptions, RowMismatch } from "../core/mismatch/fileMismatch";
 import type { Trajectory } from "../core/trajectory/types";
+import type { RolloutFileSource } from "./rolloutFileProtocol";
 import type {
-  DriftRequest,
-  DriftResponse,
+  DriftRangeJob,
   MismatchRangeScanned,
   RangeRows,
   RangeScanned,
   ScanProgress,
+  ScanRequest,
+  ScanResponse,
   TrajectoryDrift,
-} from "./driftProtocol";
-import type { RolloutFileSource } from "./rolloutFileProtocol";
+} from "./scanProtocol";
 import { type TokenizerBackedOptions, tokenizerBackedRpc } from "./tokenizerBacked";
 import { type WorkerPort, workerPort } from "./workerRpc";
 
-/** What the client needs from a worker; `startDriftWorker` adapts a real one, tests pass a fake. */
-export type DriftWorkerPort = WorkerPort<DriftRequest, DriftResponse>;
+/** What the client needs from a worker; `startScanWorker` adapts a real one, tests pass a fake. */
+export type ScanWorkerPort = WorkerPort<ScanRequest, ScanResponse>;
 
-export interface DriftClient {
+export interface ScanClient {
   /** Every mode the record allows (of `modes`), with display pieces of the recorded tokens. */
   check(
     tokenizer: string,
@@ -36,12 +37,9 @@ export interface DriftClient {
     signal?: AbortSignal,
   ): Promise<FileDriftScan>;
   /** One range of a file's lines; `onRows` gets its rows as they are checked. */
-  scanRange(
-    tokenizer: string,
-    source: RolloutFileSource,
-    mode: DriftMode,
+  driftRange(
+    job: DriftRangeJob,
     range: ScanRange,
-    format: FormatId | undefined,
     onRows: (rows: RangeRows) => void,
     signal?: AbortSignal,
   ): Promise<RangeScanned>;
@@ -57,28 +55,28 @@ export interface DriftClient {
   dispose(): void;
 }
 
-/** A drift worker, or undefined where workers are unavailable. */
-export function startDriftWorker(): DriftWorkerPort | undefined {
+/** A scan worker (drift and mismatch), or undefined where workers are unavailable. */
+export function startScanWorker(): ScanWorkerPort | undefined {
   return workerPort(
     () =>
-      new Worker(new URL("./drift.worker.ts", import.meta.url), { type: "module", name: "drift" }),
-    "drift",
+      new Worker(new URL("./scan.worker.ts", import.meta.url), { type: "module", name: "scan" }),
+    "scan",
   );
 }
 
-export type DriftClientOptions = TokenizerBackedOptions<DriftRequest, DriftResponse>;
+export type ScanClientOptions = TokenizerBackedOptions<ScanRequest, ScanResponse>;
 
 /**
- * Promise API over the drift worker. Without Worker support (or with `port: undefined`) the same
+ * Promise API over the scan worker (drift checks and file scans of drift and mismatch). Without Worker support (or with `port: undefined`) the same
  * service runs on the main thread, answering through the same messages.
  */
-export function createDriftClient(
-  options: DriftClientOptions = { port: startDriftWorker() },
-): DriftClient {
+export function createScanClient(
+  options: ScanClientOptions = { port: startScanWorker() },
+): ScanClient {
   const rpc = tokenizerBackedRpc(
-    "drift",
+    "scan",
     options,
-    async (load) => (await import("./driftService")).createDriftService(load).handle,
+    async (load) => (await import("./scanService")).createScanService(load).handle,
   );
   return {
     check: (tokenizer, trajectory, modes) =>
@@ -97,9 +95,9 @@ export function createDriftClient(
         },
         { signal, cancel: (id) => ({ type: "cancel", id }) },
       ),
-    scanRange: (tokenizer, source, mode, range, format, onRows, signal) =>
+    driftRange: (job, range, onRows, signal) =>
       rpc.request<RangeScanned>(
-        (id) => ({ type: "scanRange", id, tokenizer, source, mode, range, format }),
+        (id) => ({ type: "driftRange", id, range, ...job }),
         (response, settle) => {
           if (response.type === "rangeRows") onRows(response);
           else if (response.type === "rangeScanned") settle(response);

@@ -2,7 +2,6 @@ import { detectDrift } from "../core/drift/detectDrift";
 import { type FileDriftScan, scanDriftLine, startFileDriftScan } from "../core/drift/fileDriftScan";
 import { roundTripPlanFor } from "../core/drift/roundTripPlan";
 import type { DriftMode } from "../core/drift/types";
-import type { FormatId } from "../core/formats/types";
 import { loadOnce } from "../core/loadOnce";
 import {
   createFileMismatchScan,
@@ -14,17 +13,18 @@ import {
 import { displayPieces } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
+import { forEachRecord, openRecords, withRecordRanges } from "./recordScan";
+import type { RolloutFileSource } from "./rolloutFileProtocol";
 import type {
-  DriftRequest,
-  DriftResponse,
+  DriftRangeJob,
   MismatchRangeScanned,
   RangeRows,
   RangeScanned,
   ScanProgress,
+  ScanRequest,
+  ScanResponse,
   TrajectoryDrift,
-} from "./driftProtocol";
-import { forEachRecord, openRecords, withRecordRanges } from "./recordDriftScan";
-import type { RolloutFileSource } from "./rolloutFileProtocol";
+} from "./scanProtocol";
 
 // Small enough that progress moves and a cancel is seen between chunks, big enough for throughput.
 const CHUNK = 1024 * 1024;
@@ -97,7 +97,7 @@ async function sizeOf(source: RolloutFileSource): Promise<number> {
  * tokenizer. `cancelled` holds the ids of requests cancelled (the service's set).
  */
 async function mismatchRange(
-  request: Extract<DriftRequest, { type: "mismatchRange" }>,
+  request: Extract<ScanRequest, { type: "mismatchRange" }>,
   onRows: (rows: RangeRows<FileMismatchScan["rows"][number]>) => void,
   cancelled: Set<number>,
 ): Promise<MismatchRangeScanned> {
@@ -149,7 +149,7 @@ async function mismatchRange(
  * file (one mode, compact rows). The worker wraps it; the client runs it on the main thread when
  * workers are unavailable.
  */
-export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
+export function createScanService(load: (name: string) => Promise<Tokenizer>) {
   const tokenizerOf = loadOnce(load);
   const cancelled = new Set<number>();
   const scanAnyRange = withRecordRanges(scanBytes, tokenizerOf, cancelled);
@@ -174,15 +174,13 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
    */
   async function scanBytes(
     id: number,
-    name: string,
-    source: RolloutFileSource,
-    mode: DriftMode,
+    job: DriftRangeJob,
     range: { readonly start: number; readonly end: number; readonly firstLine: number },
-    format: FormatId | undefined,
     onChunk: (state: FileDriftScan, bytesRead: number) => void,
   ): Promise<FileDriftScan> {
-    const tok = await tokenizerOf(name);
-    const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping);
+    const { source, mode, format, chosen } = job;
+    const tok = await tokenizerOf(job.tokenizer);
+    const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping, chosen);
     try {
       await forEachLine(
         source,
@@ -208,23 +206,24 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
     await tokenizerOf(name);
     const totalBytes = await sizeOf(source);
     const range = { start: 0, end: totalBytes, firstLine: 1 };
-    return scanBytes(id, name, source, mode, range, undefined, (state, bytes) =>
+    const job = { tokenizer: name, source, mode, format: undefined };
+    return scanBytes(id, job, range, (state, bytes) =>
       onProgress({ bytes, totalBytes, rows: state.rows.length }),
     );
   }
 
   /** One range of a file, its rows posted as they are checked (a delta per chunk). */
-  async function scanRange(
-    request: Extract<DriftRequest, { type: "scanRange" }>,
+  async function driftRange(
+    request: Extract<ScanRequest, { type: "driftRange" }>,
     onRows: (rows: RangeRows) => void,
   ): Promise<RangeScanned> {
-    const { id, tokenizer, source, mode, range, format } = request;
+    const { id, range, type: _type, ...job } = request;
     let posted = 0;
     const postNew = (state: FileDriftScan, bytes: number) => {
       onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
       posted = state.rows.length;
     };
-    const state = await scanAnyRange(id, tokenizer, source, mode, range, format, postNew);
+    const state = await scanAnyRange(id, job, range, postNew);
     if (state.rows.length > posted) postNew(state, range.end - range.start);
     const { lines, badLines, roundTrip, unchecked } = state;
     return roundTrip ? { lines, badLines, unchecked, roundTrip } : { lines, badLines, unchecked };
@@ -235,7 +234,7 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
   }
 
   /** Answers one request through `post`; never throws: failures become `error` messages. */
-  async function handle(request: DriftRequest, post: (response: DriftResponse) => void) {
+  async function handle(request: ScanRequest, post: (response: ScanResponse) => void) {
     const { id } = request;
     try {
       switch (request.type) {
@@ -258,9 +257,9 @@ export function createDriftService(load: (name: string) => Promise<Tokenizer>) {
           post({ type: "scanned", id, scan: result });
           return;
         }
-        case "scanRange": {
+        case "driftRange": {
           const onRows = (rows: RangeRows) => post({ type: "rangeRows", id, ...rows });
-          post({ type: "rangeScanned", id, ...(await scanRange(request, onRows)) });
+          post({ type: "rangeScanned", id, ...(await driftRange(request, onRows)) });
           return;
         }
         case "mismatchRange": {

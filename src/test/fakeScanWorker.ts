@@ -1,6 +1,6 @@
-import type { DriftWorkerPort } from "../workers/driftClient";
-import type { DriftRequest, DriftResponse } from "../workers/driftProtocol";
-import { createDriftService } from "../workers/driftService";
+import type { ScanWorkerPort } from "../workers/scanClient";
+import type { ScanRequest, ScanResponse } from "../workers/scanProtocol";
+import { createScanService } from "../workers/scanService";
 import { createFakeTokenizer } from "./fakeTokenizer";
 
 export const fakeTokenizer = createFakeTokenizer();
@@ -11,11 +11,11 @@ export const loadFakeTokenizer = async (name: string) => {
   return fakeTokenizer;
 };
 
-/** Runs the drift worker's service behind a port, cloning messages as postMessage does. */
-export function fakeDriftWorkerPort(): DriftWorkerPort & { readonly requests: DriftRequest[] } {
-  const service = createDriftService(loadFakeTokenizer);
-  const requests: DriftRequest[] = [];
-  let deliver: (response: DriftResponse) => void = () => {};
+/** Runs the scan worker's service behind a port, cloning messages as postMessage does. */
+export function fakeScanWorkerPort(): ScanWorkerPort & { readonly requests: ScanRequest[] } {
+  const service = createScanService(loadFakeTokenizer);
+  const requests: ScanRequest[] = [];
+  let deliver: (response: ScanResponse) => void = () => {};
   return {
     requests,
     post(message) {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { exportLine } from "../core/files/exportRows";
-import { fakeDriftWorkerPort, fakeTokenizer, loadFakeTokenizer } from "../test/fakeDriftWorker";
+import { fakeScanWorkerPort, fakeTokenizer, loadFakeTokenizer } from "../test/fakeScanWorker";
 import { FAKE_IM_END, FAKE_WORD_BASE } from "../test/fakeTokenizer";
 import { modelSegment, promptSegment, trajectory } from "../test/trajectoryBuilders";
-import { createDriftClient } from "./driftClient";
-import type { ScanProgress } from "./driftProtocol";
+import { createScanClient } from "./scanClient";
+import type { ScanProgress } from "./scanProtocol";
 
 const fake = fakeTokenizer;
 const loadFake = loadFakeTokenizer;
-const fakeWorkerPort = fakeDriftWorkerPort;
+const fakeWorkerPort = fakeScanWorkerPort;
 
 const ascii = (text: string) => [...new TextEncoder().encode(text)];
 const HELLO = FAKE_WORD_BASE; // "Hello" as one word of the fake vocabulary
@@ -28,8 +28,8 @@ const file = (lines: string[]) =>
   }) as const;
 
 describe.each([
-  ["worker port", () => createDriftClient({ port: fakeWorkerPort() })],
-  ["main-thread fallback", () => createDriftClient({ port: undefined, load: loadFake })],
+  ["worker port", () => createScanClient({ port: fakeWorkerPort() })],
+  ["main-thread fallback", () => createScanClient({ port: undefined, load: loadFake })],
 ])("drift client (%s)", (_, makeClient) => {
   it("checks one trajectory and returns pieces of every recorded token", async () => {
     const client = makeClient();
@@ -76,7 +76,7 @@ describe.each([
 describe("drift client cancel", () => {
   it("sends a cancel with the scan's request id when the signal aborts", async () => {
     const port = fakeWorkerPort();
-    const client = createDriftClient({ port });
+    const client = createScanClient({ port });
     const controller = new AbortController();
     const lines = Array.from({ length: 5_000 }, () => exportLine(clean, "rollout-lens/v1"));
     const pending = client.scan("fake", file(lines), "roundtrip", () => {}, controller.signal);
@@ -89,7 +89,7 @@ describe("drift client cancel", () => {
 
 describe("drift client round-trip path", () => {
   it("says a round-trip scan ran the exact path, and why, when the tokenizer has no proof", async () => {
-    const client = createDriftClient({ port: fakeWorkerPort() });
+    const client = createScanClient({ port: fakeWorkerPort() });
     const source = file([exportLine(drifted, "rollout-lens/v1")]);
     const scan = await client.scan("fake", source, "roundtrip", () => {});
     expect(scan.roundTrip).toEqual({

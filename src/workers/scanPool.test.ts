@@ -10,19 +10,19 @@ import {
   scanMismatchLine,
 } from "../core/mismatch/fileMismatch";
 import { withLane } from "../core/trajectory/lanes";
-import { fakeDriftWorkerPort } from "../test/fakeDriftWorker";
+import { fakeScanWorkerPort } from "../test/fakeScanWorker";
 import { FAKE_IM_END, FAKE_WORD_BASE } from "../test/fakeTokenizer";
 import { modelSegment, promptSegment, trajectory } from "../test/trajectoryBuilders";
-import { createDriftClient, type DriftClient } from "./driftClient";
+import type { FileRanges, RolloutFileSource } from "./rolloutFileProtocol";
+import { createScanClient, type ScanClient } from "./scanClient";
 import {
   MAX_SCAN_WORKERS,
-  mismatchWithPool,
   type PoolScanProgress,
+  scanDriftWithPool,
+  scanMismatchWithPool,
   scanRangeBytes,
-  scanWithPool,
   scanWorkerCount,
-} from "./driftScanPool";
-import type { FileRanges, RolloutFileSource } from "./rolloutFileProtocol";
+} from "./scanPool";
 
 const ascii = (text: string) => [...new TextEncoder().encode(text)];
 const drifted = (k: number) =>
@@ -59,16 +59,16 @@ function indexedFile(lines: string[], targetBytes: number) {
   return { source, file, rowCount: index.rows.length };
 }
 
-const clients = (n: number): DriftClient[] =>
-  Array.from({ length: n }, () => createDriftClient({ port: fakeDriftWorkerPort() }));
+const clients = (n: number): ScanClient[] =>
+  Array.from({ length: n }, () => createScanClient({ port: fakeScanWorkerPort() }));
 
-describe("scanWithPool", () => {
+describe("scanDriftWithPool", () => {
   it("gives the single-worker scan of the whole file, rows streaming in at their row index", async () => {
     const lines = fileLines(300);
     const { source, file, rowCount } = indexedFile(lines, 2_000);
     expect(file.ranges.length).toBeGreaterThan(10);
     const progress: PoolScanProgress[] = [];
-    const pooled = await scanWithPool(
+    const pooled = await scanDriftWithPool(
       clients(3),
       { tokenizer: "fake", source, mode: "roundtrip", file },
       (p) => progress.push(p),
@@ -89,7 +89,7 @@ describe("scanWithPool", () => {
     const lines = fileLines(200);
     const { source, file } = indexedFile(lines, 500);
     const seen: number[] = [];
-    const scan = await scanWithPool(
+    const scan = await scanDriftWithPool(
       clients(1),
       { tokenizer: "fake", source, mode: "roundtrip", file },
       (p) => seen.push(p.partial.filter((r) => r !== undefined).length),
@@ -100,11 +100,11 @@ describe("scanWithPool", () => {
   });
 
   it("cancels every range in flight when the signal aborts", async () => {
-    const ports = [fakeDriftWorkerPort(), fakeDriftWorkerPort()];
-    const pool = ports.map((port) => createDriftClient({ port }));
+    const ports = [fakeScanWorkerPort(), fakeScanWorkerPort()];
+    const pool = ports.map((port) => createScanClient({ port }));
     const { source, file } = indexedFile(fileLines(2_000), 50_000);
     const controller = new AbortController();
-    const pending = scanWithPool(
+    const pending = scanDriftWithPool(
       pool,
       { tokenizer: "fake", source, mode: "roundtrip", file },
       () => {},
@@ -113,7 +113,7 @@ describe("scanWithPool", () => {
     controller.abort();
     await expect(pending).rejects.toThrow("cancelled");
     for (const port of ports) {
-      const scanned = port.requests.filter((r) => r.type === "scanRange").map((r) => r.id);
+      const scanned = port.requests.filter((r) => r.type === "driftRange").map((r) => r.id);
       const cancelled = port.requests.filter((r) => r.type === "cancel").map((r) => r.id);
       expect(cancelled).toEqual(scanned);
       expect(scanned).toHaveLength(1);
@@ -123,7 +123,11 @@ describe("scanWithPool", () => {
   it("fails the whole scan, naming the cause, when a range fails", async () => {
     const { source, file } = indexedFile(fileLines(50), 500);
     await expect(
-      scanWithPool(clients(2), { tokenizer: "nope", source, mode: "roundtrip", file }, () => {}),
+      scanDriftWithPool(
+        clients(2),
+        { tokenizer: "nope", source, mode: "roundtrip", file },
+        () => {},
+      ),
     ).rejects.toThrow("tokenizer nope");
   });
 
@@ -136,7 +140,7 @@ describe("scanWithPool", () => {
       ranges: [first, { ...second, firstRow: second.firstRow + 1 }, ...rest],
     };
     await expect(
-      scanWithPool(
+      scanDriftWithPool(
         clients(1),
         { tokenizer: "fake", source, mode: "roundtrip", file: shifted },
         () => {},
@@ -163,13 +167,13 @@ function mismatchLines(count: number): string[] {
   });
 }
 
-describe("mismatchWithPool", () => {
+describe("scanMismatchWithPool", () => {
   it("gives the one-pass scan of the whole file: rows at their index, charts merged exactly", async () => {
     const lines = mismatchLines(400);
     const { source, file, rowCount } = indexedFile(lines, 3_000);
     expect(file.ranges.length).toBeGreaterThan(10);
     const progress: PoolScanProgress<RowMismatch>[] = [];
-    const pooled = await mismatchWithPool(clients(3), { source, options: {}, file }, (p) =>
+    const pooled = await scanMismatchWithPool(clients(3), { source, options: {}, file }, (p) =>
       progress.push(p),
     );
     const single = createFileMismatchScan();
@@ -202,11 +206,11 @@ describe("mismatchWithPool", () => {
   });
 
   it("cancels every range in flight when the signal aborts", async () => {
-    const ports = [fakeDriftWorkerPort(), fakeDriftWorkerPort()];
-    const pool = ports.map((port) => createDriftClient({ port }));
+    const ports = [fakeScanWorkerPort(), fakeScanWorkerPort()];
+    const pool = ports.map((port) => createScanClient({ port }));
     const { source, file } = indexedFile(mismatchLines(3_000), 50_000);
     const controller = new AbortController();
-    const pending = mismatchWithPool(
+    const pending = scanMismatchWithPool(
       pool,
       { source, options: {}, file },
       () => {},

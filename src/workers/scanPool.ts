@@ -1,4 +1,4 @@
-import type { FileDriftScan } from "../core/drift/fileDriftScan";
+import type { ChosenTokenizer, FileDriftScan } from "../core/drift/fileDriftScan";
 import type { RowDrift } from "../core/drift/rowDrift";
 import type { DriftMode } from "../core/drift/types";
 import type { ScanRange } from "../core/files/scanRanges";
@@ -11,12 +11,12 @@ import {
   mergeCharts,
   type RowMismatch,
 } from "../core/mismatch/fileMismatch";
-import type { DriftClient } from "./driftClient";
-import type { MismatchRangeScanned, RangeRows, RangeScanned, ScanProgress } from "./driftProtocol";
 import type { FileRanges, RolloutFileSource } from "./rolloutFileProtocol";
+import type { ScanClient } from "./scanClient";
+import type { MismatchRangeScanned, RangeRows, RangeScanned, ScanProgress } from "./scanProtocol";
 
 /**
- * At most this many drift workers scan one file. Each holds its own compact tokenizer: the 5-6 MB
+ * At most this many scan workers scan one file. Each holds its own compact tokenizer: the 5-6 MB
  * blob, the word BPE's merge table once it encodes (8 MB for Qwen3, 16 MB for Llama-3) and its caches.
  */
 export const MAX_SCAN_WORKERS = 8;
@@ -51,6 +51,8 @@ export interface PoolScanProgress<Row = RowDrift> extends ScanProgress {
 
 export interface PoolScanJob {
   readonly tokenizer: string;
+  /** Set when the tokenizer was chosen for the file rather than picked (DriftRangeJob). */
+  readonly chosen?: ChosenTokenizer;
   readonly source: RolloutFileSource;
   readonly mode: DriftMode;
   readonly file: FileRanges;
@@ -148,13 +150,14 @@ export async function scanRangesWithPool<Row, Done>(
 }
 
 /** A drift scan of a file's ranges on every client at once (see scanRangesWithPool). */
-export async function scanWithPool(
-  clients: readonly DriftClient[],
+export async function scanDriftWithPool(
+  clients: readonly ScanClient[],
   job: PoolScanJob,
   onProgress: (progress: PoolScanProgress) => void,
   signal?: AbortSignal,
 ): Promise<FileDriftScan> {
-  const { tokenizer, source, mode, file } = job;
+  const { tokenizer, chosen, source, mode, file } = job;
+  const rangeJob = { tokenizer, ...(chosen ? { chosen } : {}), source, mode, format: file.format };
   const scan: FileDriftScan = {
     format: file.format,
     rows: [],
@@ -168,15 +171,7 @@ export async function scanWithPool(
       file,
       name: source.name,
       scanRange: (w, range, onRows, stop) =>
-        (clients[w] as DriftClient).scanRange(
-          tokenizer,
-          source,
-          mode,
-          range,
-          file.format,
-          onRows,
-          stop,
-        ),
+        (clients[w] as ScanClient).driftRange(rangeJob, range, onRows, stop),
     },
     onProgress,
     (done) => {
@@ -213,8 +208,8 @@ export interface MismatchPoolJob {
 }
 
 /** The mismatch of a file's ranges on every client at once; the ranges' charts merged. */
-export async function mismatchWithPool(
-  clients: readonly DriftClient[],
+export async function scanMismatchWithPool(
+  clients: readonly ScanClient[],
   job: MismatchPoolJob,
   onProgress: (progress: PoolScanProgress<RowMismatch>) => void,
   signal?: AbortSignal,
@@ -230,14 +225,7 @@ export async function mismatchWithPool(
       file,
       name: source.name,
       scanRange: (w, range, onRows, stop) =>
-        (clients[w] as DriftClient).mismatchRange(
-          source,
-          range,
-          file.format,
-          options,
-          onRows,
-          stop,
-        ),
+        (clients[w] as ScanClient).mismatchRange(source, range, file.format, options, onRows, stop),
     },
     onProgress,
     (done) => {

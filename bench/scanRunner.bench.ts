@@ -1,0 +1,142 @@
+/**
+ * The scanning commands' runner (server/scan/scanRunner.ts): `mismatch --json` and `groups --json`
+ * over a directory of rollout files, in process (`--jobs 1`) and on two scan workers (`--jobs 2`),
+ * next to the baseline measured in the same run: reading the same files into trajectories with
+ * the one reader (`readRecords`), nothing else. Targets: each scan at >= 80% of the speed of the
+ * read; `--jobs 2` faster than `--jobs 1` where there are files enough for two workers.
+ * Run: `npx tsx bench/run.ts scanRunner`. From a clone every worker starts through tsx (seconds
+ * of its own on a loaded machine), which the in-process `--jobs 2` figures include; so the same
+ * commands are also timed as whole processes of the compiled CLI (`lib/cli.js`, built by
+ * `npm pack` or scripts/buildServer.ts) when it is there, with `validate` as the read baseline.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { main } from "../server/cli";
+import { expandInputs } from "../server/files/expandInputs";
+import { readRecords } from "../server/files/readLines";
+import { stringifyJsonLine } from "../src/core/formats/jsonLine";
+import { readRolloutLine } from "../src/core/formats/readRolloutLine";
+import { writeRolloutLens } from "../src/core/formats/rolloutLens";
+import { seededRandom } from "../src/core/random";
+import { sampledLane, withLane } from "../src/core/trajectory/lanes";
+import { generateLine } from "../src/test/rolloutFileGenerator";
+
+const FILES = 4;
+const LINES = 40;
+const ROUNDS = 5;
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((p, q) => p - q);
+  return sorted[sorted.length >> 1] ?? 0;
+}
+
+/** rollout-lens/v1 lines of 8k tokens with a `trainer` lane off the sampled logprobs by noise. */
+function laneLines(count: number, seed: number): string[] {
+  const rand = seededRandom(seed);
+  return Array.from({ length: count }, (_, k) => {
+    const read = readRolloutLine(generateLine(seed * 1000 + k, { tokens: 8192 }), k + 1);
+    const t = read.kind === "trajectories" ? read.trajectories[0] : undefined;
+    if (!t) throw new Error("the generated line does not read");
+    const trainer = sampledLane(t).map((v) => (v === null ? null : v + (rand() - 0.5) * 0.1));
+    return stringifyJsonLine(writeRolloutLens(withLane(t, "trainer", trainer)));
+  });
+}
+
+async function seconds(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return (performance.now() - started) / 1000;
+}
+
+/** The baseline: every record of every file read into trajectories, in process. */
+async function readAll(dir: string): Promise<void> {
+  const { files } = await expandInputs([dir]);
+  for (const path of files) for await (const _ of readRecords(path));
+}
+
+const quiet = { out: () => {}, err: () => {}, write: () => {} };
+
+const CLI = new URL("../lib/cli.js", import.meta.url);
+
+/** One whole process of the compiled CLI through `launcher` (bin/'s last line), output dropped. */
+async function compiled(launcher: string, args: string[]): Promise<void> {
+  const done = spawnSync(process.execPath, [launcher, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  // Every file of the corpus reads and compares: anything but 0 is a failed run, not a time.
+  if (done.status !== 0)
+    throw new Error(`lib/cli.js ${args[0]} exited ${done.status}: ${done.stderr}`);
+}
+
+/** Median seconds of each run, round by round so all see the same load; printed against `base`. */
+async function timeRuns(
+  runs: Record<string, () => Promise<unknown>>,
+  base: string,
+  mb: number,
+): Promise<void> {
+  const times: Record<string, number[]> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, run] of Object.entries(runs)) {
+      const list = times[name] ?? [];
+      times[name] = list;
+      list.push(await seconds(run));
+    }
+  }
+  const baseline = median(times[base] ?? []);
+  for (const [name, all] of Object.entries(times)) {
+    const s = median(all);
+    console.log(
+      `${name.padEnd(26)} ${s.toFixed(2)} s, ${(mb / s).toFixed(1)} MB/s, ` +
+        `${((100 * baseline) / s).toFixed(0)}% of the read's speed (median of ${ROUNDS})`,
+    );
+  }
+}
+
+export default async function bench(): Promise<void> {
+  const dir = join(mkdtempSync(join(tmpdir(), "rollout-lens-scan-bench-")), "run");
+  mkdirSync(dir);
+  let bytes = 0;
+  for (let f = 0; f < FILES; f++) {
+    const text = `${laneLines(LINES, f + 1).join("\n")}\n`;
+    bytes += text.length;
+    writeFileSync(join(dir, `step_${f}.jsonl`), text);
+  }
+  const mb = bytes / 1e6;
+  console.log(`${FILES} files, ${mb.toFixed(1)} MB, ${FILES * LINES} trajectories of 8k tokens`);
+  await timeRuns(
+    {
+      "read (baseline)": () => readAll(dir),
+      "mismatch --jobs 1": () => main(["mismatch", dir, "--json"], quiet),
+      "mismatch --jobs 2": () => main(["mismatch", dir, "--json", "--jobs", "2"], quiet),
+      "groups --jobs 1": () => main(["groups", dir, "--json"], quiet),
+      "groups --jobs 2": () => main(["groups", dir, "--json", "--jobs", "2"], quiet),
+    },
+    "read (baseline)",
+    mb,
+  );
+  if (!existsSync(fileURLToPath(CLI))) {
+    console.log("no lib/cli.js: build it (npm pack) to time the compiled CLI's whole processes");
+    return;
+  }
+  console.log("compiled CLI (lib/cli.js), whole processes:");
+  const launcher = join(dir, "..", "launch.mjs");
+  writeFileSync(
+    launcher,
+    `const cli = await import(${JSON.stringify(CLI.href)});\nprocess.exitCode = await cli.main(process.argv.slice(2));\n`,
+  );
+  const lib = (args: string[]) => () => compiled(launcher, args);
+  await timeRuns(
+    {
+      "validate (read baseline)": lib(["validate", dir, "--json"]),
+      "mismatch --jobs 1": lib(["mismatch", dir, "--json"]),
+      "mismatch --jobs 2": lib(["mismatch", dir, "--json", "--jobs", "2"]),
+      "groups --jobs 1": lib(["groups", dir, "--json"]),
+      "groups --jobs 2": lib(["groups", dir, "--json", "--jobs", "2"]),
+    },
+    "validate (read baseline)",
+    mb,
+  );
+}

@@ -1,0 +1,104 @@
+import type { ShardedInput } from "../commands/shardInputs";
+import { createWorkerPool, WorkerFailure, workerUrl } from "../workers/workerPool";
+import type { ScanRequest } from "./scanProtocol";
+
+/*
+ * The Node runner of the scanning commands (docs/architecture.md "Worker threads"): their inputs
+ * are `shardInputs`' files (globs, directories, `--shard`), each a unit of work; with `--jobs N`
+ * the units run on N worker threads of the one pool RPC (server/workers/workerPool.ts), else in
+ * process, through the same function. Results come out in input order as they arrive, so a
+ * streamed `--json` writes each file's rows while later files are still being read.
+ */
+
+/** Where a unit's results go, in input order: its pieces as they come, then its end. */
+export interface UnitSink<Part, Done> {
+  part(unit: ShardedInput, part: Part): void;
+  done(unit: ShardedInput, done: Done): void;
+}
+
+/** Runs one unit; `onPart` gets its pieces in order. Never rejects: failures are in `Done`. */
+export type RunUnit<Part, Done> = (
+  unit: ShardedInput,
+  onPart: (part: Part) => void,
+) => Promise<Done>;
+
+/**
+ * Runs `units` `concurrency` at a time and hands their results to `sink` in input order: the
+ * pieces of the first unreported unit pass straight through, those of later units wait (only
+ * they are held) until every unit before them has ended.
+ */
+export async function runInOrder<Part, Done>(
+  units: readonly ShardedInput[],
+  concurrency: number,
+  run: RunUnit<Part, Done>,
+  sink: UnitSink<Part, Done>,
+): Promise<void> {
+  const held = units.map(() => ({
+    parts: [] as Part[],
+    done: undefined as { value: Done } | undefined,
+  }));
+  let head = 0;
+  let next = 0;
+  const drain = () => {
+    for (let at = held[head]; at !== undefined; at = held[head]) {
+      const unit = units[head] as ShardedInput;
+      for (const part of at.parts.splice(0)) sink.part(unit, part);
+      if (at.done === undefined) return;
+      const { value } = at.done;
+      at.done = undefined; // handed on: not held for the rest of the run
+      head += 1;
+      sink.done(unit, value);
+    }
+  };
+  const work = async () => {
+    while (next < units.length) {
+      const k = next++;
+      const unit = units[k] as ShardedInput;
+      const slot = held[k] as (typeof held)[number];
+      const value = await run(unit, (part) => {
+        if (k === head) sink.part(unit, part);
+        else slot.parts.push(part);
+      });
+      slot.done = { value };
+      drain();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, units.length)) }, work));
+}
+
+/** What a unit is called in a worker's failure: its file, and the byte range of a shard. */
+export function unitLabel(unit: ShardedInput): string {
+  const range = unit.shard;
+  return range === undefined ? unit.path : `${unit.path} bytes ${range.start}–${range.end}`;
+}
+
+/** The scan workers of one run: each unit a call, its pieces passed on as they come. */
+export interface ScanWorkers {
+  /** `Part` and `Done` are what the worker's handler of `request.kind` posts and returns. */
+  run<Part, Done>(request: ScanRequest, onPart: (part: Part) => void): Promise<Done>;
+  close(): Promise<void>;
+}
+
+/** Starts `jobs` scan workers ("scan" in a failure's message: `scan worker exited …`). */
+export function createScanWorkers(jobs: number): ScanWorkers {
+  const pool = createWorkerPool<ScanRequest, unknown>({
+    name: "scan",
+    url: workerUrl("scan", "scan.worker"),
+    size: jobs,
+  });
+  return {
+    // The worker answers each kind with that kind's pieces and result (scan.worker.ts).
+    run: <Part, Done>(request: ScanRequest, onPart: (part: Part) => void) =>
+      pool.call(request, {
+        label: unitLabel(request.unit),
+        onPartial: (value) => onPart(value as Part),
+      }) as Promise<Done>,
+    close: () => pool.close(),
+  };
+}
+
+/** The message of a unit's failure: a worker that died names the file; other errors as they are. */
+export function failureMessage(error: unknown): string {
+  if (error instanceof WorkerFailure) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
