@@ -48,6 +48,9 @@ function exitCodeOf(file: Json, failAbove: number | undefined): number {
     file.readError !== undefined ||
     (file.errors as unknown[]).length > 0 ||
     Number(file.unchecked) > 0 ||
+    // A replayed correction that needs an advantage some row lacks did not run on it.
+    (Array.isArray(file.replays) &&
+      file.replays.some((r) => isObject(r) && Number(r.unchecked) > 0)) ||
     summary.compared === 0;
   if (broken) return 2;
   return failAbove !== undefined && summary.fractionCorrected > failAbove ? 1 : 0;
@@ -87,9 +90,13 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
   bad.sort(byLine);
   // Folded again in file order, as one run over the file folds it.
   const summary = aggregateMismatch(trajectories.map((t) => t.stats as MismatchStats));
+  // Replays are a batch over what one run read: a whole file's carry over; byte ranges' do not.
+  const [only] = parts;
+  const replays = parts.length === 1 && only?.range === undefined ? only?.file.replays : undefined;
   return {
     ...{ path, format: format ?? null, trajectories, skipped, errors: bad, summary },
     ...{ charts: finishCharts(charts), rows, unchecked: skipped.length },
+    ...(replays === undefined ? {} : { replays }),
     ...(readError === undefined ? {} : { readError }),
   };
 }
