@@ -12,6 +12,7 @@ import { torchDumpOf, torchRecordSource } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
 import { isZipHead, openTorchFile } from "../core/torch/torchFile";
+import { fetchRange } from "./rangeFetch";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 
 /*
@@ -40,13 +41,7 @@ export function byteSource(source: RolloutFileSource): ByteSource {
       const size = typeof body === "object" && body !== null && "size" in body ? body.size : 0;
       return typeof size === "number" ? size : 0;
     },
-    read: async (start, end) => {
-      const res = await fetch(`${source.rangeUrl}?start=${start}&end=${end}`, {
-        cache: "no-store",
-      });
-      if (!res.ok) throw new Error(`${source.name} bytes ${start}-${end}: ${res.status}`);
-      return new Uint8Array(await res.arrayBuffer());
-    },
+    read: (start, end) => fetchRange(source.rangeUrl, source.name, start, end),
   };
 }
 
