@@ -11,11 +11,7 @@ import type { ChatTemplateMessage, Tokenizer } from "../../src/core/tokenizer/ty
 import { errorToolResult } from "../../src/core/toolcalls/errorResult";
 import { getToolCallParser } from "../../src/core/toolcalls/registry";
 import type { ToolCallParser } from "../../src/core/toolcalls/types";
-import {
-  nextStreamDelta,
-  STREAM_START,
-  type StreamSnapshot,
-} from "../../src/core/trajectory/streamDelta";
+import type { StreamDelta } from "../../src/core/trajectory/streamDelta";
 import type {
   ChatMessage,
   GenerateCall,
@@ -289,7 +285,6 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
   const turnParams =
     fitted < wanted ? { ...samplingParams, max_new_tokens: fitted } : samplingParams;
   const turnNumber = run.counts.toolIterations + 1;
-  let cursor = STREAM_START;
   const turn = await deps.client.generate({
     inputIds,
     samplingParams: turnParams,
@@ -298,13 +293,8 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
     ...(run.affinity === undefined ? {} : { preferredUpstream: run.affinity }),
     ...(run.request.stream
       ? {
-          // Each event carries only what the snapshot adds: replay memory stays linear in tokens.
-          onDelta: (snapshot: StreamSnapshot) => {
-            const next = nextStreamDelta(cursor, snapshot);
-            if (!next) return;
-            cursor = next.cursor;
-            sink.emit({ type: "delta", turn: turnNumber, ...next.delta });
-          },
+          // Each event carries only what the step added: replay memory stays linear in tokens.
+          onDelta: (delta: StreamDelta) => sink.emit({ type: "delta", turn: turnNumber, ...delta }),
         }
       : {}),
   });
