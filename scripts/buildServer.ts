@@ -29,6 +29,7 @@ export async function buildServer(
       "drift.worker": "server/drift/drift.worker.ts",
       "stepStats.worker": "server/files/stepStats.worker.ts",
       "parquetRead.worker": "server/files/parquetRead.worker.ts",
+      "encode.worker": "server/tokenizers/encode.worker.ts",
     },
     outdir,
     bundle: true,

@@ -6,7 +6,7 @@ import {
   noIterations,
   type TurnDecision,
 } from "../../src/core/tito/limiter";
-import { initialPrompt, toolResultSuffix } from "../../src/core/tito/prompts";
+import { initialPromptText, toolResultSuffixText } from "../../src/core/tito/prompts";
 import type { ChatTemplateMessage, Tokenizer } from "../../src/core/tokenizer/types";
 import { errorToolResult } from "../../src/core/toolcalls/errorResult";
 import { getToolCallParser } from "../../src/core/toolcalls/registry";
@@ -22,6 +22,7 @@ import type {
 } from "../../src/core/trajectory/types";
 import type { StartEpisodeRequest } from "../../src/core/wire/episodes";
 import { fitMaxNewTokens } from "../../src/core/wire/sglang";
+import { OFF_THREAD_CHARS } from "../tokenizers/offThreadEncoder";
 import { runTool, type ToolRegistry } from "../tools/registry";
 import { type ToolDefinition, toToolSchema } from "../tools/types";
 import {
@@ -50,6 +51,19 @@ export interface RunnerDeps {
   /** Tool-call format of the model (`hermes`, `qwen_xml`, `glm`). */
   readonly toolCallFormat?: string;
   readonly defaultMaxIterations?: number;
+  /**
+   * Encodes a long text with tokenizer `tokenizerName` off the event loop (server/tokenizers/
+   * offThreadEncoder.ts); absent, every text is encoded in place.
+   */
+  readonly encodeOffThread?: (tokenizerName: string, text: string) => Promise<number[]>;
+}
+
+/** Token ids of a prompt or tool-result text: a long one off the event loop, else in place. */
+async function encodeInput(deps: RunnerDeps, text: string): Promise<number[]> {
+  if (deps.encodeOffThread && text.length >= OFF_THREAD_CHARS) {
+    return deps.encodeOffThread(deps.tokenizerName, text);
+  }
+  return deps.tokenizer.encode(text);
 }
 
 /**
@@ -243,7 +257,10 @@ function emitLastSegment(run: EpisodeRun): number {
  * The first input of the episode: the chat template over system, user and tool schemas. From a
  * prefix, its segments are published instead. Ends the episode when a requested tool is unknown.
  */
-export function beginInput(run: EpisodeRun, fromPrefix: boolean): Ending | undefined {
+export async function beginInput(
+  run: EpisodeRun,
+  fromPrefix: boolean,
+): Promise<Ending | undefined> {
   const missing = run.toolNames.filter((_, i) => !run.tools[i]);
   if (missing.length > 0)
     return { status: "aborted", reason: `unknown tool(s): ${missing.join(", ")}` };
@@ -257,13 +274,13 @@ export function beginInput(run: EpisodeRun, fromPrefix: boolean): Ending | undef
   const { request } = run;
   if (request.system !== undefined) run.messages.push({ role: "system", content: request.system });
   run.messages.push({ role: "user", content: request.prompt });
-  const prompt = initialPrompt(run.deps.tokenizer, {
+  const text = initialPromptText(run.deps.tokenizer, {
     ...(request.system !== undefined ? { system: request.system } : {}),
     user: request.prompt,
     tools: run.tools.flatMap((t) => (t ? [toToolSchema(t)] : [])),
     ...thinking(request),
   });
-  run.ledger.appendPrompt(prompt);
+  run.ledger.appendPrompt({ tokenIds: await encodeInput(run.deps, text), text });
   emitLastSegment(run);
   return undefined;
 }
@@ -430,7 +447,10 @@ export function decideCutoff(
 }
 
 /** Appends the tool results, rendered by the chat template up to the next generation prompt. */
-export function appendToolResults(run: EpisodeRun, results: readonly ToolResult[]): void {
+export async function appendToolResults(
+  run: EpisodeRun,
+  results: readonly ToolResult[],
+): Promise<void> {
   // `name` too: Harmony writes a result as `functions.NAME`; other templates ignore it.
   const toolMessages: ChatTemplateMessage[] = results.map((r) => ({
     role: "tool",
@@ -439,7 +459,8 @@ export function appendToolResults(run: EpisodeRun, results: readonly ToolResult[
     name: r.call.name,
   }));
   run.messages.push(...toolMessages.map((m) => ({ ...m })));
-  run.ledger.appendTool(toolResultSuffix(run.deps.tokenizer, toolMessages, thinking(run.request)));
+  const text = toolResultSuffixText(run.deps.tokenizer, toolMessages, thinking(run.request));
+  run.ledger.appendTool({ tokenIds: await encodeInput(run.deps, text), text });
   emitLastSegment(run);
 }
 
