@@ -25,6 +25,7 @@ import { fitMaxNewTokens } from "../../src/core/wire/sglang";
 import { OFF_THREAD_CHARS } from "../tokenizers/offThreadEncoder";
 import { runTool, type ToolRegistry } from "../tools/registry";
 import { type ToolDefinition, toToolSchema } from "../tools/types";
+import { DeltaBatcher } from "./deltaBatcher";
 import {
   COMPLETED_REASON,
   DEFAULT_EPISODE_TOOLS,
@@ -302,19 +303,24 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
   const turnParams =
     fitted < wanted ? { ...samplingParams, max_new_tokens: fitted } : samplingParams;
   const turnNumber = run.counts.toolIterations + 1;
-  const turn = await deps.client.generate({
-    inputIds,
-    samplingParams: turnParams,
-    topLogprobsNum: run.topLogprobsNum,
-    signal: sink.signal,
-    ...(run.affinity === undefined ? {} : { preferredUpstream: run.affinity }),
-    ...(run.request.stream
-      ? {
-          // Each event carries only what the step added: replay memory stays linear in tokens.
-          onDelta: (delta: StreamDelta) => sink.emit({ type: "delta", turn: turnNumber, ...delta }),
-        }
-      : {}),
-  });
+  // Each event carries only what its steps added (replay memory stays linear in tokens), gathered
+  // per window so a token is not an event of its own.
+  const deltas = run.request.stream
+    ? new DeltaBatcher((delta) => sink.emit({ type: "delta", turn: turnNumber, ...delta }))
+    : undefined;
+  let turn: ModelTurn;
+  try {
+    turn = await deps.client.generate({
+      inputIds,
+      samplingParams: turnParams,
+      topLogprobsNum: run.topLogprobsNum,
+      signal: sink.signal,
+      ...(run.affinity === undefined ? {} : { preferredUpstream: run.affinity }),
+      ...(deltas ? { onDelta: (delta: StreamDelta) => deltas.add(delta) } : {}),
+    });
+  } finally {
+    deltas?.flush();
+  }
   if (turn.upstream !== undefined) run.affinity = turn.upstream;
   const text = deps.tokenizer.decode(turn.outputIds);
   const toolCalls = turn.finishReason.type === "abort" ? [] : run.parser.parse(text);
