@@ -157,7 +157,15 @@ export default async function rangesUnderEpisodesBench() {
   const file = join(dir, "big.jsonl");
   writeRolloutFile(file);
   const sim = await startChild(
-    ["sim", "--port", String(SIM_PORT), "--token-latency-ms", "10", "--delta-stream"],
+    [
+      "sim",
+      "--port",
+      String(SIM_PORT),
+      "--token-latency-ms",
+      "10",
+      // BENCH_CUMULATIVE=1: SGLang's default cumulative chunks (each carries the turn so far).
+      ...(process.env.BENCH_CUMULATIVE === "1" ? [] : ["--delta-stream"]),
+    ],
     String(SIM_PORT),
   );
   if (sim.pid) setPriority(sim.pid, 10);
