@@ -10,6 +10,7 @@ import { createServices, type Services } from "../services";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
 import { createOffThreadEncoder, OFF_THREAD_CHARS } from "../tokenizers/offThreadEncoder";
 import { createToolRegistry } from "../tools/registry";
+import { prefixFor } from "./branches";
 import type { ModelClient } from "./modelClient";
 import { runEpisode } from "./runEpisode";
 
@@ -103,7 +104,6 @@ describe("a long tool result", () => {
     };
     const request = { prompt: "Read it all.", tools: ["mock"], mock_replies: { mock: [result] } };
     const t = await runEpisode(deps, request, recordingSink("ep_tool"));
-    await encoder.close();
     expect(t.status).toBe("completed");
     const tool = t.segments.find((s) => s.kind === "tool");
     const expected = toolResultSuffix(tokenizer, [
@@ -113,5 +113,21 @@ describe("a long tool result", () => {
     expect(tool?.tokenIds).toEqual(expected.tokenIds);
     // Only the long text went to the encoder thread; the short prompt was encoded in place.
     expect(offThread).toEqual([expected.text]);
+
+    // A fork that edits that tool result: the long edit is encoded off the event loop too, into
+    // the ids the in-place path gives.
+    const at = t.segments.findIndex((s) => s.kind === "tool");
+    const index = t.segments.slice(0, at).reduce((n, s) => n + s.tokenIds.length, 0);
+    const edit = longText(OFF_THREAD_CHARS * 2);
+    const body = { fork: { episode: t.id, index, tool_result: edit } };
+    offThread.length = 0;
+    const forked = await prefixFor(t, body, deps);
+    const inPlace = await prefixFor(t, body, { ...deps, encodeOffThread: undefined });
+    await encoder.close();
+    if ("error" in forked || "error" in inPlace) throw new Error("the fork was refused");
+    expect(forked.segments[at]?.tokenIds).toEqual(inPlace.segments[at]?.tokenIds);
+    expect(forked.segments[at]?.text).toContain(edit);
+    expect(offThread).toHaveLength(1);
+    expect(offThread[0]).toContain(edit);
   }, 120_000);
 });
