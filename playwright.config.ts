@@ -23,6 +23,8 @@ process.env.E2E_TAIL_FILE = tailFile;
 // Real Qwen3 ids with known drift, for the drift journey (served as srv-f2).
 const driftFile = join(dataDir, "drift.jsonl");
 writeFileSync(driftFile, driftRolloutsJsonl());
+// One row of a real atropos file (Llama-3 ids, no tokenizer named), served as srv-f3.
+const realLlamaFile = new URL("./e2e/fixtures/atropos-llama3-row.jsonl", import.meta.url).pathname;
 
 export default defineConfig({
   testDir: "e2e",
@@ -38,7 +40,7 @@ export default defineConfig({
   // The real app: a production build served by the real server, with the embedded simulator and a
   // fresh data directory per run.
   webServer: {
-    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve ${tailFile} ${driftFile} --port ${port} --data ${dataDir}`,
+    command: `npx vite build --logLevel warn && node bin/rollout-lens.mjs serve ${tailFile} ${driftFile} ${realLlamaFile} --port ${port} --data ${dataDir}`,
     url: `http://127.0.0.1:${port}`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

@@ -1,129 +1,16 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium } from "@playwright/test";
-import { resolveE2eBrowser } from "../e2e/browser/resolveBrowser";
+import {
+  type FrameWork,
+  frameWork,
+  launchBenchBrowser,
+  startServer,
+  summary,
+} from "./browserFrames";
 
 const PORT = 4399;
 const TRACED_RUNS = 3;
-
-interface TraceEvent {
-  readonly name: string;
-  readonly ph: string;
-  readonly ts: number;
-  readonly dur?: number;
-  /** Thread (CPU) time of the event, in microseconds: `dur` less the time the thread was off CPU. */
-  readonly tdur?: number;
-  readonly pid: number;
-  readonly tid: number;
-  readonly args?: { readonly name?: string };
-}
-
-/** Garbage-collection pauses on the main thread (V8 and Blink's heap), as the trace names them. */
-const GC_EVENTS = new Set(["MajorGC", "MinorGC", "V8.GC_MC_INCREMENTAL", "V8.GC_SCAVENGER"]);
-
-interface FrameWork {
-  /** Main-thread work of the frame, wall-clock (ms). */
-  readonly work: number;
-  /** The CPU time of that work (ms): what is left once a busy machine's preemption is taken out. */
-  readonly cpu: number;
-  /** The part of it spent in garbage collection (ms). */
-  readonly gc: number;
-}
-
-/**
- * Main-thread work per frame from a Chromium trace (ms): the top-level tasks of the page's main
- * thread, grouped by the animation frame they follow, and the garbage-collection pauses among
- * them. Unlike requestAnimationFrame deltas this is not rounded up to whole vsync intervals,
- * though CPU contention (and tracing itself) still stretches it.
- */
-function frameWork(path: string): FrameWork[] {
-  const parsed: { traceEvents?: TraceEvent[] } | TraceEvent[] = JSON.parse(
-    readFileSync(path, "utf8"),
-  );
-  const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
-  const mains = new Set(
-    events
-      .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
-      .map((e) => `${e.pid}:${e.tid}`),
-  );
-  const frameCount = new Map<string, number>();
-  for (const e of events) {
-    const thread = `${e.pid}:${e.tid}`;
-    if (e.name === "FireAnimationFrame" && mains.has(thread))
-      frameCount.set(thread, (frameCount.get(thread) ?? 0) + 1);
-  }
-  const main = [...frameCount.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const onMain = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === "X");
-  const frames = onMain.filter((e) => e.name === "FireAnimationFrame").map((e) => e.ts);
-  frames.sort((a, b) => a - b);
-  const work = frames.slice(0, -1).map(() => 0);
-  const gc = frames.slice(0, -1).map(() => 0);
-  const cpu = frames.slice(0, -1).map(() => 0);
-  // Frame i is everything from its animation frame callback up to the next one.
-  const frameOf = (ts: number) => {
-    let lo = 0;
-    let hi = frames.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((frames[mid] ?? 0) <= ts) lo = mid;
-      else hi = mid - 1;
-    }
-    return ts >= (frames[0] ?? 0) && lo < work.length ? lo : -1;
-  };
-  for (const event of onMain) {
-    if (event.dur === undefined) continue;
-    const frame = frameOf(event.ts);
-    if (frame < 0) continue;
-    if (event.name === "RunTask") {
-      work[frame] = (work[frame] ?? 0) + event.dur / 1000;
-      cpu[frame] = (cpu[frame] ?? 0) + (event.tdur ?? event.dur) / 1000;
-    } else if (GC_EVENTS.has(event.name)) gc[frame] = (gc[frame] ?? 0) + event.dur / 1000;
-  }
-  return work.map((w, i) => ({ work: w, cpu: cpu[i] ?? w, gc: Math.min(w, gc[i] ?? 0) }));
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
-}
-
-function summary(frames: readonly FrameWork[]) {
-  const sorted = frames.map((f) => f.work).sort((a, b) => a - b);
-  const withoutGc = frames.map((f) => f.work - f.gc).sort((a, b) => a - b);
-  const cpu = frames.map((f) => f.cpu).sort((a, b) => a - b);
-  return {
-    cpuMedian: quantile(cpu, 0.5),
-    cpuP99: quantile(cpu, 0.99),
-    cpuWorst: cpu.at(-1) ?? Number.NaN,
-    cpuOver16: cpu.filter((w) => w > 16).length,
-    frames: sorted.length,
-    median: quantile(sorted, 0.5),
-    p95: quantile(sorted, 0.95),
-    p99: quantile(sorted, 0.99),
-    worst: sorted.at(-1) ?? Number.NaN,
-    over16: sorted.filter((w) => w > 16).length,
-    gcFrames: frames.filter((f) => f.gc >= 1).length,
-    worstWithoutGc: withoutGc.at(-1) ?? Number.NaN,
-  };
-}
-
-async function startServer(): Promise<ChildProcess> {
-  execFileSync("npx", ["vite", "build", "--logLevel", "error"], { stdio: "inherit" });
-  const data = mkdtempSync(join(tmpdir(), "rl-bench-view-"));
-  const child = spawn(
-    process.execPath,
-    ["bin/rollout-lens.mjs", "serve", "--port", String(PORT), "--data", data],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes(`:${PORT}`)) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return child;
-}
 
 /**
  * The 131,072-token demo in a production build, in Chromium: time from the trajectory being in
@@ -133,19 +20,8 @@ async function startServer(): Promise<ChildProcess> {
  * Chromium on a shared machine has its own jitter.
  */
 export default async function trajectoryViewBench() {
-  const server = await startServer();
-  // The same Chromium the e2e tests use (CHROMIUM_PATH, system, Playwright's, @sparticuz/chromium).
-  const resolved = await resolveE2eBrowser();
-  const browser = await chromium.launch({
-    executablePath: resolved.executablePath,
-    env: { ...process.env, ...resolved.env },
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-    ],
-  });
+  const server = await startServer(PORT);
+  const browser = await launchBenchBrowser();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.addInitScript(() => {

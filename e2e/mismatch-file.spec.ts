@@ -89,6 +89,10 @@ test("the picker chooses the two lanes and the correction the scan replays", asy
   await expect(summary).toContainText("clipped (token-trunc, C = 2)");
   const first = page.getByTestId("mismatch-worst").locator("tbody tr").first();
   await expect(first.getByTestId("mismatch-worst-delta")).toHaveText(planted.delta.toFixed(4));
+  // The charts and the table name the lanes compared, not "train"/"rollout" whatever they are.
+  await expect(page.getByTestId("mismatch-histogram")).toContainText("r = π_reference / π_sampled");
+  await expect(page.getByTestId("mismatch-worst-lane-a")).toHaveText("logp reference");
+  await expect(page.getByTestId("mismatch-worst-lane-b")).toHaveText("logp sampled");
 
   // One lane alone is refused; both lanes swapped flip δ; masking with bounds [1/1.5, 1.5].
   await page.getByLabel("mismatch lane a").fill("sampled");
@@ -103,6 +107,10 @@ test("the picker chooses the two lanes and the correction the scan replays", asy
   );
   await expect(summary).toContainText("masked (token-mask, outside [0.667, 1.5])");
   await expect(first.getByTestId("mismatch-worst-delta")).toHaveText((-planted.delta).toFixed(4));
+  await expect(page.getByTestId("mismatch-scatter")).toContainText(
+    "sampled vs reference probability",
+  );
+  await expect(page.getByTestId("mismatch-worst-lane-a")).toHaveText("logp sampled");
   const masked = Number(
     (await summary.textContent())?.match(/1\.5\]\): ([\d,]+)/)?.[1]?.replace(/,/g, ""),
   );

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import { stringifyJsonLine } from "../src/core/formats/jsonLine";
 import { readRolloutLine } from "../src/core/formats/readRolloutLine";
 import { mismatchColor } from "../src/core/mismatch/mismatchScale";
@@ -24,6 +24,19 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await servers?.stop();
 });
+
+/** Scrolls the token list down, as a reader would, until `cell`'s row is mounted. */
+async function scrollUntilMounted(page: Page, cell: Locator) {
+  const scroller = page.getByTestId("token-scroller");
+  await expect
+    .poll(async () => {
+      if ((await cell.count()) > 0) return true;
+      await scroller.evaluate((el) => el.scrollBy(0, el.clientHeight / 2));
+      return false;
+    })
+    .toBe(true);
+  await cell.scrollIntoViewIfNeeded();
+}
 
 async function storedTrajectory(): Promise<Trajectory> {
   const line = await (await fetch(`${servers.origin}/api/episodes/${id}`)).json();
@@ -84,6 +97,7 @@ test("Rescore an episode against a noisy simulator: δ shading, verdicts and cou
   const delta = (lane[token] ?? 0) - (sampled[token] ?? 0);
   expect(Math.abs(delta)).toBeGreaterThan(0);
   const cell = page.locator(`[data-t="${token}"]`).first();
+  await scrollUntilMounted(page, cell);
   await expect(cell).toHaveAttribute(
     "style",
     new RegExp(mismatchColor(delta, 0.5).background.replace(/[()]/g, "\\$&")),

@@ -79,7 +79,7 @@ test("a finished episode reopens from the history, deep-linkable to a token", as
   await expect(page).toHaveURL(new RegExp(`/episodes/${id}$`));
   await expect(page.getByTestId("episode-status")).toHaveText("completed");
   await expect(page.getByTestId("episode-reason")).toHaveText(
-    "the model answered without calling a tool",
+    "the model answered with no further tool call",
   );
   await expect(page.locator("[data-segment]")).toHaveCount(4);
   await expect(page.getByTestId("tool-call-card")).toContainText("54");

@@ -100,6 +100,12 @@ test("view DIR: a run's step files in step order, n / p between steps, per-step 
   await expect(run.getByRole("figure", { name: /per-step logprob mismatch/ })).toContainText(
     "not recorded: the file carries one logprob series",
   );
+  // Group forensics per step: these rollouts belong to no group, and the charts say so.
+  for (const name of ["zero-variance groups", "duplicate samples"]) {
+    await expect(run.getByRole("figure", { name: `per-step ${name}` })).toContainText(
+      "not recorded: no group of two or more samples",
+    );
+  }
 
   // Step 5's table, then n / p through the run.
   await links.first().click();

@@ -24,3 +24,26 @@ test("a slime .pt rollout dump opens from the files page, routed experts on the 
   await expect(page.getByTestId("detail-routed-experts")).toHaveText("L0: 0 1 · L1: 1 2");
   await expect(page.getByTestId("detail-top-p")).toBeVisible();
 });
+
+test("a rollout dump dropped with its train dump (either order) shows the trainer lane", async ({
+  page,
+}) => {
+  const details = (name: string) =>
+    fileURLToPath(new URL(`../src/test/fixtures/torch/dump-details/${name}`, import.meta.url));
+  await page.goto("/files");
+  await page
+    .getByLabel("rollout file")
+    .setInputFiles([details("train_data/3_0.pt"), details("rollout_data/3.pt")]);
+  await expect(page.getByTestId("row-count")).toHaveText("12 / 12 trajectories");
+  await page.getByLabel("mismatch lane a").fill("trainer");
+  await page.getByLabel("mismatch lane b").fill("sampled");
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  await expect(page.getByTestId("file-mismatch-summary")).toContainText(
+    "trained tokens of 12 trajectories compared",
+  );
+  await page.getByTestId("rollout-table").focus();
+  await page.keyboard.press("Enter");
+  const toggle = page.getByRole("checkbox", { name: "mismatch" });
+  if (!(await toggle.isChecked())) await toggle.check();
+  await expect(page.getByLabel("lane a", { exact: true })).toHaveValue("trainer");
+});

@@ -1,11 +1,10 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { buildApp } from "./app";
 import type { ServerConfig } from "./config";
 import { PACKAGE_ROOT } from "./paths";
 import { resolveAccess } from "./security/access";
-import { mountStatic } from "./security/staticFiles";
+import { mountAppPages } from "./security/appBuild";
 import { createServices } from "./services";
 
 // The web app's build, beside server/ in a clone and beside lib/ in the installed package.
@@ -22,9 +21,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const services = await createServices(config);
   const access = resolveAccess(config);
   const app = buildApp(services, access);
-  if (existsSync(distDir)) mountStatic(app, distDir);
-  else
-    console.warn(`no web app build in ${distDir}: the API runs; \`npm run build\` adds the pages`);
+  mountAppPages(app, distDir, PACKAGE_ROOT);
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", () => resolve());

@@ -148,8 +148,10 @@ export function branchRequests(
   const maxIterations = settings.max_iterations ?? metadataValue(parent, "max_iterations", isInt);
   const policy = settings.policy ?? metadataValue(parent, "policy", isString);
   const thinking = thinkingOf(parent, body);
+  const parser = settings.tool_call_parser ?? metadataValue(parent, "tool_call_parser", isString);
   return Array.from({ length: n }, (_, i) => ({
     ...settings,
+    ...(parser === undefined ? {} : { tool_call_parser: parser }),
     prompt,
     ...(tools ? { tools } : {}),
     ...(maxIterations === undefined ? {} : { max_iterations: maxIterations }),

@@ -29,4 +29,4 @@ export const DEFAULT_SAMPLING: Readonly<Record<string, unknown>> = {
 export const DEFAULT_TOP_LOGPROBS_NUM = 5;
 
 /** The end reason of an episode whose model answered (a turn without tool calls). */
-export const COMPLETED_REASON = "the model answered without calling a tool";
+export const COMPLETED_REASON = "the model answered with no further tool call";

@@ -159,7 +159,9 @@ export function openRun(
     deps,
     request,
     sink,
-    parser: getToolCallParser(deps.toolCallFormat ?? familyToolCallFormat(deps.tokenizer)),
+    parser: getToolCallParser(
+      request.tool_call_parser ?? deps.toolCallFormat ?? familyToolCallFormat(deps.tokenizer),
+    ),
     toolNames,
     tools: toolNames.map((name) => deps.registry.get(name)),
     maxIterations,
@@ -182,6 +184,8 @@ export function openRun(
       max_iterations: maxIterations,
       top_logprobs_num: request.top_logprobs_num ?? DEFAULT_TOP_LOGPROBS_NUM,
       ...(request.policy ? { policy: request.policy } : {}),
+      // Only when asked for: the family's own parser is implied by the tokenizer.
+      ...(request.tool_call_parser ? { tool_call_parser: request.tool_call_parser } : {}),
       // A branch templates edited tool results the same way (Qwen3's generation prompt).
       ...(request.enable_thinking === undefined
         ? {}
@@ -333,6 +337,7 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
     ...(turn.e2eLatency === undefined ? {} : { e2eLatency: turn.e2eLatency }),
     ...(turn.weightVersion === undefined ? {} : { weightVersion: turn.weightVersion }),
     ...(turn.upstream === undefined ? {} : { upstream: turn.upstream }),
+    ...(turn.retries === undefined ? {} : { retries: turn.retries }),
   };
   const segment = ledger.appendModel({
     outputIds: turn.outputIds,

@@ -83,7 +83,7 @@ describe("live episodes against the simulator", () => {
     expect(stream.at(-1)).toEqual({
       type: "end",
       status: "completed",
-      reason: "the model answered without calling a tool",
+      reason: "the model answered with no further tool call",
     });
     expect(exchanges.length).toBeGreaterThanOrEqual(2);
 

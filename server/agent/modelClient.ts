@@ -1,5 +1,5 @@
 import type { StreamDelta } from "../../src/core/trajectory/streamDelta";
-import type { FinishReason, TopLogprob } from "../../src/core/trajectory/types";
+import type { CallRetry, FinishReason, TopLogprob } from "../../src/core/trajectory/types";
 
 /** One model turn exactly as the upstream returned it: `outputIds` keep the stop token. */
 export interface ModelTurn {
@@ -14,6 +14,8 @@ export interface ModelTurn {
   readonly weightVersion?: string;
   /** Base URL of the upstream that ran the call, when the client knows it. */
   readonly upstream?: string;
+  /** The call's failed attempts before the one that answered (none: absent). */
+  readonly retries?: readonly CallRetry[];
 }
 
 export interface ModelTurnRequest {

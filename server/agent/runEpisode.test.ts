@@ -128,3 +128,38 @@ describe("runEpisode", () => {
     expect(out.snapshot?.().segments).toHaveLength(4);
   });
 });
+
+describe("runEpisode with a requested tool-call parser (tool_call_parser)", () => {
+  const coderCall =
+    "<tool_call>\n<function=calculator>\n<parameter=expression>\n2+3\n</parameter>\n</function>\n</tool_call><|im_end|>";
+  const glmCall =
+    "<tool_call>calculator\n<arg_key>expression</arg_key>\n<arg_value>2+3</arg_value>\n</tool_call><|im_end|>";
+
+  it.each([
+    ["qwen_xml", coderCall],
+    ["glm", glmCall],
+  ])(
+    "%s reads the model's calls (the family's hermes would not), and is recorded",
+    async (parser, text) => {
+      const answered = async (tool_call_parser?: string) => {
+        const { client } = scripted([text, "It is 5.<|im_end|>"]);
+        return runEpisode(
+          deps(client),
+          { prompt: "What is 2+3?", ...(tool_call_parser ? { tool_call_parser } : {}) },
+          sink(),
+        );
+      };
+      const t = await answered(parser);
+      const calls = t.segments.flatMap((s) => s.toolCalls ?? []);
+      expect(calls.map((c) => [c.name, c.arguments, c.result, c.error])).toEqual([
+        ["calculator", { expression: "2+3" }, "5", undefined],
+      ]);
+      expect(t.metadata.tool_call_parser).toBe(parser);
+      // The same output read with Qwen3's own hermes parser: no valid call.
+      const plain = await answered();
+      const plainCalls = plain.segments.flatMap((s) => s.toolCalls ?? []);
+      expect(plainCalls.every((c) => c.error !== undefined)).toBe(true);
+      expect(plain.metadata.tool_call_parser).toBeUndefined();
+    },
+  );
+});

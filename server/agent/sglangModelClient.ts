@@ -1,3 +1,4 @@
+import type { CallRetry } from "../../src/core/trajectory/types";
 import type { SamplingParamsWire } from "../../src/core/wire/sglang";
 import { SglangAbortedError, SglangContextLengthError } from "../sglang/errors";
 import type { GenerateResult } from "../sglang/normalize";
@@ -9,7 +10,12 @@ import {
   type ModelTurnRequest,
 } from "./modelClient";
 
-function toTurn(result: GenerateResult & { readonly upstream?: string }): ModelTurn {
+function toTurn(
+  result: GenerateResult & {
+    readonly upstream?: string;
+    readonly retries?: readonly CallRetry[];
+  },
+): ModelTurn {
   const n = result.outputIds.length;
   return {
     rid: result.rid,
@@ -30,6 +36,9 @@ function toTurn(result: GenerateResult & { readonly upstream?: string }): ModelT
       ? {}
       : { weightVersion: result.usage.weightVersion }),
     ...(result.upstream === undefined ? {} : { upstream: result.upstream }),
+    ...(result.retries === undefined || result.retries.length === 0
+      ? {}
+      : { retries: result.retries }),
   };
 }
 

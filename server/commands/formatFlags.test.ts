@@ -38,9 +38,10 @@ describe("the --format tables, built from FORMAT_IDS", () => {
     ]);
     expect(formatHelp(validateSpec())).toContain("auto|rollout-lens|slime|atropos|strands|verl");
     // Text-only formats (verl, prime-rl samples, ART, SkyRL evals, NeMo-RL val, AReaL, miles
-    // trajectory sidecars) are not drift formats; prime-rl traces (verifiers) carry ids.
+    // trajectory sidecars, Tinker rollout summaries) are not drift formats; prime-rl traces
+    // (verifiers) and Tinker's capture carry ids.
     expect(formatHelp(driftSpec())).toBe(
-      "auto|rollout-lens|slime|atropos|strands|atif|nemo-rl|verifiers",
+      "auto|rollout-lens|slime|atropos|strands|atif|nemo-rl|verifiers|tinker-capture",
     );
   });
 });

@@ -1,17 +1,15 @@
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
+import type { CorrectionChoice } from "../../src/core/mismatch/corrections/registry";
+import type { ReplaySummary } from "../../src/core/mismatch/corrections/replay";
+import { replayCollector } from "../../src/core/mismatch/corrections/replayRows";
 import {
   emptyCharts,
   finishCharts,
   type MismatchCharts,
   mismatchIntoCharts,
 } from "../../src/core/mismatch/fileMismatch";
-import {
-  type Correction,
-  type CorrectionKind,
-  correction,
-  type MismatchStats,
-} from "../../src/core/mismatch/mismatch";
+import type { Correction, MismatchStats } from "../../src/core/mismatch/mismatch";
 import {
   aggregateMismatch,
   type FileMismatchStats,
@@ -19,18 +17,9 @@ import {
 import { expandInputs } from "../files/expandInputs";
 import { readLines, readNumberedLine } from "../files/readLines";
 import { mappingOfFlags } from "./mapFlag";
+import { parseCorrections } from "./mismatchCorrections";
 import type { MismatchFlags, ParsedArgs } from "./spec";
 import type { CommandIo } from "./validate";
-
-const KIND_OF_FLAG: Readonly<Record<string, CorrectionKind>> = {
-  "token-trunc": "token-trunc",
-  "token-mask": "token-mask",
-  seq: "seq-mask",
-  "seq-mask": "seq-mask",
-  "seq-trunc": "seq-trunc",
-  geo: "geo-mask",
-  "geo-mask": "geo-mask",
-};
 
 /** One trajectory's statistics, as `--json` prints them. */
 export interface TrajectoryMismatchReport {
@@ -51,6 +40,8 @@ export interface FileMismatchReport {
   readonly summary: FileMismatchStats;
   /** The file-wide histogram of r, probability sample, buckets and worst tokens (as the app's). */
   readonly charts: MismatchCharts;
+  /** Each correction of `--correction` replayed over the file as one batch (the what-if table's). */
+  readonly replays: readonly ReplaySummary[];
   readonly readError?: string;
 }
 
@@ -60,6 +51,7 @@ export async function mismatchFile(
   c: Correction,
   lanes: readonly [string, string] | undefined,
   mapping?: ColumnMapping,
+  choices: readonly CorrectionChoice[] = [],
 ): Promise<FileMismatchReport> {
   let format: FormatId | undefined;
   const trajectories: TrajectoryMismatchReport[] = [];
@@ -67,6 +59,8 @@ export async function mismatchFile(
   const errors: LineError[] = [];
   let readError: string | undefined;
   const charts = emptyCharts();
+  // Rows are kept for the replays only when some are asked for (the MCP server asks for none).
+  const collector = choices.length > 0 ? replayCollector(lanes) : undefined;
   let row = 0;
   try {
     for await (const line of readLines(path)) {
@@ -80,6 +74,7 @@ export async function mismatchFile(
       format ??= result.format;
       for (const t of result.trajectories) {
         // `row` counts the file's trajectories (the app's row index, the deep link's).
+        collector?.add(t, row);
         const out = mismatchIntoCharts(charts, t, row++, lineNo, { lanes, correction: c });
         if (!out.ok) {
           skipped.push({ id: t.id, line: lineNo, reason: out.reason });
@@ -106,6 +101,7 @@ export async function mismatchFile(
     errors,
     summary,
     charts: finishCharts(charts),
+    replays: collector ? collector.finish(choices).replays.map((r) => r.summary) : [],
     ...(readError === undefined ? {} : { readError }),
   };
 }
@@ -134,17 +130,22 @@ function statsText(s: MismatchStats | FileMismatchStats): string {
   );
 }
 
-function parseCorrection(values: MismatchFlags): Correction | string {
-  const kind = KIND_OF_FLAG[values.correction];
-  if (!kind) return `--correction must be one of ${Object.keys(KIND_OF_FLAG).join(", ")}`;
-  const cap = Number(values.cap);
-  if (!(cap > 0)) return `--cap: expected a positive number, got "${values.cap}"`;
-  if (values.bounds === undefined) return correction(kind, { cap });
-  const [lo, hi] = values.bounds.split(",").map(Number);
-  if (lo === undefined || hi === undefined || !(lo >= 0) || !(hi >= lo)) {
-    return `--bounds: expected LO,HI with 0 <= LO <= HI, got "${values.bounds}"`;
-  }
-  return correction(kind, { cap, lo, hi });
+function replayText(r: ReplaySummary): string {
+  const params = Object.entries(r.params)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  const rows = r.rowsDropped;
+  const more = rows.length > 20 ? ` +${rows.length - 20} more (--json lists them)` : "";
+  const dropped =
+    rows.length === 0 ? "none" : `${rows.length}: ${rows.slice(0, 20).join(" ")}${more}`;
+  const unchecked =
+    r.unchecked === 0
+      ? ""
+      : `, unchecked ${r.unchecked} tokens of ${r.rowsUnchecked.length} rows (no advantage)`;
+  return (
+    `  ${r.name} (${params}): masked ${pct(r.fractionMasked)}, clipped ${pct(r.fractionClipped)}, ` +
+    `ESS ${f(r.ess, 3)}, rows dropped ${dropped}${unchecked}`
+  );
 }
 
 /** `rollout-lens mismatch FILE... [--lanes a,b] [--correction C] [--cap C] [--json] [--fail-above X]`. */
@@ -156,11 +157,12 @@ export async function runMismatch(
     io.err("mismatch: give at least one FILE");
     return 2;
   }
-  const c = parseCorrection(values);
-  if (typeof c === "string") {
-    io.err(`mismatch: ${c}`);
+  const asked = parseCorrections(values);
+  if (typeof asked === "string") {
+    io.err(`mismatch: ${asked}`);
     return 2;
   }
+  const c = asked.main;
   let lanes: [string, string] | undefined;
   if (values.lanes !== undefined) {
     const parts = values.lanes.split(",").map((s) => s.trim());
@@ -185,7 +187,8 @@ export async function runMismatch(
   const { files, problems } = await expandInputs(positionals);
   for (const problem of problems) io.err(`mismatch: ${problem}`);
   if (problems.length > 0) return 2;
-  for (const path of files) reports.push(await mismatchFile(path, c, lanes, mapping));
+  for (const path of files)
+    reports.push(await mismatchFile(path, c, lanes, mapping, asked.choices));
   if (values.json) {
     // `unchecked`: trajectories not compared (no two lanes), as `drift --json` counts them.
     const files = reports.map((r) => ({ ...r, unchecked: r.skipped.length }));
@@ -200,6 +203,8 @@ export async function runMismatch(
       io.out(
         `${r.path}: ${r.format ?? "no readable records"}, ${r.summary.trajectories} trajectories: ${statsText(r.summary)}`,
       );
+      io.out(`${r.path}: corrections replayed over the file (${r.summary.compared} tokens):`);
+      for (const replayed of r.replays) io.out(replayText(replayed));
       for (const t of r.trajectories) {
         io.out(`  ${t.id} (line ${t.line}, ${t.lanes[0]} vs ${t.lanes[1]}): ${statsText(t.stats)}`);
       }
@@ -216,6 +221,8 @@ export async function runMismatch(
       r.readError !== undefined ||
       r.errors.length > 0 ||
       r.skipped.length > 0 ||
+      // A correction that needs an advantage some row lacks was not run on it (unchecked).
+      r.replays.some((x) => x.unchecked > 0) ||
       nothingCompared(r),
   );
   if (broken) return 2;

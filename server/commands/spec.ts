@@ -3,6 +3,11 @@
 // nothing else, and each command's module, with the server or tokenizers, is imported only when
 // that command runs. The command modules parse their arguments with these same definitions.
 import { Command, CommanderError, Option } from "commander";
+import {
+  CORRECTION_PARAMS,
+  LEGACY_CORRECTIONS,
+  optionName,
+} from "../../src/core/mismatch/corrections/catalog";
 import { SERVER_DEFAULTS } from "../configDefaults";
 import { POLICY_NAMES, SIM_DEFAULTS } from "../sim/defaults";
 import { DRIFT_FORMAT_FLAGS, formatChoices, VALIDATE_FORMAT_FLAGS } from "./formatFlags";
@@ -83,6 +88,8 @@ export interface MismatchFlags {
   readonly bounds?: string;
   readonly json?: boolean;
   readonly failAbove?: string;
+  /** `--icepop-alpha X` and the other corrections' thresholds, by commander's camelCase key. */
+  readonly [threshold: string]: string | boolean | undefined;
 }
 
 /** `rollout-lens groups` flags. */
@@ -303,12 +310,31 @@ export function branchSpec(): Command {
     );
 }
 
-/** The corrections `mismatch --correction` replays (docs/mismatch.md). */
-export const MISMATCH_CORRECTIONS = ["token-trunc", "token-mask", "seq", "geo", "seq-trunc"];
+/** The corrections `mismatch --correction` replays (docs/mismatch.md), with the old short names. */
+export const MISMATCH_CORRECTIONS = [
+  ...LEGACY_CORRECTIONS,
+  "seq",
+  "geo",
+  ...Object.keys(CORRECTION_PARAMS).filter((n) => !LEGACY_CORRECTIONS.includes(n)),
+];
+
+/** One option per threshold of every correction but verl's five (those are --cap and --bounds). */
+function thresholdOptions(): Option[] {
+  const out: Option[] = [];
+  for (const [name, params] of Object.entries(CORRECTION_PARAMS)) {
+    if (LEGACY_CORRECTIONS.includes(name)) continue;
+    for (const p of params) {
+      out.push(
+        option(`${optionName(name, p.key)} <X>`, `${name}: ${p.doc} (default ${p.default})`),
+      );
+    }
+  }
+  return out;
+}
 
 /** `rollout-lens mismatch`. */
 export function mismatchSpec(): Command {
-  return conventions(new Command("mismatch"))
+  const command = conventions(new Command("mismatch"))
     .description("training–inference mismatch between two logprob lanes, per trajectory and file")
     .argument("[FILE...]", "rollout files (JSONL)")
     .addOption(
@@ -317,15 +343,27 @@ export function mismatchSpec(): Command {
         "lanes to compare, a against b (default: trainer/rescored/... vs sampled)",
       ),
     )
-    .addOption(option("--correction <C>", MISMATCH_CORRECTIONS.join("|"), "token-trunc"))
+    .addOption(
+      option(
+        "--correction <NAME[,NAME...]>",
+        `corrections to replay, side by side: ${MISMATCH_CORRECTIONS.join("|")}`,
+        "token-trunc",
+      ),
+    )
     .addOption(option("--cap <C>", "truncation cap, and the upper mask bound", "2"))
-    .addOption(option("--bounds <LO,HI>", "mask bounds (default: 1/cap,cap)"))
+    .addOption(option("--bounds <LO,HI>", "mask bounds (default: 1/cap,cap)"));
+  for (const o of thresholdOptions()) command.addOption(o);
+  return command
     .addOption(option("--json", "print one JSON object (docs/mismatch.md)"))
     .addOption(option("--fail-above <X>", "exit 1 when a file's fraction clipped/masked exceeds X"))
     .addOption(option(MAP_FLAG, MAP_DESCRIPTION))
     .addHelpText(
       "after",
-      "\nExit status: 0 fine, 1 a fraction above --fail-above, 2 a file unreadable, a bad line, or no trajectory with the lanes." +
+      "\nThe first of verl's five (token-trunc, token-mask, seq-trunc, seq-mask, geo-mask) named gives the per-trajectory" +
+        "\nstatistics and charts (token-trunc when none is); every name is replayed over each file as one batch" +
+        "\n(fraction masked/clipped, ESS, rows dropped; rows without an advantage are unchecked where it is needed)." +
+        "\n\nExit status: 0 fine, 1 a fraction above --fail-above, 2 a file unreadable, a bad line, no trajectory with the lanes," +
+        "\nor a correction left unchecked on some row (it needs an advantage the row neither records nor gets from a group)." +
         `\n\n${MAP_HELP}`,
     );
 }

@@ -1,5 +1,5 @@
 import { createErrorLog, unlistedNote } from "../../src/core/files/errorLog";
-import { runPositionLabel, runPositionOf } from "../../src/core/files/runSteps";
+import { recordStepOf, runPositionLabel, runPositionOf } from "../../src/core/files/runSteps";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { FileShard } from "../drift/driftFile";
@@ -27,6 +27,8 @@ export interface FileReport {
   readonly readError?: string;
   /** Set when only a byte range of the file was read (`--shard` on one file). */
   readonly shard?: FileShard;
+  /** The first and last step its records name (`metadata.step`), when any does. */
+  readonly recordSteps?: readonly [number, number];
 }
 
 /**
@@ -48,6 +50,7 @@ export async function validateFile(
   let trajectories = 0;
   const log = createErrorLog<LineError>();
   const errors = log.listed;
+  const steps = stepRange();
   const part = shard === undefined ? {} : { shard };
   try {
     for await (const line of readLines(path, shard)) {
@@ -59,6 +62,7 @@ export async function validateFile(
         valid += 1;
         trajectories += result.trajectories.length;
         format ??= result.format;
+        for (const t of result.trajectories) steps.add(recordStepOf(t.metadata));
       }
     }
   } catch (error) {
@@ -71,7 +75,24 @@ export async function validateFile(
     };
   }
   const bad = log.count;
-  return { path, format: format ?? null, lines, blank, valid, trajectories, errors, bad, ...part };
+  const counts = { lines, blank, valid, trajectories, errors, bad };
+  return { path, format: format ?? null, ...counts, ...part, ...steps.report() };
+}
+
+/** The smallest and largest step seen. */
+function stepRange() {
+  let first: number | undefined;
+  let last: number | undefined;
+  return {
+    add(step: number | undefined) {
+      if (step === undefined) return;
+      first = first === undefined ? step : Math.min(first, step);
+      last = last === undefined ? step : Math.max(last, step);
+    },
+    report(): { recordSteps?: readonly [number, number] } {
+      return first === undefined || last === undefined ? {} : { recordSteps: [first, last] };
+    },
+  };
 }
 
 /**
@@ -84,10 +105,18 @@ export function exitCodeOf(report: FileReport): number {
   return report.errors.length > 0 ? 1 : 0;
 }
 
+function stepsLabel([first, last]: readonly [number, number]): string {
+  return first === last ? `step ${first}` : `steps ${first}–${last}`;
+}
+
 function formatReport(report: FileReport): string {
   if (report.readError !== undefined) return `${report.path}: cannot read: ${report.readError}`;
   const position = runPositionOf(report.path);
-  const where = position ? ` (${runPositionLabel(position)})` : "";
+  const where = position
+    ? ` (${runPositionLabel(position)})`
+    : report.recordSteps
+      ? ` (${stepsLabel(report.recordSteps)} in its records)`
+      : "";
   const head =
     `${report.path}${where}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
     `from ${report.valid} valid lines (${report.lines} lines, ${report.blank} blank, ` +

@@ -28,8 +28,8 @@ export function describeViewPaths(paths: readonly string[], out: (text: string) 
       count += 1;
       continue;
     }
-    const { steps, withoutStep } = listRunDirectory(path);
-    if (steps.length === 0) {
+    const { steps, spanning, withoutStep } = listRunDirectory(path);
+    if (steps.length === 0 && spanning.length === 0) {
       throw new Error(
         `${path}: no step files (readable rollout files named like {step}.jsonl, step_N/…, ` +
           `*_step{N}.*, train_data_step{N}.jsonl or completions_{N}.parquet)`,
@@ -37,13 +37,18 @@ export function describeViewPaths(paths: readonly string[], out: (text: string) 
     }
     const first = steps[0]?.step;
     const last = steps.at(-1)?.step;
-    out(`run ${path}: ${steps.length} step files, steps ${first}–${last} (n / p step through)`);
+    if (steps.length > 0) {
+      out(`run ${path}: ${steps.length} step files, steps ${first}–${last} (n / p step through)`);
+    }
+    if (spanning.length > 0) {
+      out(`listed beside the run, every step in one file: ${spanning.join(", ")}`);
+    }
     if (withoutStep.length > 0) {
       out(
         `note: ${withoutStep.length} file(s) name no step and are left out: ${withoutStep.join(", ")}`,
       );
     }
-    count += steps.length;
+    count += steps.length + spanning.length;
   }
   return count;
 }

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { rolloutDumpOfColumns } from "../../src/core/files/dashboardColumns";
 import type { ServerFile } from "../../src/core/files/filesWire";
+import { isTrainDumpName, rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
 import { isDirectory, listRunDirectory } from "./runDirectory";
 
@@ -57,6 +59,27 @@ function runFile(
 }
 
 /**
+ * A run's file that holds every step (Tinker's `capture/sample.jsonl`, each record naming its
+ * step): listed beside the run's step files as `{run}/{path}`, its id derived from its path.
+ */
+function spanningFile(
+  dir: string,
+  run: { readonly id: string; readonly name: string },
+  path: string,
+  map: string | undefined,
+): RegisteredFile {
+  const name = relative(dir, path).split("\\").join("/");
+  return {
+    id: runFileId(run.id, name),
+    name: `${run.name}/${name}`,
+    origin: "cli",
+    path: resolvedAtStart(path),
+    root: resolvedAtStart(dir),
+    ...(map === undefined ? {} : { map }),
+  };
+}
+
+/**
  * The only files `/api/files` can reach: the CLI files (`f1`, `f2`, ... in argument order), the
  * step files of run directories (`r1-…`, from their path: runFileId) and the live-episode store
  * (`episodes`). Ids are looked up, never turned into paths, so no request can name another file.
@@ -89,7 +112,9 @@ export function registerFiles(
     const dir = resolve(file);
     runs += 1;
     const run = { id: `r${runs}`, name: basename(dir) };
-    for (const step of listRunDirectory(dir).steps) cli.push(runFile(dir, run, step, map));
+    const listing = listRunDirectory(dir);
+    for (const step of listing.steps) cli.push(runFile(dir, run, step, map));
+    for (const path of listing.spanning) cli.push(spanningFile(dir, run, path, map));
   }
   const episodes = resolvedAtStart(join(dataDir, "episodes.jsonl"));
   const store = { path: episodes, root: dirname(episodes) };
@@ -141,13 +166,102 @@ function listed(file: RegisteredFile): ServerFile {
   return file.run ? { ...entry, run: file.run } : entry;
 }
 
+/** Separates a rollout dump's id from one of its train dump's file name in the train dump's id. */
+const TRAIN_DUMP_ID = "~";
+
+/**
+ * Train dump `name` of a served rollout dump (`.../rollout_data/{id}.pt`), served under id
+ * `{rolloutId}~{name}`: a file of the train_data folder beside it whose name the core rule
+ * accepts (trainDumpNames), so no id ever names another path.
+ */
+function trainDumpFile(rollout: RegisteredFile, name: string): RegisteredFile | undefined {
+  const place = rolloutDumpPlace(rollout.path);
+  if (!place || !isTrainDumpName(place.id, name)) return undefined;
+  const path = resolvedAtStart(join(place.trainDir, name));
+  // Served inside the folder holding rollout_data/ and train_data/: a link leading out is not.
+  const root = place.base;
+  if (!isInside(path, root)) return undefined;
+  const shown = /(?:^|\/)rollout_data\/[^/]+$/.exec(rollout.name);
+  const base = shown ? rollout.name.slice(0, shown.index + (shown[0].startsWith("/") ? 1 : 0)) : "";
+  return {
+    id: `${rollout.id}${TRAIN_DUMP_ID}${name}`,
+    name: `${base}train_data/${name}`,
+    origin: rollout.origin,
+    path,
+    root,
+  };
+}
+
+/** The id suffix of the rollout dump a served miles dashboard column file was written beside. */
+const ROLLOUT_DUMP_ID = "~rollout-dump";
+
+/**
+ * The rollout dump `{base}/rollout_data/{stem}.pt` beside a served dashboard column file
+ * `{base}/dashboard_columns/rollout_{stem}.parquet` (core/files/dashboardColumns.ts), served
+ * under id `{columns id}~rollout-dump` inside `{base}`.
+ */
+function columnsDumpFile(columns: RegisteredFile): RegisteredFile | undefined {
+  const dumpPath = rolloutDumpOfColumns(columns.path);
+  if (!dumpPath) return undefined;
+  const root = dirname(dirname(columns.path));
+  const path = resolvedAtStart(dumpPath);
+  if (!isInside(path, root)) return undefined;
+  const shown = /(?:^|\/)dashboard_columns\/rollout_([^/]+)\.parquet$/.exec(columns.name);
+  const prefix = shown
+    ? columns.name.slice(0, shown.index + (shown[0].startsWith("/") ? 1 : 0))
+    : "";
+  const stem = /rollout_data[\\/]([^\\/]+)$/.exec(dumpPath)?.[1] ?? "";
+  return {
+    id: `${columns.id}${ROLLOUT_DUMP_ID}`,
+    name: `${prefix}rollout_data/${stem}`,
+    origin: columns.origin,
+    path,
+    root,
+  };
+}
+
+/** The served file of id `id` when it names a companion (train dump, rollout dump) of a served file. */
+function findCompanion(
+  id: string,
+  find: (id: string) => RegisteredFile | undefined,
+): RegisteredFile | undefined {
+  if (id.endsWith(ROLLOUT_DUMP_ID)) {
+    const columns = find(id.slice(0, -ROLLOUT_DUMP_ID.length));
+    return columns && columnsDumpFile(columns);
+  }
+  const at = id.lastIndexOf(TRAIN_DUMP_ID);
+  if (at <= 0) return undefined;
+  const rollout = find(id.slice(0, at));
+  return rollout && trainDumpFile(rollout, id.slice(at + 1));
+}
+
+/** The train dumps on disk beside a served rollout dump (none for any other file). */
+async function trainDumpsOf(file: RegisteredFile): Promise<RegisteredFile[]> {
+  const place = rolloutDumpPlace(file.path);
+  if (!place) return [];
+  const names = await readdir(place.trainDir).catch(() => [] as string[]);
+  return trainDumpNames(place.id, names).flatMap((name) => trainDumpFile(file, name) ?? []);
+}
+
+/** The file's companions on disk: a rollout dump's train dumps, a column file's rollout dump. */
+async function companionsOf(file: RegisteredFile): Promise<Partial<ServerFile>> {
+  const trains = await trainDumpsOf(file);
+  const dump = columnsDumpFile(file);
+  const dumpThere = dump !== undefined && (await stat(dump.path).catch(() => undefined));
+  return {
+    ...(trains.length === 0 ? {} : { trainDumps: trains.map(({ id, name }) => ({ id, name })) }),
+    ...(dump && dumpThere ? { rolloutDump: { id: dump.id, name: dump.name } } : {}),
+  };
+}
+
 /** The file's listing entry; `size` is undefined while it does not exist. */
 export async function describeFile(file: RegisteredFile): Promise<ServerFile> {
+  const entry: ServerFile = { ...listed(file), ...(await companionsOf(file)) };
   try {
     const s = await stat(file.path);
-    return { ...listed(file), size: s.size };
+    return { ...entry, size: s.size };
   } catch {
-    return listed(file);
+    return entry;
   }
 }
 
@@ -229,9 +343,9 @@ export function createFileRegistry(
       return files;
     },
     find(id) {
-      // An id not seen yet may be a step written since the last listing.
+      // An id not seen yet may be a step written since the last listing, or a train dump.
       if (!byId.has(id)) this.list();
-      return byId.get(id);
+      return byId.get(id) ?? findCompanion(id, (fileId) => byId.get(fileId));
     },
   };
 }

@@ -3,15 +3,20 @@ import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { asyncBufferFromFile } from "hyparquet";
 import {
+  rolloutDumpOfColumns,
+  sampleFactsOf,
+  withSampleFacts,
+} from "../../src/core/files/dashboardColumns";
+import {
   isJsonDocumentName,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
 import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
-import { type TorchDump, torchDumpOf, torchRecordSource } from "../../src/core/files/torchRecords";
-import { trainJoinOf } from "../../src/core/files/trainDump";
+import { rolloutDumpSource, torchDumpOf } from "../../src/core/files/torchRecords";
+import { rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
+import { parseJsonLine, stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { isParquetHead } from "../../src/core/formats/parquet";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError, LineResult } from "../../src/core/formats/types";
@@ -58,35 +63,49 @@ export async function fileHead(path: string, n = 8): Promise<Uint8Array> {
 }
 
 /**
- * The train dumps of rollout dump `.../rollout_data/{id}.pt`: `.../train_data/{id}.pt` (slime's
- * --dump-details) and `.../train_data/{id}_{rank}.pt` (miles'), docs/format.md.
+ * The train dump files of rollout dump `.../rollout_data/{id}.pt` (core/files/trainDump.ts
+ * rolloutDumpPlace, trainDumpNames): `.../train_data/{id}.pt` (slime's --dump-details) and
+ * `.../train_data/{id}_{rank}.pt` (miles'), docs/format.md.
  */
-async function trainDumpsOf(path: string): Promise<TorchDump[]> {
-  const match = /^(.*)[\\/]rollout_data[\\/]((?:eval_)?\d+)\.pt$/.exec(path);
-  if (!match) return [];
-  const dir = join(match[1] as string, "train_data");
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const id = match[2] as string;
-  const mine = names
-    .filter((n) => n === `${id}.pt` || new RegExp(`^${id}_\\d+\\.pt$`).test(n))
-    .sort();
-  const dumps: TorchDump[] = [];
-  for (const name of mine) {
-    const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(join(dir, name))));
-    if (dump.kind === "train") dumps.push(dump);
-  }
-  return dumps;
+export async function trainDumpPathsOf(path: string): Promise<string[]> {
+  const place = rolloutDumpPlace(path);
+  if (!place) return [];
+  const names = await readdir(place.trainDir).catch(() => [] as string[]);
+  return trainDumpNames(place.id, names).map((name) => join(place.trainDir, name));
 }
 
 /** The samples of a slime/miles `.pt` rollout dump as JSON lines, sample r as line r + 1. */
 async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
-  const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(path)));
-  const source = torchRecordSource(dump, trainJoinOf(await trainDumpsOf(path)));
+  const paths = [path, ...(await trainDumpPathsOf(path))];
+  const files = await Promise.all(
+    paths.map(async (name) => ({ name, file: await asyncBufferFromFile(name) })),
+  );
+  const source = await rolloutDumpSource(files);
   for (const group of source.groups) {
     const records = await source.read(group.start, group.start + group.rows);
     for (const [k, value] of records.entries()) {
       yield { lineNo: group.start + k + 1, text: stringifyJsonLine(value) };
     }
+  }
+}
+
+/**
+ * The rows of a Parquet file; a miles dashboard column file's rows get the reward, status and
+ * group of the rollout dump beside it (core/files/dashboardColumns.ts), when it is there.
+ */
+async function* parquetLinesWithDump(path: string): AsyncGenerator<NumberedLine> {
+  const dumpPath = rolloutDumpOfColumns(path);
+  const dumpThere = dumpPath !== undefined && (await stat(dumpPath).catch(() => undefined));
+  if (!dumpThere) {
+    yield* parquetLines(path);
+    return;
+  }
+  const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(dumpPath)));
+  const facts = sampleFactsOf(dump);
+  for await (const line of parquetLines(path)) {
+    const parsed = line.error ? undefined : parseJsonLine(line.text);
+    if (!parsed?.ok) yield line;
+    else yield { ...line, text: stringifyJsonLine(withSampleFacts(parsed.value, facts)) };
   }
 }
 
@@ -118,7 +137,7 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,
       );
     }
-    yield* parquetLines(path);
+    yield* parquetLinesWithDump(path);
     return;
   }
   if (isJsonDocumentName(path)) {

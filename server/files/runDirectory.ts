@@ -46,6 +46,7 @@ export function listRunDirectory(dir: string): RunSteps {
   const full = (rel: string) => below.get(rel) ?? join(dir, rel);
   return {
     steps: ordered.steps.map((s) => ({ ...s, path: full(s.path) })),
+    spanning: ordered.spanning.map(full),
     withoutStep: ordered.withoutStep.map(full),
   };
 }

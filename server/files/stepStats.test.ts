@@ -5,8 +5,10 @@ import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
 import { serverFileListSchema, stepStatsSchema } from "../../src/core/files/filesWire";
 import type { StepStats } from "../../src/core/files/stepStats";
+import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
 import { fixtureLines } from "../../src/test/fixtureFiles";
 import { primeRolloutParquet } from "../../src/test/parquetFixtures";
+import { groupsOfFile } from "../commands/groups";
 import { fixedDriftTokenizer } from "../drift/driftTokenizers";
 import { filesRoutes } from "../routes/files";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
@@ -18,6 +20,8 @@ const root = mkdtempSync(join(tmpdir(), "rl-run-"));
 const run = join(root, "run");
 const nemo = fixtureLines("reference-nemo-rl.jsonl");
 const verl = fixtureLines("reference-verl.jsonl");
+// Real atropos groups (Llama-3): line 3 is a group of identical samples, a zero-variance group.
+const rubiks = fixtureLines("atropos-rubiks-trimmed.jsonl");
 
 beforeAll(() => {
   mkdirSync(join(run, "step_10"), { recursive: true });
@@ -25,6 +29,7 @@ beforeAll(() => {
   writeFileSync(join(run, "train_data_step2.jsonl"), `${nemo.join("\n")}\n`);
   writeFileSync(join(run, "train_data_step1.jsonl"), `${nemo[0]}\n`);
   writeFileSync(join(run, "step_10", "rollouts.jsonl"), `${verl.join("\n")}\n`);
+  writeFileSync(join(root, "groups.jsonl"), `${rubiks.join("\n")}\n`);
   writeFileSync(join(run, "config.json"), "{}");
   writeFileSync(join(run, "logs", "stdout.txt"), "not a rollout");
 });
@@ -124,6 +129,26 @@ describe("run directories on the server", () => {
     expect(text.driftRate).toBeUndefined();
     expect(text.driftNote).toMatch(/decoded text only/);
     expect(text.length).toBeUndefined();
+  }, 30_000);
+
+  it("counts a step's zero-variance groups and duplicate samples as `groups` finds them", async () => {
+    const tokenizers = fixedDriftTokenizer({ tokenizer: await loadTokenizer("llama3") });
+    const path = join(root, "groups.jsonl");
+    const stats = await computeStepStats(path, tokenizers);
+    const report = await groupsOfFile(path, DEFAULT_NEAR_K);
+    const many = report.groups.filter((g) => g.size >= 2);
+    expect(stats.groups).toEqual({
+      groups: many.length,
+      zeroVariance: many.filter((g) => g.zeroVariance).length,
+      samples: many.reduce((n, g) => n + g.size, 0),
+      duplicates: many.reduce(
+        (n, g) => n + g.duplicateSets.reduce((k, set) => k + set.length - 1, 0),
+        0,
+      ),
+    });
+    expect(stats.groups?.zeroVariance).toBeGreaterThan(0);
+    expect(stats.groups?.duplicates).toBeGreaterThan(0);
+    expect(stepStatsSchema.parse(stats).groups).toEqual(stats.groups);
   }, 30_000);
 });
 

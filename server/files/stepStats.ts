@@ -5,7 +5,9 @@ import {
   createStepStatsBuilder,
   type StepDrift,
   type StepStats,
+  stepGroupsOf,
 } from "../../src/core/files/stepStats";
+import { forestCollector } from "../../src/core/forest/forestOf";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { driftFile, hasDrift } from "../drift/driftFile";
@@ -13,9 +15,16 @@ import type { DriftTokenizers } from "../drift/driftTokenizers";
 import { readLines, readNumberedLine } from "./readLines";
 
 /**
- * A step file's statistics for the run charts: one streaming pass for reward, length and
- * mismatch (core/files/stepStats.ts), then the `drift` command's own check (round trip, the
- * file's tokenizer chosen as the CLI chooses) for the drift rate, unless the file has no ids.
+ * Group forensics are built for step files up to this size: a file's members are held (ids and
+ * mask) until its groups are complete, as `rollout-lens groups` holds them.
+ */
+export const STEP_GROUPS_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * A step file's statistics for the run charts: one streaming pass for reward, length, mismatch
+ * (core/files/stepStats.ts) and the groups' forensics (core/forest, as `groups` builds them),
+ * then the `drift` command's own check (round trip, the file's tokenizer chosen as the CLI
+ * chooses) for the drift rate, unless the file has no ids.
  */
 export async function computeStepStats(
   path: string,
@@ -23,6 +32,8 @@ export async function computeStepStats(
   mapping?: ColumnMapping,
 ): Promise<StepStats> {
   const stats = createStepStatsBuilder();
+  const size = (await stat(path)).size;
+  const forests = size <= STEP_GROUPS_MAX_BYTES ? forestCollector() : undefined;
   let withIds = 0;
   let idsAbsent: string | undefined;
   for await (const line of readLines(path)) {
@@ -32,6 +43,7 @@ export async function computeStepStats(
       stats.addError();
       continue;
     }
+    forests?.addLine(result.trajectories, result.format);
     for (const t of result.trajectories) {
       stats.add(t);
       const reason = trajectoryIdsAbsentReason(t);
@@ -52,11 +64,16 @@ export async function computeStepStats(
           }
         : { reason: found.readError };
   }
-  return stats.finish(drift);
+  const groups = forests
+    ? stepGroupsOf(forests.finish())
+    : {
+        reason: `not built: the file is over ${STEP_GROUPS_MAX_BYTES / 2 ** 20} MiB (run \`rollout-lens groups\` on it)`,
+      };
+  return stats.finish(drift, groups);
 }
 
 /** Bump when StepStats or its computation changes: older cache entries are then recomputed. */
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 
 export interface StepStatsCache {
   /**

@@ -103,14 +103,15 @@ describe("GET /api/tokenizers/:name/:file", () => {
       "/api/tokenizers/qwen3/..%2F..%2Fpackage.json",
       /not a tokenizer file/,
     ],
-    [
-      "a missing optional file",
-      "/api/tokenizers/qwen3/chat_template.jinja",
-      /tokenizer qwen3 has no chat_template.jinja/,
-    ],
   ])("refuses %s with 404", async (_name, url, message) => {
     const res = await app.request(url);
     expect(res.status).toBe(404);
     expect(await res.text()).toMatch(message);
+  });
+
+  it("answers a missing optional chat_template.jinja with 204 and no body, not an error", async () => {
+    const res = await app.request("/api/tokenizers/qwen3/chat_template.jinja");
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe("");
   });
 });

@@ -11,6 +11,9 @@ function isTokenizerFile(name: string): name is TokenizerFileName {
   return TOKENIZER_FILES.some((f) => f === name);
 }
 
+/** The file a tokenizer folder may lack: 204 No Content then, not 404. */
+const OPTIONAL_FILE: TokenizerFileName = "chat_template.jinja";
+
 const CONTENT_TYPES: Readonly<Record<TokenizerFileName, string>> = {
   "tokenizer.json": "application/json",
   "tokenizer_config.json": "application/json",
@@ -52,6 +55,9 @@ export function tokenizerRoutes(config: Pick<ServerConfig, "tokenizer">) {
       body = await readFile(join(resolveTokenizerDir(source), file));
     } catch (error) {
       const missing = error instanceof Error && "code" in error && error.code === "ENOENT";
+      // The optional template (newer HF folders) answers "none" without an error status, which
+      // the browser would log on every trajectory page (docs/keyboard-and-urls.md).
+      if (missing && file === OPTIONAL_FILE) return c.body(null, 204);
       if (missing) return c.json({ error: `tokenizer ${name} has no ${file}` }, 404);
       throw error;
     }

@@ -1,3 +1,4 @@
+import type { CallRetry } from "../../src/core/trajectory/types";
 import { AttemptGuard } from "./attemptGuard";
 import { SglangConnectionError } from "./errors";
 import { buildGenerateBody, type GenerateRequest } from "./generateBody";
@@ -29,9 +30,10 @@ export async function* generateStream(
   await t.acquire(signal);
   try {
     let rid = request.rid ?? newRid();
+    const failed: CallRetry[] = [];
     for (let number = 1; ; number++) {
       const upstream = t.set.pick(number === 1 ? preferred : undefined);
-      const attempt: Attempt = { upstream, rid, number };
+      const attempt: Attempt = { upstream, rid, number, failed };
       let yielded = false;
       try {
         for await (const snapshot of streamAttempt(t, request, attempt, signal)) {
@@ -41,7 +43,7 @@ export async function* generateStream(
         return;
       } catch (error) {
         const failure = t.classifyFailure(error, attempt);
-        if (yielded || !(await t.shouldRetry(failure, attempt, signal))) throw failure;
+        if (yielded || !(await t.shouldRetry(failure, attempt, signal, failed))) throw failure;
       }
       rid = newRid();
     }
@@ -80,6 +82,7 @@ async function* streamAttempt(
       ...fold.result(),
       upstream: attempt.upstream.url,
       attempts: attempt.number,
+      retries: [...attempt.failed],
     });
     for await (const data of sseData(res.body)) {
       if (data === "[DONE]") break;

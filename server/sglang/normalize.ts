@@ -1,4 +1,4 @@
-import type { FinishReason, TopLogprob } from "../../src/core/trajectory/types";
+import type { CallRetry, FinishReason, TopLogprob } from "../../src/core/trajectory/types";
 import {
   type FinishReasonWire,
   type GenerateResponseWire,
@@ -36,6 +36,8 @@ export interface GenerateResult {
 export interface ClientGenerateResult extends GenerateResult {
   readonly upstream: string;
   readonly attempts: number;
+  /** The failed attempts before the one that answered (empty when the first did). */
+  readonly retries: readonly CallRetry[];
 }
 
 export type NormalizeOutcome =

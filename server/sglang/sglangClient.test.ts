@@ -256,6 +256,21 @@ describe("generate: error shapes", () => {
     const result = await client(s.url).generate({ inputIds: [1], samplingParams: {} });
     expect(result.attempts).toBe(3);
     expect(result.outputIds).toEqual([1]);
+    // The failed attempts travel with the result: their rids, what failed, and the waits.
+    const rids = s.bodies("/generate").map(ridOf);
+    expect(result.retries.map((r) => r.rid)).toEqual(rids.slice(0, 2));
+    expect(result.rid).toBe(rids[2]);
+    for (const retry of result.retries) {
+      expect(retry.upstream).toBe(s.url);
+      expect(retry.error).toMatch(/503/);
+      expect(retry.backoffMs).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it("records no retries when the first attempt answers", async () => {
+    const s = await stub((req, res) => sendJson(res, 200, generateReply(ridOf(req.body), [1])));
+    const result = await client(s.url).generate({ inputIds: [1], samplingParams: {} });
+    expect(result.retries).toEqual([]);
   });
 
   it("maps a refused connection to a typed connection error", async () => {

@@ -82,6 +82,7 @@ export class SglangClient {
         ...rejectAbort(result, ctx),
         upstream: attempt.upstream.url,
         attempts: attempt.number,
+        retries: [...attempt.failed],
       };
     };
     return this.#t.withRetries(request.rid, signal, run, options.preferUpstream);

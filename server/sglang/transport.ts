@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { CallRetry } from "../../src/core/trajectory/types";
 import { AttemptGuard, toSglangError } from "./attemptGuard";
 import {
   type ErrorContext,
@@ -48,6 +49,8 @@ export interface Attempt {
   readonly rid: string;
   /** 1-based. */
   readonly number: number;
+  /** The call's attempts that failed before this one, with the backoff after each. */
+  readonly failed: readonly CallRetry[];
 }
 
 /**
@@ -105,12 +108,14 @@ export class Transport {
     if (signal?.aborted || !this.semaphore.tryAcquire()) await this.acquire(signal);
     try {
       let rid = firstRid ?? newRid();
+      const failed: CallRetry[] = [];
       for (let number = 1; ; number++) {
         // Only the first attempt honours the preference: a retry goes wherever is least busy.
         const attempt: Attempt = {
           upstream: this.set.pick(number === 1 ? preferred : undefined),
           rid,
           number,
+          failed,
         };
         this.track(attempt, true);
         try {
@@ -123,7 +128,7 @@ export class Transport {
             // The server may still be generating for this rid: free its slot before moving on.
             await this.sendAbort(attempt.upstream, attempt.rid);
           }
-          if (!(await this.shouldRetry(failure, attempt, signal))) throw failure;
+          if (!(await this.shouldRetry(failure, attempt, signal, failed))) throw failure;
         } finally {
           this.track(attempt, false);
         }
@@ -144,11 +149,26 @@ export class Transport {
     return failure;
   }
 
-  /** Waits out the backoff and says whether to try again. */
-  async shouldRetry(failure: SglangError, attempt: Attempt, signal: AbortSignal | undefined) {
+  /**
+   * Waits out the backoff and says whether to try again; a retried attempt is recorded in
+   * `failed` (its rid, upstream, error and the backoff), which the call's result carries.
+   */
+  async shouldRetry(
+    failure: SglangError,
+    attempt: Attempt,
+    signal: AbortSignal | undefined,
+    failed: CallRetry[],
+  ) {
     if (!failure.isRetryable || attempt.number >= this.retry.maxAttempts) return false;
     const retryAfter = failure instanceof SglangHttpError ? failure.retryAfterMs : undefined;
-    await sleep(backoffDelayMs(this.retry, attempt.number, retryAfter), signal, contextOf(attempt));
+    const backoffMs = backoffDelayMs(this.retry, attempt.number, retryAfter);
+    failed.push({
+      rid: attempt.rid,
+      upstream: attempt.upstream.url,
+      error: `${failure.name}: ${failure.message}`,
+      backoffMs: Math.round(backoffMs),
+    });
+    await sleep(backoffMs, signal, contextOf(attempt));
     return true;
   }
 

@@ -61,6 +61,9 @@ export const episodeQueries = {
     queryOptions({
       queryKey: [...episodeQueries.all(), "detail", id] as const,
       queryFn: ({ signal }) => fetchEpisode(id, signal),
+      // A page opened on a running episode (a branch just started) shows it ending, not
+      // "running" until a reload; "follow it live" streams it token by token instead.
+      refetchInterval: (query) => (query.state.data?.status === "running" ? 1500 : false),
     }),
 };
 

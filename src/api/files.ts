@@ -1,5 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
 import {
+  type ServerFile,
   type ServerFileList,
   serverFileListSchema,
   stepStatsSchema,
@@ -68,12 +69,25 @@ export const filesQueries = {
 };
 
 /**
- * Where the worker reads server file `id` from, through the column mapping of `map` when the
- * server was started with `--map` (checked there; a spec that does not parse is not used).
+ * Where the worker reads server file `file` from, through the column mapping of `map` when the
+ * server was started with `--map` (checked there; a spec that does not parse is not used), with
+ * the train dumps the server lists beside a slime/miles rollout dump and the rollout dump beside
+ * a miles dashboard column file.
  */
-export function serverFileSource(id: string, name: string, map?: string): RolloutFileSource {
-  const file = `${BASE}/${encodeURIComponent(id)}`;
-  const parsed = map === undefined ? undefined : parseMapSpec(map);
+export function serverFileSource(
+  file: Pick<ServerFile, "id" | "name" | "map" | "trainDumps" | "rolloutDump">,
+): RolloutFileSource {
+  const bytes = (id: string, name: string) => {
+    const url = `${BASE}/${encodeURIComponent(id)}`;
+    return { kind: "http", name, infoUrl: url, rangeUrl: `${url}/range` } as const;
+  };
+  const parsed = file.map === undefined ? undefined : parseMapSpec(file.map);
   const mapping = parsed?.ok ? { mapping: parsed.mapping } : {};
-  return { kind: "http", name, infoUrl: file, rangeUrl: `${file}/range`, ...mapping };
+  const trains = file.trainDumps?.map((t) => bytes(t.id, t.name)) ?? [];
+  return {
+    ...bytes(file.id, file.name),
+    ...mapping,
+    ...(trains.length > 0 ? { trainDumps: trains } : {}),
+    ...(file.rolloutDump ? { rolloutDump: bytes(file.rolloutDump.id, file.rolloutDump.name) } : {}),
+  };
 }

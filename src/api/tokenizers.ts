@@ -18,6 +18,14 @@ function tokenizerClient(): TokenizerClient {
   return client;
 }
 
+/**
+ * Starts the tokenizer worker now (its script fetched and evaluated) without loading a tokenizer:
+ * a page calls it while it is still reading the trajectory that decides which tokenizer to load.
+ */
+export function warmTokenizerWorker(): void {
+  tokenizerClient();
+}
+
 /** A cheap content hash of token ids (FNV-1a over the 32-bit ids), for query keys. */
 export function hashIds(ids: readonly number[]): string {
   let h = 0x811c9dc5;
@@ -66,6 +74,25 @@ export const tokenizerQueries = {
       },
       staleTime: Number.POSITIVE_INFINITY,
       // An unknown tokenizer stays unknown; the view keeps its `#id` placeholders.
+      retry: false,
+    }),
+  /**
+   * Each id's piece on its own (top-k alternatives), all ids of a trajectory in one worker
+   * request; `ids` sorted and distinct, so the key names the set.
+   */
+  idPieces: (name: string, ids: readonly number[]) =>
+    queryOptions({
+      queryKey: [...tokenizerQueries.all(), name, "idPieces", ids.length, hashIds(ids)] as const,
+      queryFn: async (): Promise<ReadonlyMap<number, string>> => {
+        const pieces = await tokenizerClient().idPieces(name, ids);
+        const byId = new Map<number, string>();
+        ids.forEach((id, i) => {
+          const piece = pieces[i];
+          if (piece !== null && piece !== undefined) byId.set(id, piece);
+        });
+        return byId;
+      },
+      staleTime: Number.POSITIVE_INFINITY,
       retry: false,
     }),
   /**

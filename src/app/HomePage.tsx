@@ -1,5 +1,6 @@
 import { Link } from "react-router";
 import { demoNames } from "../core/demo/demoTrajectories";
+import { FORMAT_IDS, type FormatId } from "../core/formats/types";
 import styles from "./HomePage.module.css";
 
 const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
@@ -8,6 +9,18 @@ const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
   huge: "131,072 tokens, ending in a length cut",
   hostile: "rollout text that tries to run script or hide itself, shown inert",
 };
+
+/** Where a format's id does not say which tool writes it. */
+const PRODUCER: Partial<Record<FormatId, string>> = {
+  strands: "strands-sglang",
+  prime: "prime-rl / verifiers",
+  "nemo-rl": "NeMo-RL",
+  art: "ART",
+  atif: "ATIF",
+};
+
+/** Every format the readers know (FORMAT_IDS, the one registry), as the start page lists them. */
+const FORMATS_TEXT = FORMAT_IDS.map((id) => PRODUCER[id] ?? id).join(", ");
 
 /** Start page: what the tool is for, and where to begin. */
 export function HomePage() {
@@ -31,8 +44,9 @@ export function HomePage() {
       <h2>Rollout files</h2>
       <ul>
         <li>
-          <Link to="/files">Open a rollout file</Link> — slime, atropos, strands-sglang, verl or
-          rollout-lens/v1 JSONL: browse, filter, chart, and check retokenization drift
+          <Link to="/files">Open a rollout file</Link> — JSONL, JSON or Parquet written by{" "}
+          <span data-testid="home-formats">{FORMATS_TEXT}</span>: browse, filter, chart, and check
+          retokenization drift
         </li>
       </ul>
       <h2>Demo trajectories</h2>

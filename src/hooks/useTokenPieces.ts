@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
-import { tokenizerQueries } from "../api/tokenizers";
+import { useEffect, useMemo } from "react";
+import { tokenizerQueries, warmTokenizerWorker } from "../api/tokenizers";
 import { fitPieces } from "../core/layout/fitPieces";
 import { useControlTokens } from "./useControlTokens";
 
@@ -10,6 +10,8 @@ import { useControlTokens } from "./useControlTokens";
  * re-pieced, the known prefix keeps its pieces and only the new tokens wait.
  */
 export function useTokenPieces(tokenizer: string | undefined, tokenIds: readonly number[]) {
+  // The worker starts while the page still reads its trajectory and picks the tokenizer.
+  useEffect(warmTokenizerWorker, []);
   const query = useQuery({
     ...tokenizerQueries.pieces(tokenizer ?? "", tokenIds),
     enabled: tokenizer !== undefined && tokenIds.length > 0,
@@ -23,5 +25,7 @@ export function useTokenPieces(tokenizer: string | undefined, tokenIds: readonly
   }, [data, isPlaceholderData, tokenIds]);
   // The same tokenizer's added/special ids: the chips of these pieces.
   const controlTokens = useControlTokens(tokenizer);
-  return { pieces, controlTokens, error: error ? error.message : undefined };
+  // Asked and not answered yet: the view says "loading tokenizer" instead of showing raw ids.
+  const isLoading = query.isPending && tokenizer !== undefined && tokenIds.length > 0;
+  return { pieces, controlTokens, error: error ? error.message : undefined, tokenizer, isLoading };
 }

@@ -12,7 +12,12 @@ import type { Trajectory } from "../core/trajectory/types";
 export function useTurnChecks(
   tokenizer: string | undefined,
   trajectory: Trajectory | undefined,
-): { readonly report: TurnReport | undefined; readonly error: string | undefined } {
+): {
+  readonly report: TurnReport | undefined;
+  readonly error: string | undefined;
+  /** Asked and not answered yet: the strip keeps its line so the tokens below do not move. */
+  readonly isPending: boolean;
+} {
   const enabled =
     tokenizer !== undefined &&
     trajectory !== undefined &&
@@ -29,6 +34,7 @@ export function useTurnChecks(
   return {
     report: enabled ? query.data : undefined,
     error: enabled && query.error ? query.error.message : undefined,
+    isPending: enabled && query.isPending,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   folderMapOf,
   ignoredFolders,
   longFunctions,
+  packageImportsOf,
   readRepoFile,
   relativeImportsOf,
   resolvedImport,
@@ -86,6 +87,41 @@ describe("test support stays out of what ships", () => {
   });
 });
 
+/*
+ * The packages the pure core may use: it runs in the browser's workers, the server and the CLI
+ * alike, so no Node module and no framework; hyparquet through its public entry, its page-level
+ * internals only through the one module that names them (and pins their version).
+ */
+const CORE_PACKAGES = new Set(["zod", "hyparquet", "hyparquet-compressors"]);
+const HYPARQUET_INTERNALS = "src/core/formats/hyparquetInternals.ts";
+
+describe("what src/core/ may import", () => {
+  const shipped = sourceFilesUnder(ROOT, "src/core").filter((f) => !/\.test\.tsx?$/.test(f));
+
+  it("only its listed packages, in every module that ships", () => {
+    expect(shipped.length).toBeGreaterThan(100);
+    const offenders = shipped.flatMap((f) =>
+      packageImportsOf(readRepoFile(ROOT, f))
+        .filter(
+          (p) =>
+            !CORE_PACKAGES.has(p) && !(f === HYPARQUET_INTERNALS && p.startsWith("hyparquet/src/")),
+        )
+        .map((p) => `${f} → ${p}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("hyparquet's internals only through ${HYPARQUET_INTERNALS}, at an exact version", () => {
+    const internals = packageImportsOf(readRepoFile(ROOT, HYPARQUET_INTERNALS));
+    expect(internals.length).toBeGreaterThan(0);
+    expect(internals.every((p) => p.startsWith("hyparquet/src/"))).toBe(true);
+    const manifest = JSON.parse(readRepoFile(ROOT, "package.json")) as {
+      dependencies: Record<string, string>;
+    };
+    expect(manifest.dependencies.hyparquet).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
 describe("the shape checks find what they look for", () => {
   it("reads a folder map: margin lines are folders, indented lines folders inside them", () => {
     const md = [
@@ -148,6 +184,7 @@ describe("the shape checks find what they look for", () => {
       'import d from "node:fs";',
     ].join("\n");
     expect(relativeImportsOf(text)).toEqual(["./a", "../b", "../../c"]);
+    expect(packageImportsOf(`${text}\nimport { z } from "zod";`)).toEqual(["node:fs", "zod"]);
     expect(resolvedImport("/r", "server/x/y.ts", "../../test-support/sim")).toBe(
       "test-support/sim",
     );

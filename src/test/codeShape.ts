@@ -119,6 +119,15 @@ export function relativeImportsOf(text: string): string[] {
   return specifiers;
 }
 
+/** The packages a module imports (bare specifiers: `zod`, `hyparquet/src/column.js`, `node:fs`). */
+export function packageImportsOf(text: string): string[] {
+  const specifiers: string[] = [];
+  for (const m of text.matchAll(/\b(?:from|import)\s*\(?\s*"([^"./][^"]*)"/g)) {
+    if (m[1]) specifiers.push(m[1]);
+  }
+  return specifiers;
+}
+
 /** `specifier` imported from `file` as a path relative to `root`. */
 export function resolvedImport(root: string, file: string, specifier: string): string {
   return relative(root, resolve(root, file, "..", specifier));

@@ -305,3 +305,34 @@ export function artParquet(): ArrayBuffer {
     2,
   );
 }
+
+/** A miles dashboard column row (`save_dashboard_columns`), one per rollout sample. */
+export interface DashboardColumnsRow {
+  readonly sample_index: number;
+  readonly response_length: number;
+  readonly total_length: number;
+  readonly tokens: readonly number[];
+  readonly loss_mask: readonly number[];
+  readonly rollout_log_probs: readonly number[];
+}
+
+/**
+ * miles' `dashboard_columns/rollout_{id}.parquet` (radixark/miles:miles/ray/rollout/debug_data.py
+ * `save_dashboard_columns`: polars Int32 / List(Int32) / List(Int8) / List(Float32), row groups
+ * of 8).
+ */
+export function dashboardColumnsParquet(rows: readonly DashboardColumnsRow[]): ArrayBuffer {
+  const int8List: SchemaElement[] = list("loss_mask", "INT32");
+  int8List[2] = { ...(int8List[2] as SchemaElement), converted_type: "INT_8" };
+  const fields = [
+    [scalar("sample_index", "INT32")],
+    [scalar("response_length", "INT32")],
+    [scalar("total_length", "INT32")],
+    list("tokens", "INT32"),
+    int8List,
+    list("rollout_log_probs", "FLOAT"),
+  ];
+  const names = Object.keys(rows[0] ?? {}) as (keyof DashboardColumnsRow)[];
+  const columns = names.map((name) => ({ name, data: rows.map((r) => r[name]) }));
+  return build(fields, columns, 8);
+}

@@ -24,7 +24,9 @@ async function fetchFile(
       `tokenizer ${name}: GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  if (res.status === 404 && file === "chat_template.jinja") return undefined;
+  // The optional template: 204 when the folder has none (a server before that answered 404).
+  if ((res.status === 204 || res.status === 404) && file === "chat_template.jinja")
+    return undefined;
   if (!res.ok)
     throw new Error(`tokenizer ${name}: GET ${url} answered ${res.status} ${res.statusText}`);
   return res.text();

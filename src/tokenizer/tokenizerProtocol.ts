@@ -28,6 +28,8 @@ export type TokenizerOp =
   | { readonly type: "encode"; readonly name: string; readonly text: string }
   | { readonly type: "decode"; readonly name: string; readonly ids: Uint32Array<ArrayBuffer> }
   | { readonly type: "pieces"; readonly name: string; readonly ids: Uint32Array<ArrayBuffer> }
+  /** Each id's piece on its own (`pieceOfEachId`): top-k alternatives, decoded in one batch. */
+  | { readonly type: "idPieces"; readonly name: string; readonly ids: Uint32Array<ArrayBuffer> }
   /** The per-turn prefix check (core/drift/prefixCheck.ts) of `turnCheckInput(trajectory)`. */
   | { readonly type: "turns"; readonly name: string; readonly trajectory: Trajectory };
 
@@ -41,6 +43,8 @@ export interface TokenizerOpResult {
   readonly encode: Uint32Array<ArrayBuffer>;
   readonly decode: string;
   readonly pieces: PiecesResult;
+  /** One piece per id asked, `null` for an id outside the vocabulary. */
+  readonly idPieces: (string | null)[];
   readonly turns: TurnReport;
 }
 

@@ -1,7 +1,7 @@
 import { checkTurnPrefixes } from "../core/drift/prefixCheck";
 import { loadOnce } from "../core/loadOnce";
 import { controlTokenIds } from "../core/tokenizer/controlTokens";
-import { byteOffsets, displayPieces } from "../core/tokenizer/pieces";
+import { byteOffsets, displayPieces, pieceOfEachId } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type {
   OpOf,
@@ -40,6 +40,8 @@ export function createTokenizerService(load: (name: string) => Promise<Tokenizer
           pieces: displayPieces(op.ids, (id) => tok.tokenBytes(id)),
           byteOffsets: byteOffsets(op.ids, (id) => tok.tokenBytes(id)),
         };
+      case "idPieces":
+        return pieceOfEachId(op.ids, (id) => tok.tokenBytes(id));
       case "turns":
         return checkTurnPrefixes(op.trajectory, tok);
       default: {

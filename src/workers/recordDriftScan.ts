@@ -91,11 +91,12 @@ let openedRecords: { key: string; records: Promise<RecordSource> } | undefined;
  */
 export function openRecords(source: RolloutFileSource): Promise<RecordSource> {
   const where = source.kind === "http" ? source.infoUrl : `${source.blob.size}`;
-  const key = JSON.stringify([source.kind, source.name, where, source.mapping]);
+  const companions = [source.trainDumps?.map((t) => t.name), source.rolloutDump?.name];
+  const key = JSON.stringify([source.kind, source.name, where, source.mapping, companions]);
   if (openedRecords?.key !== key) {
     const bytes = byteSource(source);
     const records = bytes.size().then(async (size) => {
-      const opened = await recordSourceOf(bytes, source.name, size, source.mapping);
+      const opened = await recordSourceOf(bytes, source.name, size, source.mapping, source);
       if (!opened) throw new Error(`${source.name} is not a Parquet table or a JSON document`);
       return opened;
     });

@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import { createFileIndex } from "../core/files/fileIndexer";
 import { indexRecords, type RecordSource } from "../core/files/recordIndexer";
 import { readRolloutValue } from "../core/formats/readRolloutLine";
+import { defaultLanes } from "../core/mismatch/trajectoryMismatch";
+import type { Trajectory } from "../core/trajectory/types";
 import { byteSource, recordSourceOf } from "./recordFiles";
+import type { ByteFileSource } from "./rolloutFileProtocol";
 
 // A `.pt` dropped on the files page: the file worker reads it from the File by byte range,
 // as it reads Parquet, and indexes its samples as rows.
@@ -83,5 +86,58 @@ describe("a slime rollout dump (.pt) in the file worker", () => {
       "tool",
       "model",
     ]);
+  });
+});
+
+describe("a rollout dump with its train dumps (the server lists them beside it)", () => {
+  const rollout = fixture("dump-details/rollout_data/3.pt");
+  const train = fixture("dump-details/train_data/3_0.pt");
+  const trainSource: ByteFileSource = {
+    kind: "blob",
+    name: "train_data/3_0.pt",
+    blob: new Blob([train]),
+  };
+
+  async function firstTrajectory(trainDumps: readonly ByteFileSource[]) {
+    const source = blobSource("rollout_data/3.pt", rollout, []);
+    const records = (await recordSourceOf(source, "rollout_data/3.pt", rollout.length, undefined, {
+      trainDumps,
+    })) as RecordSource;
+    const [record] = await records.read(0, 1);
+    const result = readRolloutValue(record as Record<string, unknown>, 1);
+    if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));
+    return result.trajectories[0] as Trajectory;
+  }
+
+  it("joins the trainer and reference lanes, so the mismatch view compares trainer with sampled", async () => {
+    const t = await firstTrajectory([trainSource]);
+    expect(Object.keys(t.logprobLanes ?? {}).sort()).toEqual(["reference", "teacher", "trainer"]);
+    expect(defaultLanes(t)).toEqual(["trainer", "sampled"]);
+    // The fixture's trainer logprobs are the sampled ones plus noise of sd 0.01.
+    const sampled = t.segments.flatMap((s) => s.logprobs);
+    const trainer = t.logprobLanes?.trainer ?? [];
+    const deltas = trainer.flatMap((v, k) => {
+      const s = sampled[k];
+      return v === null || s === null || s === undefined ? [] : [Math.abs(v - s)];
+    });
+    expect(deltas.length).toBeGreaterThan(10);
+    expect(Math.max(...deltas)).toBeGreaterThan(0);
+    expect(Math.max(...deltas)).toBeLessThan(0.1);
+  });
+
+  it("without them the dump has no trainer lane (nothing is made up)", async () => {
+    const t = await firstTrajectory([]);
+    expect(t.logprobLanes?.trainer).toBeUndefined();
+  });
+
+  it("a second rollout dump given as a train dump is an error naming both", async () => {
+    const bogus: ByteFileSource = {
+      kind: "blob",
+      name: "train_data/3_1.pt",
+      blob: new Blob([rollout]),
+    };
+    await expect(firstTrajectory([bogus])).rejects.toThrow(
+      "2 rollout dumps read together (rollout_data/3.pt, train_data/3_1.pt): open one at a time",
+    );
   });
 });

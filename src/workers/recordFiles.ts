@@ -1,3 +1,4 @@
+import { sampleFactsOf, withDumpFacts } from "../core/files/dashboardColumns";
 import { MAX_RANGE_BYTES } from "../core/files/filesWire";
 import {
   isJsonDocumentName,
@@ -8,12 +9,13 @@ import {
   type RecordSource,
 } from "../core/files/recordIndexer";
 import { binaryFileProblem, SNIFF_BYTES } from "../core/files/sniffFile";
-import { torchDumpOf, torchRecordSource } from "../core/files/torchRecords";
+import { rolloutDumpSource, torchDumpOf } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
 import { isZipHead, openTorchFile } from "../core/torch/torchFile";
+import type { ByteRangeFile } from "../core/torch/zipEntries";
 import { fetchRange } from "./rangeFetch";
-import type { RolloutFileSource } from "./rolloutFileProtocol";
+import type { ByteFileSource, FileCompanions } from "./rolloutFileProtocol";
 
 /*
  * A file's bytes from where it lives (a local File, or the server's byte-range endpoint), and its
@@ -26,7 +28,7 @@ export interface ByteSource {
   read(start: number, end: number): Promise<Uint8Array>;
 }
 
-export function byteSource(source: RolloutFileSource): ByteSource {
+export function byteSource(source: ByteFileSource): ByteSource {
   if (source.kind === "blob") {
     return {
       size: async () => source.blob.size,
@@ -60,17 +62,9 @@ export async function readSpan(bytes: ByteSource, start: number, end: number): P
   return out;
 }
 
-/** The file's records when it is Parquet or one JSON document; undefined for JSON lines. */
-export async function recordSourceOf(
-  bytes: ByteSource,
-  name: string,
-  size: number,
-  mapping: ColumnMapping | undefined,
-): Promise<RecordSource | undefined> {
-  const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
-  const problem = binaryFileProblem(head);
-  if (problem) throw new Error(`${name}: ${problem}`);
-  const file = {
+/** `bytes` (of `size` bytes) as the byte-range file the Parquet and torch readers read. */
+function rangeFile(bytes: ByteSource, size: number): ByteRangeFile {
+  return {
     byteLength: size,
     slice: async (start: number, end?: number) => {
       const chunk = await readSpan(bytes, start, end ?? size);
@@ -80,10 +74,53 @@ export async function recordSourceOf(
       ) as ArrayBuffer;
     },
   };
-  if (size >= 8 && isParquetHead(head))
-    return parquetRecordSource(await openParquet(file, { mapping }));
+}
+
+/**
+ * The train dumps of a rollout dump (listed by the server, or dropped with it), opened by byte
+ * range like the dump itself.
+ */
+function trainDumpFiles(trainDumps: readonly ByteFileSource[]) {
+  return Promise.all(
+    trainDumps.map(async (train) => {
+      const bytes = byteSource(train);
+      return { name: train.name, file: rangeFile(bytes, await bytes.size()) };
+    }),
+  );
+}
+
+/** A miles dashboard column table with its rollout dump's reward, status and group. */
+async function columnsWithDump(table: RecordSource, dump: ByteFileSource): Promise<RecordSource> {
+  const bytes = byteSource(dump);
+  const torch = await openTorchFile(rangeFile(bytes, await bytes.size()));
+  return withDumpFacts(table, sampleFactsOf(torchDumpOf(torch)));
+}
+
+/**
+ * The file's records when it is Parquet (a miles dashboard column table joined to its rollout
+ * dump), a torch.save rollout dump (joined to its train dumps) or one JSON document; undefined
+ * for JSON lines. The joins are the CLI's (core/files/torchRecords, dashboardColumns).
+ */
+export async function recordSourceOf(
+  bytes: ByteSource,
+  name: string,
+  size: number,
+  mapping: ColumnMapping | undefined,
+  companions: FileCompanions = {},
+): Promise<RecordSource | undefined> {
+  const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
+  const problem = binaryFileProblem(head);
+  if (problem) throw new Error(`${name}: ${problem}`);
+  const file = rangeFile(bytes, size);
+  if (size >= 8 && isParquetHead(head)) {
+    const table = parquetRecordSource(await openParquet(file, { mapping }));
+    return companions.rolloutDump ? columnsWithDump(table, companions.rolloutDump) : table;
+  }
   // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet.
-  if (isZipHead(head)) return torchRecordSource(torchDumpOf(await openTorchFile(file)));
+  if (isZipHead(head)) {
+    const trains = await trainDumpFiles(companions.trainDumps ?? []);
+    return rolloutDumpSource([{ name, file }, ...trains]);
+  }
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size, mapping) : undefined;

@@ -1,4 +1,5 @@
 /// <reference lib="webworker" />
+
 import { type ExportFormat, exportLine } from "../core/files/exportRows";
 import type { IndexDelta } from "../core/files/fileIndexer";
 import { createFileIndex, finishFileIndex, indexChunk } from "../core/files/fileIndexer";
@@ -12,7 +13,9 @@ import {
 import { splitRecordRanges, splitScanRanges } from "../core/files/scanRanges";
 import { mappingProblem, suggestColumnMapping } from "../core/formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../core/formats/readRolloutLine";
+import type { CorrectionChoice } from "../core/mismatch/corrections/registry";
 import type { Trajectory } from "../core/trajectory/types";
+import { correctionsOfFile } from "./fileCorrections";
 import { forensicsOfFile, forestOfRows } from "./fileForests";
 import { type ByteSource, byteSource, readSpan, recordSourceOf } from "./recordFiles";
 import type { RolloutFileSource, WorkerReply, WorkerRequest } from "./rolloutFileProtocol";
@@ -91,7 +94,7 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
   const { mapping } = source;
   const bytes = byteSource(source);
   const firstSize = await bytes.size();
-  const records = await recordSourceOf(bytes, source.name, firstSize, mapping);
+  const records = await recordSourceOf(bytes, source.name, firstSize, mapping, source);
   const problem = records && mapping && mappingProblem(mapping, records.columns);
   if (problem) throw new Error(`${source.name}: the column mapping does not fit: ${problem}`);
   if (records && !mapping && (await needsColumnMapping(records))) {
@@ -193,6 +196,11 @@ async function fileForensics() {
   return index.format === undefined ? [] : forensicsOfFile(index.rows, index.format, readLine);
 }
 
+async function fileCorrections(choices: readonly CorrectionChoice[]) {
+  if (!opened) throw new Error("no file is open");
+  return correctionsOfFile(opened.index.rows, readLine, choices);
+}
+
 async function exportRows(indices: readonly number[], format: ExportFormat): Promise<Blob> {
   const parts: string[] = [];
   for (const i of indices) parts.push(exportLine(await readTrajectory(i), format), "\n");
@@ -232,6 +240,12 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
     case "forensics":
       fileForensics().then(
         (groups) => post({ type: "forensics", id: request.id, groups }),
+        (e: unknown) => post({ type: "error", id: request.id, message: message(e) }),
+      );
+      return;
+    case "corrections":
+      fileCorrections(request.choices).then(
+        (replays) => post({ type: "corrections", id: request.id, replays }),
         (e: unknown) => post({ type: "error", id: request.id, message: message(e) }),
       );
       return;

@@ -3,6 +3,8 @@ import type { RowSummary } from "../core/files/rowSummary";
 import type { LocatedForest } from "../core/forest/forestOf";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
+import type { CorrectionChoice } from "../core/mismatch/corrections/registry";
+import type { ReplaySummary } from "../core/mismatch/corrections/replay";
 import type { Trajectory } from "../core/trajectory/types";
 import type {
   FileRanges,
@@ -140,6 +142,17 @@ export class RolloutFileClient {
       (id) => ({ type: "forensics", id }),
       (reply, settle: (groups: readonly GroupForensics[]) => void) => {
         if (reply.type === "forensics") settle(reply.groups);
+      },
+    );
+  }
+
+  /** Every choice replayed over the file as one batch, once it was read to its end. */
+  async corrections(choices: readonly CorrectionChoice[]): Promise<readonly ReplaySummary[]> {
+    await this.caughtUp();
+    return this.rpc.request(
+      (id) => ({ type: "corrections", id, choices }),
+      (reply, settle: (replays: readonly ReplaySummary[]) => void) => {
+        if (reply.type === "corrections") settle(reply.replays);
       },
     );
   }

@@ -4,10 +4,12 @@ import type { ScanRange } from "../core/files/scanRanges";
 import type { LocatedForest } from "../core/forest/forestOf";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import type { FormatId, LineError } from "../core/formats/types";
+import type { CorrectionChoice } from "../core/mismatch/corrections/registry";
+import type { ReplaySummary } from "../core/mismatch/corrections/replay";
 import type { Trajectory } from "../core/trajectory/types";
 
-/** Where the worker reads a file from: a local File, or the server's byte-range endpoint. */
-export type RolloutFileSource = (
+/** Where the worker reads a file's bytes from: a local File, or the server's byte-range endpoint. */
+export type ByteFileSource =
   | { readonly kind: "blob"; readonly name: string; readonly blob: Blob }
   | {
       readonly kind: "http";
@@ -15,14 +17,26 @@ export type RolloutFileSource = (
       /** `GET {infoUrl}` answers `{size}`; `GET {rangeUrl}?start=&end=` answers the bytes. */
       readonly infoUrl: string;
       readonly rangeUrl: string;
-    }
-) & {
+    };
+
+/** A file the worker reads: its bytes, and how its records are read. */
+export type RolloutFileSource = ByteFileSource & {
   /**
    * How a table's columns map to a trajectory (a Parquet or JSON table no known producer wrote):
    * every worker that reads the file reads its records through it.
    */
   readonly mapping?: ColumnMapping;
+  /**
+   * A slime/miles rollout dump's train dumps (the server lists them beside it): their trainer
+   * and reference lanes, advantages and entropy are joined to its samples.
+   */
+  readonly trainDumps?: readonly ByteFileSource[];
+  /** A miles dashboard column file's rollout dump: its reward, status and group per sample. */
+  readonly rolloutDump?: ByteFileSource;
 };
+
+/** The files read with a file to complete its records (the server lists them beside it). */
+export type FileCompanions = Pick<RolloutFileSource, "trainDumps" | "rolloutDump">;
 
 /** Main thread → worker. `id` pairs a reply with its request (see workerRpc). */
 export type WorkerRequest =
@@ -44,6 +58,12 @@ export type WorkerRequest =
     }
   /** Every group of the file with its forensics (its forest dropped): the group panel's columns. */
   | { readonly type: "forensics"; readonly id: number }
+  /** Every choice replayed over the file as one batch (the what-if table, docs/mismatch.md). */
+  | {
+      readonly type: "corrections";
+      readonly id: number;
+      readonly choices: readonly CorrectionChoice[];
+    }
   /** The indexed bytes cut at line starts into ranges of about `targetBytes` (for a scan pool). */
   | { readonly type: "ranges"; readonly id: number; readonly targetBytes: number };
 
@@ -97,6 +117,11 @@ export type WorkerReply =
       readonly groups: readonly GroupForensics[];
     }
   | ({ readonly type: "ranges"; readonly id: number } & FileRanges)
+  | {
+      readonly type: "corrections";
+      readonly id: number;
+      readonly replays: readonly ReplaySummary[];
+    }
   /** A request failed (with its `id`), or the indexing itself did (no id). */
   | { readonly type: "error"; readonly id?: number; readonly message: string };
 

@@ -62,6 +62,14 @@ describe.each([
     expect(ids.includes(FAKE_IM_END)).toBe(true);
   });
 
+  it("decodes many ids, each on its own, in one request", async () => {
+    const client = makeClient();
+    const ids = [...(await client.encode("fake", "Hello world<|im_end|>😀"))];
+    const alone = await client.idPieces("fake", [...ids, fake.vocabSize + 5]);
+    // Out of context, the emoji's first byte is no character: its hex, not the continuation mark.
+    expect(alone).toEqual(["Hello", " world", "<|im_end|>", "<F0>", "<9F>", "<98>", "<80>", null]);
+  });
+
   it("rejects with the error message, and keeps answering afterwards", async () => {
     const client = makeClient();
     await expect(client.encode("gpt2", "hi")).rejects.toThrow(/tokenizer gpt2: .* answered 404/);

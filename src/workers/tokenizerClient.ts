@@ -20,6 +20,8 @@ export interface TokenizerClient {
   encode(name: string, text: string): Promise<Uint32Array>;
   decode(name: string, ids: ArrayLike<number>): Promise<string>;
   pieces(name: string, ids: ArrayLike<number>): Promise<PiecesResult>;
+  /** Each id's piece on its own, in one request (`null`: not in the vocabulary). */
+  idPieces(name: string, ids: ArrayLike<number>): Promise<(string | null)[]>;
   /** The per-turn prefix check of a trajectory, computed in the worker. */
   turns(name: string, trajectory: Trajectory): Promise<TurnReport>;
   dispose(): void;
@@ -65,6 +67,7 @@ export function createTokenizerClient(
     // Copy the ids: the copy's buffer is transferred, the caller's array stays usable.
     decode: (name, ids) => send({ type: "decode", name, ids: Uint32Array.from(ids) }),
     pieces: (name, ids) => send({ type: "pieces", name, ids: Uint32Array.from(ids) }),
+    idPieces: (name, ids) => send({ type: "idPieces", name, ids: Uint32Array.from(ids) }),
     // Only what the check reads is cloned to the worker (no logprobs, top-k or texts).
     turns: (name, trajectory) =>
       send({ type: "turns", name, trajectory: turnCheckInput(trajectory) }),

@@ -28,6 +28,18 @@ export const serverFileSchema = z.object({
    * records are read through (records no known producer wrote).
    */
   map: z.string().optional(),
+  /**
+   * A slime/miles rollout dump's train dumps (`train_data/{id}.pt`, `{id}_{rank}.pt` beside its
+   * `rollout_data/`), served by the same endpoints under their own ids: the file worker joins
+   * them to the rollout's samples as the CLI does (core/files/torchRecords rolloutDumpSource).
+   */
+  trainDumps: z.array(z.object({ id: z.string(), name: z.string() })).optional(),
+  /**
+   * A miles dashboard column file's rollout dump (`rollout_data/{stem}.pt` beside its
+   * `dashboard_columns/`): its rows get the dump's reward, status and group
+   * (core/files/dashboardColumns.ts).
+   */
+  rolloutDump: z.object({ id: z.string(), name: z.string() }).optional(),
 });
 export type ServerFile = z.infer<typeof serverFileSchema>;
 
@@ -52,4 +64,13 @@ export const stepStatsSchema = z.object({
   mismatch: z.number().optional(),
   mismatchTokens: z.number().int().nonnegative(),
   mismatchNote: z.string().optional(),
+  groups: z
+    .object({
+      groups: z.number().int().nonnegative(),
+      zeroVariance: z.number().int().nonnegative(),
+      samples: z.number().int().nonnegative(),
+      duplicates: z.number().int().nonnegative(),
+    })
+    .optional(),
+  groupsNote: z.string().optional(),
 });

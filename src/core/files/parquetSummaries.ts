@@ -1,5 +1,5 @@
 import { type ColumnMetaData, parquetReadObjects, parquetSchema } from "hyparquet";
-import { getTreePath } from "hyparquet/src/schema.js";
+import { getTreePath } from "../formats/hyparquetInternals";
 import { type ParquetFile, plainValue, recordOfPlainRow } from "../formats/parquet";
 import { checkGroupPages } from "../formats/parquetChecks";
 import { PARQUET_COMPRESSORS } from "../formats/parquetCodecs";

@@ -135,33 +135,59 @@ export function chartedStepFiles<T extends Omit<RunStepFile, "path">>(files: rea
 
 /**
  * Files a trainer writes next to its rollouts that hold no rollouts: prime-rl's and Tinker's
- * `metrics.jsonl`, Tinker's `checkpoints.jsonl` and `timing_spans.jsonl`, SkyRL's `aggregated_results.jsonl`.
+ * `metrics.jsonl`, Tinker's `checkpoints.jsonl`, `timing_spans.jsonl`, `{name}_logtree.json` and
+ * capture records of other kinds than samples (`capture/train_op.jsonl`), SkyRL's
+ * `aggregated_results.jsonl`.
  */
 export function isRunSideFile(path: string): boolean {
   const name = path.split(/[\\/]/).pop() ?? "";
-  return /^(?:metrics|checkpoints|timing_spans|aggregated_results)\.jsonl$/.test(name);
+  if (/^(?:metrics|checkpoints|timing_spans|aggregated_results)\.jsonl$/.test(name)) return true;
+  if (/_logtree\.json$/.test(name)) return true;
+  return /(?:^|[\\/])capture[\\/][^\\/]+\.jsonl$/.test(path) && !isStepSpanningFile(path);
+}
+
+/**
+ * A rollout file holding every step of a run, each record naming its own (Tinker's
+ * `capture/sample.jsonl`: the capture scope's `iteration`): listed beside the run's step files.
+ */
+export function isStepSpanningFile(path: string): boolean {
+  return /(?:^|[\\/])capture[\\/]sample\.jsonl$/.test(path);
 }
 
 export interface RunSteps {
   /** Files with a step, by step, then by path (numbers in names compared as numbers). */
   readonly steps: readonly RunStepFile[];
+  /** Files holding every step, each record naming its own (isStepSpanningFile), by path. */
+  readonly spanning: readonly string[];
   /** Readable files whose path names no step (not part of the run's order), by path. */
   readonly withoutStep: readonly string[];
 }
 
 const byPath = new Intl.Collator("en", { numeric: true }).compare;
 
-/** Orders a run's files by step; paths that are not rollout files are left out. */
+/**
+ * Orders a run's files by step; paths that are not rollout files are left out, and side files
+ * (isRunSideFile) count as naming no step.
+ */
 export function orderRunSteps(paths: readonly string[]): RunSteps {
   const steps: RunStepFile[] = [];
+  const spanning: string[] = [];
   const withoutStep: string[] = [];
   for (const path of paths) {
     if (!isRunFileName(path.split(/[\\/]/).pop() ?? "")) continue;
-    const position = runPositionOf(path);
-    if (position === undefined) withoutStep.push(path);
+    const position = isRunSideFile(path) ? undefined : runPositionOf(path);
+    if (isStepSpanningFile(path)) spanning.push(path);
+    else if (position === undefined) withoutStep.push(path);
     else steps.push({ path, ...position });
   }
   steps.sort((a, b) => a.step - b.step || byPath(a.path, b.path));
+  spanning.sort(byPath);
   withoutStep.sort(byPath);
-  return { steps, withoutStep };
+  return { steps, spanning, withoutStep };
+}
+
+/** The step a trajectory's record names (`metadata.step`: Tinker capture's iteration, verl's step). */
+export function recordStepOf(metadata: Readonly<Record<string, unknown>>): number | undefined {
+  const step = metadata.step;
+  return typeof step === "number" && Number.isSafeInteger(step) && step >= 0 ? step : undefined;
 }

@@ -8,6 +8,7 @@ import {
   mergeStepStats,
   runStepPoints,
   type StepStats,
+  stepGroupsOf,
 } from "./stepStats";
 
 function trajectories(fixture: string): Trajectory[] {
@@ -101,5 +102,45 @@ describe("run chart points", () => {
       [1, "f1", 0.5],
       [2, "f3", 0.5],
     ]);
+  });
+});
+
+describe("step group tallies", () => {
+  const forest = (size: number, zeroVariance: boolean, duplicateSets: number[][]) => ({
+    size,
+    zeroVariance,
+    duplicateSets,
+  });
+
+  it("count groups of two or more, their zero-variance ones and the repeated samples", () => {
+    expect(
+      stepGroupsOf([
+        forest(4, true, [[0, 1, 2, 3]]),
+        forest(3, false, [[0, 2]]),
+        forest(1, false, []),
+      ]),
+    ).toEqual({ groups: 2, zeroVariance: 1, samples: 7, duplicates: 4 });
+  });
+
+  it("merge across a step's shards, and say why when a shard has none", () => {
+    const base = createStepStatsBuilder();
+    const one = base.finish(
+      { reason: "x" },
+      { groups: 2, zeroVariance: 1, samples: 8, duplicates: 3 },
+    );
+    const two = base.finish(
+      { reason: "x" },
+      { groups: 1, zeroVariance: 0, samples: 4, duplicates: 0 },
+    );
+    expect(mergeStepStats([one, two])?.groups).toEqual({
+      groups: 3,
+      zeroVariance: 1,
+      samples: 12,
+      duplicates: 3,
+    });
+    const big = base.finish({ reason: "x" }, { reason: "not built: the file is over 512 MiB" });
+    const merged = mergeStepStats([one, big]);
+    expect(merged?.groups).toBeUndefined();
+    expect(merged?.groupsNote).toMatch(/over 512 MiB/);
   });
 });

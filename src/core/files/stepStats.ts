@@ -34,6 +34,57 @@ export interface StepStats {
   readonly mismatchTokens: number;
   /** Why there is no mismatch, when there is none. */
   readonly mismatchNote?: string;
+  /**
+   * The step's groups (GRPO groups, trees, siblings: core/forest) as `rollout-lens groups` finds
+   * them; undefined when they were not built (groupsNote says why).
+   */
+  readonly groups?: StepGroups;
+  readonly groupsNote?: string;
+}
+
+/** Group forensics of a step: how many groups carry no gradient and how many samples repeat. */
+export interface StepGroups {
+  /** Groups of two or more members. */
+  readonly groups: number;
+  readonly zeroVariance: number;
+  /** Members of those groups. */
+  readonly samples: number;
+  /** Members token-identical to an earlier member of their group (a set of k counts k − 1). */
+  readonly duplicates: number;
+}
+
+/** The step's group tallies from its forests (what `groups` reports), groups of one left out. */
+export function stepGroupsOf(
+  forests: readonly {
+    readonly size: number;
+    readonly zeroVariance: boolean;
+    readonly duplicateSets: readonly (readonly number[])[];
+  }[],
+): StepGroups {
+  let groups = 0;
+  let zeroVariance = 0;
+  let samples = 0;
+  let duplicates = 0;
+  for (const f of forests) {
+    if (f.size < 2) continue;
+    groups += 1;
+    samples += f.size;
+    if (f.zeroVariance) zeroVariance += 1;
+    for (const set of f.duplicateSets) duplicates += set.length - 1;
+  }
+  return { groups, zeroVariance, samples, duplicates };
+}
+
+function sumGroups(parts: readonly StepStats[]): StepGroups | undefined {
+  const known = parts.flatMap((s) => (s.groups ? [s.groups] : []));
+  if (known.length < parts.length) return undefined;
+  const sum = (f: (g: StepGroups) => number) => known.reduce((n, g) => n + f(g), 0);
+  return {
+    groups: sum((g) => g.groups),
+    zeroVariance: sum((g) => g.zeroVariance),
+    samples: sum((g) => g.samples),
+    duplicates: sum((g) => g.duplicates),
+  };
 }
 
 /** What the drift check of a file found: counts, or why it did not run. */
@@ -83,7 +134,7 @@ export function createStepStatsBuilder() {
     addError(): void {
       errors += 1;
     },
-    finish(drift: StepDrift): StepStats {
+    finish(drift: StepDrift, groups?: StepGroups | { readonly reason: string }): StepStats {
       const checked = "checked" in drift ? drift.checked : 0;
       const driftRate = "checked" in drift && checked > 0 ? drift.drifted / checked : undefined;
       const driftNote =
@@ -105,6 +156,11 @@ export function createStepStatsBuilder() {
         mismatch: mismatchTokens > 0 ? mismatchSum / mismatchTokens : undefined,
         mismatchTokens,
         ...(mismatchTokens > 0 ? {} : { mismatchNote: MISMATCH_NOT_RECORDED }),
+        ...(groups === undefined
+          ? {}
+          : "reason" in groups
+            ? { groupsNote: groups.reason }
+            : { groups }),
       };
     },
   };
@@ -143,6 +199,8 @@ export function mergeStepStats(parts: readonly StepStats[]): StepStats | undefin
   const driftNote = driftChecked > 0 ? undefined : parts.find((s) => s.driftNote)?.driftNote;
   const mismatchNote =
     mismatchTokens > 0 ? undefined : parts.find((s) => s.mismatchNote)?.mismatchNote;
+  const groups = sumGroups(parts);
+  const groupsNote = groups ? undefined : parts.find((s) => s.groupsNote)?.groupsNote;
   return {
     trajectories: sum((s) => s.trajectories),
     errors: sum((s) => s.errors),
@@ -172,6 +230,8 @@ export function mergeStepStats(parts: readonly StepStats[]): StepStats | undefin
     ),
     mismatchTokens,
     ...(mismatchNote === undefined ? {} : { mismatchNote }),
+    ...(groups ? { groups } : {}),
+    ...(groupsNote === undefined ? {} : { groupsNote }),
   };
 }
 

@@ -1,7 +1,7 @@
-import { plainValues, type TorchFile } from "../torch/torchFile";
-import { TorchFileError } from "../torch/zipEntries";
+import { openTorchFile, plainValues, type TorchFile } from "../torch/torchFile";
+import { type ByteRangeFile, TorchFileError } from "../torch/zipEntries";
 import type { RecordSource } from "./recordIndexer";
-import { type TrainJoin, trainSampleFor, withTrainSample } from "./trainDump";
+import { type TrainJoin, trainJoinOf, trainSampleFor, withTrainSample } from "./trainDump";
 
 /*
  * slime and miles dumps written with torch.save (docs/format.md "slime and miles `.pt` dumps"):
@@ -101,4 +101,53 @@ export function torchRecordSource(dump: TorchDump, train?: TrainJoin): RecordSou
       );
     },
   };
+}
+
+/** A file and the name an error calls it by. */
+export interface NamedFile {
+  readonly name: string;
+  readonly file: ByteRangeFile;
+}
+
+/** Opens a dump; with `named`, an error names the file (one of several read together). */
+async function openDump(f: NamedFile, named: boolean): Promise<{ name: string; dump: TorchDump }> {
+  try {
+    return { name: f.name, dump: torchDumpOf(await openTorchFile(f.file)) };
+  } catch (error) {
+    if (!named) throw error;
+    throw new TorchFileError(`${f.name}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * slime/miles dump files read together (a rollout dump and the train dumps beside it, or several
+ * `.pt` dropped at once): their one rollout dump as a record source, each sample joined to its
+ * sample of the train dumps (several ranks' files together). One implementation for the CLI,
+ * the server's step statistics and the browser's file worker. Errors name the file: none or
+ * several rollout dumps among them, a train dump of another rollout, a file that is no dump.
+ */
+export async function rolloutDumpSource(files: readonly NamedFile[]): Promise<RecordSource> {
+  const dumps = await Promise.all(files.map((f) => openDump(f, files.length > 1)));
+  const rollouts = dumps.filter((d) => d.dump.kind === "rollout");
+  const names = dumps.map((d) => d.name).join(", ");
+  const [rollout] = rollouts;
+  if (!rollout || rollouts.length > 1) {
+    if (dumps.length === 1 && !rollout) return torchRecordSource(dumps[0]?.dump as TorchDump);
+    throw new TorchFileError(
+      rollouts.length === 0
+        ? `no rollout dump among ${names}: open a rollout_data/{id}.pt with the train dumps of that rollout`
+        : `${rollouts.length} rollout dumps read together (${rollouts.map((d) => d.name).join(", ")}): open one at a time, with the train dumps of that rollout`,
+    );
+  }
+  const id = rollout.dump.header.rollout_id;
+  const trains = dumps.filter((d) => d.dump.kind === "train");
+  for (const train of trains) {
+    const of = train.dump.header.rollout_id;
+    if (of !== undefined && id !== undefined && of !== id) {
+      throw new TorchFileError(
+        `${train.name} is a train dump of rollout ${String(of)}, not of ${rollout.name} (rollout ${String(id)})`,
+      );
+    }
+  }
+  return torchRecordSource(rollout.dump, trainJoinOf(trains.map((d) => d.dump)));
 }

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { TorchFile } from "../torch/torchFile";
 import type { TorchDump } from "./torchRecords";
-import { type TrainJoin, trainJoinOf, trainSampleFor, withTrainSample } from "./trainDump";
+import {
+  isTrainDumpName,
+  rolloutDumpPlace,
+  type TrainJoin,
+  trainDumpNames,
+  trainJoinOf,
+  trainSampleFor,
+  withTrainSample,
+} from "./trainDump";
 
 const torch: TorchFile = {
   file: { byteLength: 0, slice: () => new ArrayBuffer(0) },
@@ -53,5 +61,30 @@ describe("train dumps joined to their rollout dump", () => {
       entropy: [0.1, 0.2],
       train_dump: { data_parallel_rank: 1 },
     });
+  });
+});
+
+describe("which train dumps belong to a rollout dump", () => {
+  it("places rollout_data/{id}.pt (and eval_{id}) beside train_data/", () => {
+    expect(rolloutDumpPlace("/runs/d/rollout_data/3.pt")).toEqual({
+      base: "/runs/d",
+      id: "3",
+      trainDir: "/runs/d/train_data",
+    });
+    expect(rolloutDumpPlace("C:\\d\\rollout_data\\eval_12.pt")?.trainDir).toBe("C:\\d\\train_data");
+    expect(rolloutDumpPlace("/runs/d/3.pt")).toBeUndefined();
+    expect(rolloutDumpPlace("/runs/d/rollout_data/x3.pt")).toBeUndefined();
+  });
+
+  it("takes {id}.pt and {id}_{rank}.pt, never another rollout's or another name", () => {
+    expect(isTrainDumpName("3", "3.pt")).toBe(true);
+    expect(isTrainDumpName("3", "3_12.pt")).toBe(true);
+    for (const name of ["33.pt", "33_0.pt", "3_.pt", "3_a.pt", "3_0.pt.tmp", "../3.pt", "3_0/1.pt"])
+      expect(isTrainDumpName("3", name), name).toBe(false);
+    expect(trainDumpNames("3", ["3_10.pt", "4_0.pt", "3_2.pt", "3.pt", "notes.txt"])).toEqual([
+      "3.pt",
+      "3_2.pt",
+      "3_10.pt",
+    ]);
   });
 });

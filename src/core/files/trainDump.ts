@@ -14,6 +14,38 @@ import type { TorchDump } from "./torchRecords";
 export const TRAINER_LANE = "trainer";
 export const REFERENCE_LANE = "reference";
 
+/** A rollout dump's place: `{base}/rollout_data/{id}.pt` (`id` is `N` or `eval_N`). */
+export interface RolloutDumpPlace {
+  readonly base: string;
+  readonly id: string;
+  /** The folder its train dumps are in: `{base}/train_data` (with the path's separator). */
+  readonly trainDir: string;
+}
+
+/** Where rollout dump `path` sits, when it is `.../rollout_data/{id}.pt`; else undefined. */
+export function rolloutDumpPlace(path: string): RolloutDumpPlace | undefined {
+  const match = /^(.*)([\\/])rollout_data[\\/]((?:eval_)?\d+)\.pt$/.exec(path);
+  if (!match) return undefined;
+  const [, base = "", sep = "/", id = ""] = match;
+  return { base, id, trainDir: `${base}${sep}train_data` };
+}
+
+/**
+ * True when file `name` of the train_data folder is a train dump of rollout `id`: `{id}.pt`
+ * (slime's --dump-details) or `{id}_{rank}.pt` (miles').
+ */
+export function isTrainDumpName(id: string, name: string): boolean {
+  if (name === `${id}.pt`) return true;
+  return name.startsWith(`${id}_`) && /^\d+\.pt$/.test(name.slice(id.length + 1));
+}
+
+/** The train dump names of rollout `id` among a train_data folder's `names`: `{id}.pt`, then by rank. */
+export function trainDumpNames(id: string, names: readonly string[]): string[] {
+  const rank = (name: string) =>
+    name === `${id}.pt` ? -1 : Number.parseInt(name.slice(id.length + 1), 10);
+  return names.filter((name) => isTrainDumpName(id, name)).sort((a, b) => rank(a) - rank(b));
+}
+
 interface TrainEntry {
   readonly dump: TorchDump;
   readonly sample: Readonly<Record<string, unknown>>;

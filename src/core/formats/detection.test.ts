@@ -22,6 +22,12 @@ const FIXTURES: readonly { file: string; format: FormatId }[] = [
   { file: "dumps/nemo-rl/val_data_step3.jsonl", format: "nemo-rl-val" },
   { file: "dumps/areal/rollout/3/1742.jsonl", format: "areal" },
   { file: "dumps/miles/trajectory/4.jsonl", format: "miles-trajectory" },
+  { file: "dumps/text-table/samples.jsonl", format: "text-table" },
+  { file: "tinker-run/capture/sample.jsonl", format: "tinker-capture" },
+  {
+    file: "tinker-run/iteration_000000/train_rollout_summaries.jsonl",
+    format: "tinker-summary",
+  },
 ];
 
 const cases = FIXTURES.flatMap(({ file, format }) =>

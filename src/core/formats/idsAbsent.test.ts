@@ -29,6 +29,8 @@ describe("a clear word on id-less files", () => {
       "nemo-rl-val",
       "areal",
       "miles-trajectory",
+      "text-table",
+      "tinker-summary",
     ]);
   });
 

@@ -59,6 +59,18 @@ const MILES_TRAJECTORY_REASON = textDump(
   "The ids are in the rollout dump next to it (rollout_data/{id}.pt, or dashboard_columns/): open that.",
 );
 
+const TEXT_TABLE_REASON = textDump(
+  "its records hold a prompt and a completion as text, and maybe a reward, but no id column",
+  "Write the ids the model received and generated beside the text (prompt_ids/completion_ids or " +
+    "tokens with a loss mask, as slime or rollout-lens/v1 lines), or open the trainer's own dump " +
+    "that keeps them.",
+);
+const TINKER_SUMMARY_REASON =
+  "this file holds no tokens and no text (Tinker's rollout summaries keep each trajectory's " +
+  "rewards, per-step lengths and metrics), so no drift or mismatch check can run on it. The " +
+  "sampled ids and logprobs are in capture/sample.jsonl when the run was wrapped in " +
+  "tinker_cookbook.capture (JsonlFileSink): open that.";
+
 const VERIFIERS_REASON =
   "this verifiers trace holds no token ids on this branch (an eval relay turn, or a trace that " +
   "failed before its first model call), so no drift or mismatch check can run on it. Traces " +
@@ -73,6 +85,8 @@ const TEXT_ONLY: ReadonlyMap<string, string> = new Map([
   ["nemo-rl-val", NEMO_VAL_REASON],
   ["areal", AREAL_REASON],
   ["miles-trajectory", MILES_TRAJECTORY_REASON],
+  ["text-table", TEXT_TABLE_REASON],
+  ["tinker-summary", TINKER_SUMMARY_REASON],
 ]);
 
 /**

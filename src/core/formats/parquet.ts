@@ -6,8 +6,8 @@ import {
   parquetReadObjects,
   parquetSchema,
 } from "hyparquet";
-import { getTreePath } from "hyparquet/src/schema.js";
 import type { ColumnMapping } from "./columnMapping";
+import { getTreePath } from "./hyparquetInternals";
 import { checkGroupPages, checkParquetFooter } from "./parquetChecks";
 import { PARQUET_COMPRESSORS } from "./parquetCodecs";
 import { readHeadRows } from "./parquetHead";

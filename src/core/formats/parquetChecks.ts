@@ -1,5 +1,5 @@
 import type { AsyncBuffer, ColumnMetaData, FileMetaData, PageHeader } from "hyparquet";
-import { parquetHeader } from "hyparquet/src/column.js";
+import { parquetHeader } from "./hyparquetInternals";
 
 /*
  * Every size a Parquet file declares, checked against the file's own byte size before anything is

@@ -1,9 +1,6 @@
 import type { AsyncBuffer, ColumnMetaData, FileMetaData, SchemaTree } from "hyparquet";
-import { parquetSchema } from "hyparquet";
-import { parquetHeader, readColumn } from "hyparquet/src/column.js";
-import { DEFAULT_PARSERS } from "hyparquet/src/convert.js";
-import { getTreePath } from "hyparquet/src/schema.js";
-import { flatten } from "hyparquet/src/utils.js";
+import { flatten, parquetSchema } from "hyparquet";
+import { DEFAULT_PARSERS, getTreePath, parquetHeader, readColumn } from "./hyparquetInternals";
 import { PARQUET_COMPRESSORS } from "./parquetCodecs";
 import { isNumberListPath, readNumberListChunk } from "./parquetLists";
 

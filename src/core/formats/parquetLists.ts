@@ -1,8 +1,10 @@
 import type { ColumnMetaData, Compressors, DecodedArray, SchemaTree } from "hyparquet";
-import { parquetHeader } from "hyparquet/src/column.js";
-import { decompressPage } from "hyparquet/src/datapage.js";
-import { readRleBitPackedHybrid } from "hyparquet/src/encoding.js";
-import { readPlain } from "hyparquet/src/plain.js";
+import {
+  decompressPage,
+  parquetHeader,
+  readPlain,
+  readRleBitPackedHybrid,
+} from "./hyparquetInternals";
 
 /*
  * A fast reader for the columns rollout tables are made of: a list of numbers per row (token ids,

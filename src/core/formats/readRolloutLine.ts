@@ -21,12 +21,14 @@ import {
   skyrlEvalAdapter,
 } from "./textDumps";
 import { artAdapter, primeAdapter } from "./textRecords";
+import { textTableAdapter } from "./textTable";
+import { tinkerCaptureAdapter, tinkerSummaryAdapter } from "./tinker";
 import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
 import { verifiersAdapter } from "./verifiers";
 import { verlAdapter } from "./verl";
 
 /** Sniffing order: explicit `format` markers first, then the key patterns of rollout-formats.md §6. */
-export const ADAPTERS: readonly FormatAdapter[] = [
+const PRODUCER_ADAPTERS: readonly FormatAdapter[] = [
   rolloutLensAdapter,
   atifAdapter,
   nemoRlAdapter,
@@ -41,6 +43,17 @@ export const ADAPTERS: readonly FormatAdapter[] = [
   nemoRlValAdapter,
   arealAdapter,
   milesTrajectoryAdapter,
+  tinkerCaptureAdapter,
+  tinkerSummaryAdapter,
+];
+
+/** Every reader: the producers' own, then a text table (prompt and completion, no ids) none claims. */
+export const ADAPTERS: readonly FormatAdapter[] = [
+  ...PRODUCER_ADAPTERS,
+  {
+    ...textTableAdapter,
+    detect: (v) => textTableAdapter.detect(v) && !PRODUCER_ADAPTERS.some((a) => a.detect(v)),
+  },
 ];
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {

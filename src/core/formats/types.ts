@@ -16,7 +16,10 @@ export type FormatId =
   | "skyrl-eval"
   | "nemo-rl-val"
   | "areal"
-  | "miles-trajectory";
+  | "miles-trajectory"
+  | "text-table"
+  | "tinker-capture"
+  | "tinker-summary";
 
 export const FORMAT_IDS: readonly FormatId[] = [
   "rollout-lens/v1",
@@ -33,6 +36,9 @@ export const FORMAT_IDS: readonly FormatId[] = [
   "nemo-rl-val",
   "areal",
   "miles-trajectory",
+  "text-table",
+  "tinker-capture",
+  "tinker-summary",
 ];
 
 /** A bad line: 1-based `line` in its file, `field` the JSON path at fault when known. */

@@ -26,6 +26,17 @@ export const callSchema = z.object({
   e2e_latency: anyNumber.optional(),
   weight_version: z.string().optional(),
   upstream: z.string().optional(),
+  /** The failed attempts before this one (docs/format.md, calls). */
+  retries: z
+    .array(
+      z.object({
+        rid: z.string(),
+        upstream: z.string().optional(),
+        error: z.string(),
+        backoff_ms: anyNumber,
+      }),
+    )
+    .optional(),
 });
 export type CallWire = z.infer<typeof callSchema>;
 
@@ -44,6 +55,16 @@ export function callFromWire(wire: CallWire): GenerateCall {
     e2eLatency: wire.e2e_latency,
     weightVersion: wire.weight_version,
     upstream: wire.upstream,
+    ...(wire.retries === undefined
+      ? {}
+      : {
+          retries: wire.retries.map((r) => ({
+            rid: r.rid,
+            upstream: r.upstream,
+            error: r.error,
+            backoffMs: r.backoff_ms,
+          })),
+        }),
   };
 }
 
@@ -58,6 +79,16 @@ export function callToWire(call: GenerateCall): CallWire {
     e2e_latency: call.e2eLatency,
     weight_version: call.weightVersion,
     upstream: call.upstream,
+    ...(call.retries === undefined
+      ? {}
+      : {
+          retries: call.retries.map((r) => ({
+            rid: r.rid,
+            upstream: r.upstream,
+            error: r.error,
+            backoff_ms: r.backoffMs,
+          })),
+        }),
   };
 }
 

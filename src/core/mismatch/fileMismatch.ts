@@ -143,6 +143,22 @@ export interface MismatchCharts {
   readonly byPosition: MismatchBucket[];
   /** The WORST_TOKENS tokens of largest |δ|, largest first (ties in file order). */
   worst: MismatchToken[];
+  /** Which lanes were compared (a − b), with how many trajectories each pair: the charts' labels. */
+  readonly lanePairs: LanePairCount[];
+}
+
+/** Lanes a and b of a file scan's trajectories, and how many trajectories compared them. */
+export interface LanePairCount {
+  readonly a: string;
+  readonly b: string;
+  rows: number;
+}
+
+/** Counts one more trajectory comparing lanes `a` − `b`. */
+export function countLanePair(pairs: LanePairCount[], a: string, b: string, rows = 1): void {
+  const known = pairs.find((p) => p.a === a && p.b === b);
+  if (known) known.rows += rows;
+  else pairs.push({ a, b, rows });
 }
 
 function bucket(start: number, end: number): MismatchBucket {
@@ -183,6 +199,7 @@ export function emptyCharts(): MismatchCharts {
     ),
     byPosition: [],
     worst: [],
+    lanePairs: [],
   };
 }
 
@@ -950,6 +967,7 @@ export function mergeCharts(into: MismatchCharts, from: MismatchCharts): Mismatc
   mergeBuckets(into.byPosition, from.byPosition);
   into.scatter = topKBySample(into.scatter.concat(from.scatter), SCATTER_POINTS);
   into.worst = topK(into.worst.concat(from.worst), WORST_TOKENS, byWorst);
+  for (const p of from.lanePairs) countLanePair(into.lanePairs, p.a, p.b, p.rows);
   scanStates.delete(into);
   return into;
 }
@@ -1019,6 +1037,7 @@ export function rowIntoCharts(
     return { ok: false, reason: out.ok ? "no such lane" : out.message };
   }
   const c = options.correction ?? DEFAULT_CORRECTION;
+  countLanePair(charts.lanePairs, lanes[0], lanes[1]);
   return { ok: true, lanes, row: addToCharts(charts, t, row, line, a, b, c) };
 }
 
@@ -1071,6 +1090,7 @@ export function scanMismatchLine(
     const c = options.correction ?? DEFAULT_CORRECTION;
     for (const lanes of result.rows) {
       const row = firstRow + scan.rows.length;
+      countLanePair(scan.charts.lanePairs, result.lanes[0], result.lanes[1]);
       scan.rows.push(chartRow(scan.charts, gatherWire(lanes), row, lineNo, c));
     }
     return;

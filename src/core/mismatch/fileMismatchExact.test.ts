@@ -70,6 +70,10 @@ function referenceRow(t: Trajectory, row: number, line: number, c: Correction, r
     return;
   }
   const { charts } = ref;
+  const [laneA, laneB = SAMPLED_LANE] = lanes;
+  const pair = charts.lanePairs.find((p) => p.a === laneA && p.b === laneB);
+  if (pair) pair.rows++;
+  else charts.lanePairs.push({ a: laneA, b: laneB, rows: 1 });
   const mask = t.segments.flatMap((s) => [...s.lossMask]);
   const ids = t.segments.flatMap((s) => [...s.tokenIds]);
   let compared = 0;
@@ -162,6 +166,7 @@ function reference(lines: readonly string[], c: Correction): Reference {
       byProbability: Array.from({ length: 10 }, (_, i) => bucket(i / 10, (i + 1) / 10)),
       byPosition: [],
       worst: [],
+      lanePairs: [],
     },
     rows: [],
   };

@@ -84,3 +84,20 @@ export function displayPieces(ids: ArrayLike<number>, tokenBytes: TokenBytesOf):
   flushHex();
   return out;
 }
+
+/**
+ * The display string of each id on its own, context-free (a top-k alternative has no neighbours):
+ * a token holding part of a character shows its bytes as hex (`<E4 BD>`), like `displayPieces`
+ * of that one id. `null` for an id the tokenizer does not know (`tokenBytes` throws).
+ */
+export function pieceOfEachId(ids: ArrayLike<number>, tokenBytes: TokenBytesOf): (string | null)[] {
+  return Array.from(ids, (id) => {
+    let bytes: Uint8Array;
+    try {
+      bytes = tokenBytes(id);
+    } catch {
+      return null;
+    }
+    return displayPieces([id], () => bytes)[0] ?? "";
+  });
+}

@@ -79,8 +79,13 @@ class Machine {
   private latin1(n: number, what: string): string {
     const b = this.raw(n, what);
     let out = "";
+    // Short texts (module and class names, dict keys) char by char: no array made per call.
+    if (b.length <= 64) {
+      for (let k = 0; k < b.length; k++) out += String.fromCharCode(b[k] as number);
+      return out;
+    }
     for (let k = 0; k < b.length; k += 8192) {
-      out += String.fromCharCode(...b.subarray(k, k + 8192));
+      out += String.fromCharCode.apply(null, b.subarray(k, k + 8192) as unknown as number[]);
     }
     return out;
   }

@@ -221,6 +221,11 @@ export function placeholder(cls: GlobalRef, args: readonly unknown[]): Placehold
 /** A dict key as an object key: strings as they are, numbers and other keys as their text. */
 export function setKey(target: Record<string, unknown>, key: unknown, value: unknown): void {
   const name = typeof key === "string" ? key : (JSON.stringify(key) ?? String(key));
+  if (name !== "__proto__") {
+    // Any other name assigned makes an own data property (the prototype's other members are data).
+    target[name] = value;
+    return;
+  }
   // defineProperty: a key "__proto__" is data, never the object's prototype.
   Object.defineProperty(target, name, {
     value,

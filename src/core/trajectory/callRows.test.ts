@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callRows } from "./callRows";
+import { callRows, retriesText } from "./callRows";
 import type { GenerateCall, Segment } from "./types";
 
 function segment(kind: Segment["kind"], n: number, turn = 0): Segment {
@@ -57,6 +57,8 @@ describe("callRows", () => {
         weightVersion: "v1",
         segmentIndex: 1,
         firstToken: 10,
+        attempts: 1,
+        retries: [],
       },
       {
         index: 1,
@@ -69,6 +71,8 @@ describe("callRows", () => {
         finishReason: { type: "length", length: 3 },
         segmentIndex: 3,
         firstToken: 20,
+        attempts: 1,
+        retries: [],
       },
     ]);
   });
@@ -86,5 +90,36 @@ describe("callRows", () => {
 
   it("has no rows without calls", () => {
     expect(callRows({ segments })).toEqual([]);
+  });
+});
+
+describe("retries of a call", () => {
+  const retried: GenerateCall = {
+    rid: "r3",
+    inputLen: 10,
+    outputLen: 4,
+    finishReason: stop,
+    retries: [
+      { rid: "r1", upstream: "http://a:1", error: "SglangHttpError: 503", backoffMs: 480 },
+      { rid: "r2", error: "SglangConnectionError: refused", backoffMs: 1020 },
+    ],
+  };
+
+  it("counts the attempts and lists each failed rid, error and backoff", () => {
+    const [row] = callRows({ segments, calls: [retried] });
+    expect(row?.attempts).toBe(3);
+    expect(row?.retries.map((r) => r.rid)).toEqual(["r1", "r2"]);
+    expect(row && retriesText(row)).toEqual({
+      cell: "3 (2 failed, 1.5 s backoff)",
+      lines: [
+        "attempt 1: r1 on http://a:1 failed (SglangHttpError: 503); waited 480 ms",
+        "attempt 2: r2 failed (SglangConnectionError: refused); waited 1.0 s",
+      ],
+    });
+  });
+
+  it("says 1 for a call whose first attempt answered", () => {
+    const [row] = callRows({ segments, calls: calls.slice(0, 1) });
+    expect(row && retriesText(row)).toEqual({ cell: "1", lines: [] });
   });
 });

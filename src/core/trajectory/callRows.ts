@@ -1,4 +1,4 @@
-import type { FinishReason, GenerateCall, Segment } from "./types";
+import type { CallRetry, FinishReason, GenerateCall, Segment } from "./types";
 
 /** One `/generate` call as the calls panel shows it. */
 export interface CallRow {
@@ -19,6 +19,33 @@ export interface CallRow {
   readonly segmentIndex?: number;
   /** Index of that segment's first token in the whole trajectory. */
   readonly firstToken?: number;
+  /** Attempts the call took: its failed ones plus the one that answered. */
+  readonly attempts: number;
+  /** The failed attempts, in order (rid, upstream, error, backoff). */
+  readonly retries: readonly CallRetry[];
+}
+
+/**
+ * The attempts cell: "1", or "3" and, per failed attempt, its rid, error and the backoff after it
+ * (the cell's title holds the lines).
+ */
+export function retriesText(row: Pick<CallRow, "attempts" | "retries">): {
+  readonly cell: string;
+  readonly lines: readonly string[];
+} {
+  if (row.retries.length === 0) return { cell: String(row.attempts), lines: [] };
+  const backoff = row.retries.reduce((sum, r) => sum + r.backoffMs, 0);
+  return {
+    cell: `${row.attempts} (${row.retries.length} failed, ${formatMs(backoff)} backoff)`,
+    lines: row.retries.map(
+      (r, k) =>
+        `attempt ${k + 1}: ${r.rid}${r.upstream === undefined ? "" : ` on ${r.upstream}`} failed (${r.error}); waited ${formatMs(r.backoffMs)}`,
+    ),
+  };
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 /**
@@ -56,6 +83,8 @@ export function callRows(trajectory: {
       finishReason: call.finishReason,
       ...(call.weightVersion === undefined ? {} : { weightVersion: call.weightVersion }),
       ...(isProduced ? { segmentIndex: produced.index, firstToken: call.inputLen } : {}),
+      attempts: (call.retries?.length ?? 0) + 1,
+      retries: call.retries ?? [],
     };
   });
 }

@@ -8,7 +8,7 @@ import { trajectoryToAtif } from "../formats/atif";
 import { readRolloutLine } from "../formats/readRolloutLine";
 import type { Tokenizer } from "../tokenizer/types";
 import { canonicalRole, isAssistantRole, ROLE_ALIASES } from "./roles";
-import { rowMessages, rowText } from "./rowText";
+import { renderedMessages, rowMessages, rowText } from "./rowText";
 import type { Trajectory } from "./types";
 
 /** The trajectories of a fixture's lines, as the CLI and the file worker read them. */
@@ -60,8 +60,35 @@ describe("the text of real atropos rows", () => {
     expect(doc.steps[0]?.message).toContain("Current state of the Rubik's cube");
   });
 
-  it("ATIF export says why a step has no words when the messages are rendered text", () => {
-    const doc = trajectoryToAtif(rendered) as { extra: { rollout_lens: Record<string, unknown> } };
+  it("ATIF export takes each step's words from a rendered transcript's `### role` sections", () => {
+    const doc = trajectoryToAtif(rendered) as {
+      steps: { source: string; message: string }[];
+      extra: { rollout_lens: Record<string, unknown> };
+    };
+    expect(doc.steps[0]?.message).toMatch(/^Current state of the Rubik's cube:/);
+    const agent = doc.steps.filter((s) => s.source === "agent");
+    expect(agent).toHaveLength(1);
+    expect(agent[0]?.message).toMatch(/^<think>\nThe cube's current configuration/);
+    expect(agent[0]?.message).not.toContain("### environment");
+    expect(doc.extra.rollout_lens.message_text_missing).toBeUndefined();
+  });
+
+  it("reads `### role` sections only when every heading is a known role", () => {
+    expect(renderedMessages("### user\nhi\n\n### agent\nhello\n")).toEqual([
+      { role: "user", content: "hi" },
+      { role: "agent", content: "hello" },
+    ]);
+    expect(renderedMessages("### Notes\nnot a role\n### user\nhi")).toBeUndefined();
+    expect(renderedMessages("preamble\n### user\nhi")).toBeUndefined();
+    expect(renderedMessages("no headings at all")).toBeUndefined();
+  });
+
+  it("ATIF export says why a step has no words when rendered text has no role sections", () => {
+    const plain: Trajectory = {
+      ...rendered,
+      metadata: { messages: ["a transcript, no headings"] },
+    };
+    const doc = trajectoryToAtif(plain) as { extra: { rollout_lens: Record<string, unknown> } };
     expect(doc.extra.rollout_lens.message_text_missing).toMatch(/rendered text/);
   });
 

@@ -1,3 +1,4 @@
+import { canonicalRole } from "./roles";
 import type { ChatMessage, Trajectory } from "./types";
 
 /**
@@ -53,4 +54,27 @@ export function rowText(t: Trajectory): string | undefined {
   if (m.kind === "rendered") return m.text;
   if (m.kind === "messages") return m.messages.map((x) => x.content).join("\n");
   return undefined;
+}
+
+/** A `### role` heading line of a rendered transcript (atropos environments write them). */
+const HEADING = /^### ([A-Za-z_]+)[ \t]*$/gm;
+
+/**
+ * The messages of a rendered transcript whose every part opens with a `### role` heading of a
+ * known role (core/trajectory/roles.ts), for writers that need each turn's words (ATIF); undefined
+ * when the text is not such a transcript. A chat template never renders these: they are the
+ * transcript's words, not the strings the model saw.
+ */
+export function renderedMessages(text: string): ChatMessage[] | undefined {
+  const heads = [...text.matchAll(HEADING)];
+  if (heads.length === 0 || text.slice(0, heads[0]?.index).trim() !== "") return undefined;
+  const messages: ChatMessage[] = [];
+  for (const [k, head] of heads.entries()) {
+    const role = head[1] ?? "";
+    if (canonicalRole(role) === undefined) return undefined;
+    const from = (head.index ?? 0) + head[0].length + 1;
+    const to = heads[k + 1]?.index ?? text.length;
+    messages.push({ role, content: text.slice(from, to).replace(/\n+$/, "") });
+  }
+  return messages;
 }

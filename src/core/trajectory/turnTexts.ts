@@ -1,5 +1,5 @@
 import { canonicalRole } from "./roles";
-import { RENDERED_MESSAGES_REASON, rowMessages } from "./rowText";
+import { RENDERED_MESSAGES_REASON, renderedMessages, rowMessages } from "./rowText";
 import type { Trajectory } from "./types";
 
 /** The text of each model turn and of the first user message, for writers that need words. */
@@ -18,7 +18,12 @@ export interface TurnTexts {
  */
 export function turnTexts(t: Trajectory): TurnTexts {
   const m = rowMessages(t);
-  const messages = m.kind === "messages" ? m.messages : [];
+  const messages =
+    m.kind === "messages"
+      ? m.messages
+      : m.kind === "rendered"
+        ? (renderedMessages(m.text) ?? [])
+        : [];
   const firstUser = messages.find((x) => canonicalRole(x.role) === "user")?.content;
   const assistant = messages.filter((x) => canonicalRole(x.role) === "assistant");
   const model = t.segments

@@ -86,6 +86,17 @@ export interface Lineage {
   readonly editedToolResults?: readonly string[];
 }
 
+/** A failed attempt of a `/generate` call that was retried (docs/sglang.md, retries). */
+export interface CallRetry {
+  /** The rid the failed attempt ran under (each retry gets a fresh one). */
+  readonly rid: string;
+  readonly upstream?: string;
+  /** Why it failed, as the client typed it (connection, timeout, HTTP status, …). */
+  readonly error: string;
+  /** How long the client waited before the next attempt (ms). */
+  readonly backoffMs: number;
+}
+
 /** One `/generate` call of a live episode. */
 export interface GenerateCall {
   readonly rid: string;
@@ -97,6 +108,8 @@ export interface GenerateCall {
   readonly weightVersion?: string;
   /** Base URL of the upstream that ran the call (live episodes with several upstreams). */
   readonly upstream?: string;
+  /** The attempts that failed before this one succeeded, in order; absent when the first did. */
+  readonly retries?: readonly CallRetry[];
 }
 
 export interface ChatMessage {

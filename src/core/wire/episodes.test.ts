@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { EPISODE_EVENT_TYPES, type EpisodeEvent, parseEpisodeEvent } from "./episodes";
+import {
+  EPISODE_EVENT_TYPES,
+  type EpisodeEvent,
+  parseEpisodeEvent,
+  startEpisodeSchema,
+} from "./episodes";
 
 const segment = {
   kind: "model",
@@ -74,5 +79,20 @@ describe("the episode event schema", () => {
     const parsed = parseEpisodeEvent(data);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.error).toContain(error);
+  });
+});
+
+describe("startEpisodeSchema's tool_call_parser", () => {
+  it("takes a registered parser and refuses another name, listing the choices", () => {
+    expect(startEpisodeSchema.parse({ prompt: "hi", tool_call_parser: "qwen_xml" })).toMatchObject({
+      tool_call_parser: "qwen_xml",
+    });
+    expect(startEpisodeSchema.parse({ prompt: "hi", tool_call_parser: "glm" })).toMatchObject({
+      tool_call_parser: "glm",
+    });
+    const bad = startEpisodeSchema.safeParse({ prompt: "hi", tool_call_parser: "xml" });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(["tool_call_parser"]);
+    expect(bad.error?.issues[0]?.message).toMatch(/one of hermes, .*qwen_xml.*glm/);
   });
 });

@@ -5,6 +5,7 @@ import {
   mask01Schema,
   tokenIdsSchema,
 } from "../formats/wireSchemas";
+import { toolCallParserNames } from "../toolcalls/registry";
 import type { GenerateCall, Segment, ToolCall, TrajectoryStatus } from "../trajectory/types";
 
 /** Body of `POST /api/episodes`. */
@@ -21,6 +22,16 @@ export const startEpisodeSchema = z
     stream: z.boolean().optional(),
     /** A tokenizer of the catalog (`GET /api/tokenizers`); its family decides suffix and tool calls. */
     tokenizer: z.string().min(1, "tokenizer must not be empty").max(200).optional(),
+    /**
+     * The tool-call parser the model's output is read with, when its family's default is not the
+     * model's (docs/templates.md): `qwen_xml` for Qwen3-Coder, `glm` for GLM-4.5/4.6, …
+     */
+    tool_call_parser: z
+      .string()
+      .refine((name) => toolCallParserNames.includes(name), {
+        message: `tool_call_parser must be one of ${toolCallParserNames.join(", ")}`,
+      })
+      .optional(),
     /** Alternatives recorded per model token (SGLang `top_logprobs_num`); 0 turns them off. */
     top_logprobs_num: z
       .number()
@@ -192,6 +203,19 @@ const generateCallSchema = z
     e2eLatency: z.number().optional(),
     weightVersion: z.string().optional(),
     upstream: z.string().optional(),
+    retries: z
+      .array(
+        z
+          .object({
+            rid: z.string(),
+            upstream: z.string().optional(),
+            error: z.string(),
+            backoffMs: z.number(),
+          })
+          .readonly(),
+      )
+      .readonly()
+      .optional(),
   })
   .readonly();
 

@@ -34,7 +34,7 @@ function Side({ id, from }: { readonly id: string; readonly from: number | undef
     () => trajectory?.segments.flatMap((s) => s.tokenIds) ?? [],
     [trajectory],
   );
-  const { pieces, controlTokens } = useTokenPieces(trajectory?.tokenizer, tokenIds);
+  const { pieces, controlTokens, isLoading } = useTokenPieces(trajectory?.tokenizer, tokenIds);
   return (
     <section className={styles.side} aria-label={`episode ${id}`} data-testid="compare-side">
       <header className={styles.meta}>
@@ -51,6 +51,8 @@ function Side({ id, from }: { readonly id: string; readonly from: number | undef
             key={trajectory.id}
             trajectory={trajectory}
             pieces={pieces}
+            tokenizer={trajectory.tokenizer}
+            isTokenizerLoading={isLoading}
             controlTokens={controlTokens}
             {...(from === undefined ? {} : { initialToken: from })}
           />

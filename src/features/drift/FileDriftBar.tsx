@@ -74,11 +74,18 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
       </div>
       {summary && !isScanning && (
         <div className={scan.row} data-testid="file-drift-summary">
-          <span className={summary.drifted > 0 ? styles.bad : styles.good}>
-            <strong>{summary.drifted.toLocaleString("en-US")}</strong> of{" "}
-            {summary.checked.toLocaleString("en-US")} trajectories drifted (
-            {percent(summary.drifted, summary.checked)})
-          </span>
+          {summary.checked === 0 ? (
+            // Nothing was checked: no green "0 drifted" for checks that never ran.
+            <span className={styles.bad} data-testid="drift-none-checked">
+              no trajectory checked
+            </span>
+          ) : (
+            <span className={summary.drifted > 0 ? styles.bad : styles.good}>
+              <strong>{summary.drifted.toLocaleString("en-US")}</strong> of{" "}
+              {summary.checked.toLocaleString("en-US")} trajectories drifted (
+              {percent(summary.drifted, summary.checked)})
+            </span>
+          )}
           <span className={summary.driftedTrained > 0 ? styles.bad : undefined}>
             {summary.driftedTrained} touch trained tokens ·{" "}
             {summary.trainableTokensAffected.toLocaleString("en-US")} trained tokens affected

@@ -8,10 +8,13 @@ import { useDriftTokenizer } from "./useDriftTokenizer";
  * useDriftTokenizer): undefined (the view shows `#id`) until they arrive or when decoding fails.
  */
 export function useRecordedPieces(trajectory: Trajectory | undefined) {
-  const { tokenizer } = useDriftTokenizer(trajectory);
+  const { tokenizer, error } = useDriftTokenizer(trajectory);
   const tokenIds = useMemo(
     () => trajectory?.segments.flatMap((s) => s.tokenIds) ?? [],
     [trajectory],
   );
-  return useTokenPieces(trajectory ? tokenizer : undefined, tokenIds);
+  const decoded = useTokenPieces(trajectory ? tokenizer : undefined, tokenIds);
+  // The choice itself waits for the server's catalog: loading too, unless that failed.
+  const isChoosing = trajectory !== undefined && tokenizer === undefined && error === undefined;
+  return { ...decoded, isLoading: decoded.isLoading || isChoosing };
 }

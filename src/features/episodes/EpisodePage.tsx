@@ -21,7 +21,7 @@ export function EpisodePage() {
     () => trajectory?.segments.flatMap((s) => s.tokenIds) ?? [],
     [trajectory],
   );
-  const { pieces, controlTokens } = useTokenPieces(trajectory?.tokenizer, tokenIds);
+  const { pieces, controlTokens, isLoading } = useTokenPieces(trajectory?.tokenizer, tokenIds);
   const turnChecks = useTurnChecks(trajectory?.tokenizer, trajectory);
   const tokenParam = searchParams.get("token");
   const initialToken =
@@ -93,6 +93,8 @@ export function EpisodePage() {
           key={trajectory.id}
           trajectory={trajectory}
           pieces={pieces}
+          tokenizer={trajectory.tokenizer}
+          isTokenizerLoading={isLoading}
           controlTokens={controlTokens}
           initialToken={initialToken}
           onSelectToken={handleSelectToken}

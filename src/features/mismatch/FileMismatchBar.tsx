@@ -1,7 +1,8 @@
 import { useMemo, useState } from "react";
 import { Link } from "react-router";
 import { revealInvisible } from "../../core/layout/displayPiece";
-import type { MismatchToken } from "../../core/mismatch/fileMismatch";
+import type { LanePairCount, MismatchToken } from "../../core/mismatch/fileMismatch";
+import { laneLabels } from "../../core/mismatch/laneLabels";
 import { tokenMismatch } from "../../core/mismatch/mismatch";
 import { useTokenPieces } from "../../hooks/useTokenPieces";
 import scan from "../rollouts/scanBar.module.css";
@@ -36,11 +37,13 @@ export interface FileMismatchBarProps {
 function WorstTokens({
   fileId,
   tokens,
+  lanes,
   search,
   tokenizer,
 }: {
   readonly fileId: string;
   readonly tokens: readonly MismatchToken[];
+  readonly lanes: LanePairCount[];
   readonly search: string;
   readonly tokenizer: string | undefined;
 }) {
@@ -49,6 +52,7 @@ function WorstTokens({
   // Each id's display piece from the tokenizer worker (the token view's pieces), when there is one.
   const { pieces } = useTokenPieces(tokenizer, ids);
   const shown = isOpen ? tokens : tokens.slice(0, 8);
+  const names = laneLabels(lanes);
   const query = (token: number) => {
     const params = new URLSearchParams(search);
     params.set("token", String(token));
@@ -64,8 +68,12 @@ function WorstTokens({
             <th>token</th>
             <th>id</th>
             {tokenizer && <th title={`decoded with ${tokenizer}`}>text</th>}
-            <th title="lane a: the trainer (or rescored, reference) logprob">logp train</th>
-            <th title="lane b: the sampled logprob">logp rollout</th>
+            <th title="lane a's logprob" data-testid="mismatch-worst-lane-a">
+              logp {names.a}
+            </th>
+            <th title="lane b's logprob" data-testid="mismatch-worst-lane-b">
+              logp {names.b}
+            </th>
             <th>δ</th>
             <th>r</th>
             <th>|Δp|</th>
@@ -223,6 +231,7 @@ export function FileMismatchBar({
           <WorstTokens
             fileId={fileId}
             tokens={charts.worst}
+            lanes={charts.lanePairs}
             search={search}
             tokenizer={tokenizer}
           />

@@ -7,6 +7,7 @@ import {
   type MismatchBucket,
   type MismatchToken,
 } from "../../core/mismatch/fileMismatch";
+import { type LaneLabels, laneLabels } from "../../core/mismatch/laneLabels";
 import styles from "./MismatchCharts.module.css";
 
 /*
@@ -65,7 +66,7 @@ const percent = (n: number, of: number) =>
   of === 0 ? "0%" : `${((100 * n) / of).toFixed(n > 0 && n / of < 0.001 ? 3 : 1)}%`;
 
 /** Counts of log10 r, bars on a log count axis; the 2× and 5× bands shaded. */
-function RHistogram({ charts }: { readonly charts: Charts }) {
+function RHistogram({ charts, lanes }: { readonly charts: Charts; readonly lanes: LaneLabels }) {
   const max = Math.max(1, ...charts.histogram, charts.under, charts.over);
   const yOf = (count: number) =>
     PAD.top + PLOT_H - (count > 0 ? (Math.log10(1 + count) / Math.log10(1 + max)) * PLOT_H : 0);
@@ -81,7 +82,7 @@ function RHistogram({ charts }: { readonly charts: Charts }) {
   const binW = PLOT_W / HIST_BINS;
   return (
     <Figure
-      title="r = π_train / π_rollout (log scale)"
+      title={`r = π_${lanes.a} / π_${lanes.b} (log scale)`}
       note={`outside 2×: ${percent(charts.beyond2x, charts.compared)} · outside 5×: ${percent(charts.beyond5x, charts.compared)}`}
       testId="mismatch-histogram"
     >
@@ -140,8 +141,14 @@ function RHistogram({ charts }: { readonly charts: Charts }) {
   );
 }
 
-/** Rollout probability (x) against trainer probability (y): the sample, then the worst tokens. */
-function ProbabilityScatter({ charts }: { readonly charts: Charts }) {
+/** Lane b's probability (x) against lane a's (y): the sample, then the worst tokens. */
+function ProbabilityScatter({
+  charts,
+  lanes,
+}: {
+  readonly charts: Charts;
+  readonly lanes: LaneLabels;
+}) {
   const size = PLOT_H;
   const left = PAD.left + (PLOT_W - size) / 2;
   const xOf = (p: number) => left + p * size;
@@ -158,7 +165,7 @@ function ProbabilityScatter({ charts }: { readonly charts: Charts }) {
   const far = (t: MismatchToken) => Math.abs(t.delta) > Math.LN2;
   return (
     <Figure
-      title="trainer vs rollout probability"
+      title={`${lanes.a} vs ${lanes.b} probability`}
       note={`${charts.scatter.length} sampled tokens · worst ${charts.worst.length} ringed`}
       testId="mismatch-scatter"
     >
@@ -177,10 +184,10 @@ function ProbabilityScatter({ charts }: { readonly charts: Charts }) {
         </g>
       ))}
       <text className={styles.axis} x={left + size + 6} y={PAD.top + size}>
-        p rollout →
+        p {lanes.b} →
       </text>
       <text className={styles.axis} x={left - 6} y={PAD.top + size / 4} textAnchor="end">
-        p train ↑
+        p {lanes.a} ↑
       </text>
     </Figure>
   );
@@ -270,12 +277,18 @@ export const MismatchCharts = memo(function MismatchCharts({
 }: {
   readonly charts: Charts;
 }) {
+  const lanes = laneLabels(charts.lanePairs);
   return (
     <div className={styles.charts}>
-      <RHistogram charts={charts} />
-      <ProbabilityScatter charts={charts} />
+      {lanes.mixed !== undefined && (
+        <p className={styles.mixed} data-testid="mismatch-lanes-mixed">
+          δ = lane a − lane b; {lanes.mixed}
+        </p>
+      )}
+      <RHistogram charts={charts} lanes={lanes} />
+      <ProbabilityScatter charts={charts} lanes={lanes} />
       <BucketChart
-        title="|δ| by rollout probability"
+        title={`|δ| by ${lanes.b} probability`}
         buckets={charts.byProbability}
         label={(b) => `${b.start.toFixed(1)}–${b.end.toFixed(1)}`}
         testId="mismatch-by-probability"

@@ -28,7 +28,7 @@ export function ScanPicker({
           <option key={n} value={n} />
         ))}
       </datalist>
-      <label title="π_train: the lane δ = a − b takes first; empty: each trajectory's default (trainer, rescored, reference…)">
+      <label title="the lane δ = a − b takes first; empty: each trajectory's default (trainer, rescored, reference…)">
         lane a{" "}
         <input
           aria-label="mismatch lane a"

@@ -22,7 +22,7 @@ export function LiveRun({
 }) {
   const { state, trajectory, streamError } = useLiveEpisode(episodeId, tokenizer);
   const tokenIds = useMemo(() => trajectory.segments.flatMap((s) => s.tokenIds), [trajectory]);
-  const { pieces, controlTokens } = useTokenPieces(tokenizer, tokenIds);
+  const { pieces, controlTokens, isLoading } = useTokenPieces(tokenizer, tokenIds);
   const abort = useMutation({ mutationFn: () => abortEpisode(episodeId) });
   const answer = useMemo(() => finalAnswer(trajectory), [trajectory]);
   // A live episode branches from the tokens it has so far (the server forks its snapshot).
@@ -59,6 +59,8 @@ export function LiveRun({
           <TrajectoryView
             trajectory={trajectory}
             pieces={pieces}
+            tokenizer={tokenizer}
+            isTokenizerLoading={isLoading}
             controlTokens={controlTokens}
             isFollowingEnd
             onBranch={setForkAt}

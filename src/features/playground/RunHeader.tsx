@@ -27,7 +27,11 @@ export function RunHeader({ state, tokens, finalAnswer, isAborting, onAbort }: R
           {STATUS_TEXT[state.status]}
         </span>
         {state.endReason && (
-          <span className={styles.reason} data-testid="run-reason">
+          <span
+            // A normal ending reads as plain text; only a cut or an abort is in the cut colour.
+            className={state.status === "completed" ? styles.reasonNormal : styles.reason}
+            data-testid="run-reason"
+          >
             {state.endReason}
           </span>
         )}

@@ -4,13 +4,17 @@ import { tokenizerQueries } from "../../api/tokenizers";
 import { familyById, familyToolsText } from "../../core/families/families";
 import styles from "./UpstreamStatus.module.css";
 
-/** Which upstream answers (SGLang URL or the simulator), with its model, tokenizer and context. */
-export function UpstreamStatus() {
+/**
+ * Which upstream answers (SGLang URL or the simulator), with its model, the tokenizer and family
+ * the next run speaks (`picked` in the form, else the server's default) and the context.
+ */
+export function UpstreamStatus({ picked }: { readonly picked?: string | undefined }) {
   const { data: health, error } = useQuery(healthQueries.status());
+  const shown = picked ?? health?.tokenizer;
   // Loading the tokenizer early means the first tokens already show as text, not `#id`.
   const tokenizer = useQuery({
-    ...tokenizerQueries.load(health?.tokenizer ?? ""),
-    enabled: health !== undefined,
+    ...tokenizerQueries.load(shown ?? ""),
+    enabled: shown !== undefined,
   });
   if (error) {
     return (
@@ -20,7 +24,7 @@ export function UpstreamStatus() {
     );
   }
   if (!health) return <div className={styles.status}>checking upstream…</div>;
-  const family = familyById(health.tokenizer);
+  const family = familyById(shown ?? health.tokenizer);
   return (
     <dl className={styles.status} data-testid="upstream-status">
       <dt>upstream</dt>
@@ -37,7 +41,13 @@ export function UpstreamStatus() {
       <dd>{health.model}</dd>
       <dt>tokenizer</dt>
       <dd>
-        {health.tokenizer}{" "}
+        {shown}
+        {picked !== undefined && picked !== health.tokenizer && (
+          <span className={styles.muted} data-testid="tokenizer-picked">
+            {" "}
+            (picked; server default {health.tokenizer})
+          </span>
+        )}{" "}
         <span className={styles.muted} data-testid="tokenizer-state">
           {tokenizer.error
             ? `(not loaded: ${tokenizer.error.message}; showing token ids)`

@@ -7,6 +7,7 @@ interface FormState extends PlaygroundForm {
   fieldEdited(field: TextField, value: string): void;
   toolToggled(name: string): void;
   streamingToggled(): void;
+  episodeFollowed(fields: Partial<PlaygroundForm>): void;
 }
 
 /** What the researcher typed in the playground; kept while they look at other pages. */
@@ -29,6 +30,7 @@ const useFormStore = create<FormState>()((set) => ({
       tools: s.tools.includes(name) ? s.tools.filter((t) => t !== name) : [...s.tools, name],
     })),
   streamingToggled: () => set((s) => ({ isStreaming: !s.isStreaming })),
+  episodeFollowed: (fields) => set(fields),
 }));
 
 /** The form's values (stable while nothing changes). */
@@ -38,4 +40,7 @@ export const formActions = {
     useFormStore.getState().fieldEdited(field, value),
   toolToggled: (name: string) => useFormStore.getState().toolToggled(name),
   streamingToggled: () => useFormStore.getState().streamingToggled(),
+  /** A followed episode (`?episode=ID`) shows what it ran with (core/playground/formOfEpisode). */
+  episodeFollowed: (fields: Partial<PlaygroundForm>) =>
+    useFormStore.getState().episodeFollowed(fields),
 };

@@ -104,6 +104,8 @@ function Side({ fileId, client, rowIndex, summary, from }: SideProps) {
           <TrajectoryView
             trajectory={trajectory.data}
             pieces={pieces.pieces}
+            tokenizer={pieces.tokenizer}
+            isTokenizerLoading={pieces.isLoading}
             controlTokens={pieces.controlTokens}
             {...(from === undefined ? {} : { initialToken: from })}
           />

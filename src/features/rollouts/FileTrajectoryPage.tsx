@@ -144,6 +144,8 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
             <TrajectoryView
               trajectory={trajectory.data}
               pieces={pieces.pieces}
+              tokenizer={pieces.tokenizer}
+              isTokenizerLoading={pieces.isLoading}
               controlTokens={pieces.controlTokens}
               initialToken={initialToken}
               turnChecks={turnChecks}

@@ -6,7 +6,7 @@ import type { ServerFile } from "../../core/files/filesWire";
 import { runPositionLabel } from "../../core/files/runSteps";
 import styles from "./FilesPage.module.css";
 import { formatBytes } from "./formatBytes";
-import { openLocalFile } from "./openFiles";
+import { openLocalFiles } from "./openFiles";
 import { RunCharts } from "./RunCharts";
 
 /** The server's files: plain ones, and each run's step files (in step order) under its name. */
@@ -31,15 +31,16 @@ export function FilesPage() {
   const [isDragging, setDragging] = useState(false);
   const serverFiles = useQuery(filesQueries.list());
 
-  const open = (file: File | undefined) => {
-    if (file) navigate(`/files/${openLocalFile(file)}`);
+  const open = (files: FileList | null | undefined) => {
+    const id = openLocalFiles([...(files ?? [])]);
+    if (id) navigate(`/files/${id}`);
   };
   const handleDrop = (event: DragEvent) => {
     event.preventDefault();
     setDragging(false);
-    open(event.dataTransfer.files[0]);
+    open(event.dataTransfer.files);
   };
-  const handlePick = (event: ChangeEvent<HTMLInputElement>) => open(event.target.files?.[0]);
+  const handlePick = (event: ChangeEvent<HTMLInputElement>) => open(event.target.files);
   const grouped = serverFiles.data && byRun(serverFiles.data.files);
 
   return (
@@ -53,17 +54,19 @@ export function FilesPage() {
         onDragLeave={() => setDragging(false)}
         onDrop={handleDrop}
       >
-        <strong>Drop a rollout JSONL or Parquet file here, or choose a file</strong>
+        <strong>Drop a rollout JSONL, Parquet or .pt file here, or choose a file</strong>
         <input
           type="file"
           accept=".jsonl,.json,.ndjson,.txt,.parquet,.pt"
+          multiple
           onChange={handlePick}
           aria-label="rollout file"
         />
         <p className={styles.note}>
           rollout-lens/v1, slime, atropos, strands, verl, ATIF, NeMo-RL, prime-rl traces, SkyRL,
-          AReaL, miles or ART lines, or a Parquet table of them. The file is read in your browser,
-          in a worker, by byte range: it is never uploaded, and files larger than memory open.
+          AReaL, miles, ART or Tinker capture lines, a Parquet table of them, or a slime/miles
+          torch.save dump (.pt). The file is read in your browser, in a worker, by byte range: it is
+          never uploaded, and files larger than memory open.
         </p>
       </label>
       <h2>Files on the server</h2>

@@ -9,6 +9,7 @@ import { FileDriftBar } from "../drift/FileDriftBar";
 import { useFileDrift } from "../drift/useFileDrift";
 import { FileMismatchBar } from "../mismatch/FileMismatchBar";
 import { useFileMismatch } from "../mismatch/useFileMismatch";
+import { WhatIfTable } from "../mismatch/WhatIfTable";
 import { ColumnMappingDialog } from "./ColumnMappingDialog";
 import { ErrorsPanel } from "./ErrorsPanel";
 import { FileMissing } from "./FileMissing";
@@ -139,6 +140,7 @@ export function RolloutsPage() {
         search={search}
         tokenizer={drift.tokenizer}
       />
+      <WhatIfTable fileId={fileId} client={client} state={state} />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
       <ErrorsPanel errors={state.errors} />
       <GroupsPanel

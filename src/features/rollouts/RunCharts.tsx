@@ -19,10 +19,18 @@ import styles from "./RunCharts.module.css";
 
 const AXIS = { fontSize: 10, fill: "var(--muted)" };
 
-type Metric = "reward" | "length" | "driftRate" | "mismatch";
+type Metric = "reward" | "length" | "driftRate" | "mismatch" | "zeroVariance" | "duplicates";
+
+const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
+const share = (n: number | undefined, of: number | undefined) =>
+  n === undefined || of === undefined || of === 0 ? undefined : n / of;
+/** Why a step has no group chart point. */
+const groupsNote = (s: StepStats) =>
+  s.groupsNote ?? (s.groups?.groups === 0 ? "no group of two or more samples" : undefined);
 
 const METRICS: readonly {
   readonly key: Metric;
+  readonly value: (s: StepStats) => number | undefined;
   readonly title: string;
   readonly color: string;
   readonly format: (v: number) => string;
@@ -31,6 +39,7 @@ const METRICS: readonly {
 }[] = [
   {
     key: "reward",
+    value: (s) => s.reward,
     title: "mean reward",
     color: "var(--accent, #2563eb)",
     format: (v) => v.toFixed(3),
@@ -38,6 +47,7 @@ const METRICS: readonly {
   },
   {
     key: "length",
+    value: (s) => s.length,
     title: "mean length (tokens)",
     color: "#7c3aed",
     format: (v) => v.toFixed(0),
@@ -45,17 +55,35 @@ const METRICS: readonly {
   },
   {
     key: "driftRate",
+    value: (s) => s.driftRate,
     title: "drift rate",
     color: "#dc2626",
-    format: (v) => `${(v * 100).toFixed(1)}%`,
+    format: percent,
     note: (s) => s.driftNote,
   },
   {
     key: "mismatch",
+    value: (s) => s.mismatch,
     title: "logprob mismatch (mean |Δ| nats)",
     color: "#d97706",
     format: (v) => v.toFixed(4),
     note: (s) => s.mismatchNote,
+  },
+  {
+    key: "zeroVariance",
+    value: (s) => share(s.groups?.zeroVariance, s.groups?.groups),
+    title: "zero-variance groups",
+    color: "#0f766e",
+    format: percent,
+    note: groupsNote,
+  },
+  {
+    key: "duplicates",
+    value: (s) => share(s.groups?.duplicates, s.groups?.samples),
+    title: "duplicate samples",
+    color: "#be185d",
+    format: percent,
+    note: groupsNote,
   },
 ];
 
@@ -84,7 +112,8 @@ export function useRunFiles(runId: string | undefined): readonly ServerFile[] {
 }
 
 /**
- * Per-step reward, length, drift rate and mismatch across a run, one point per step file; the
+ * Per-step reward, length, drift rate, mismatch and group forensics (zero-variance groups,
+ * duplicate samples) across a run, one point per step file; the
  * statistics come from the server (a worker thread, cached per file), so reopening is instant.
  */
 export function RunCharts({
@@ -127,7 +156,7 @@ export function RunCharts({
           const data = points.map((p) => ({
             step: p.step,
             fileId: p.fileId,
-            value: p.stats[m.key] ?? null,
+            value: m.value(p.stats) ?? null,
           }));
           const shown = data.filter((d) => d.value !== null).length;
           const firstNote = points.map((p) => m.note(p.stats)).find((n) => n);

@@ -9,11 +9,20 @@ import { isLocalFileId, localFileId } from "./fileRoutes";
 const clients = new Map<string, RolloutFileClient>();
 let localCount = 0;
 
-/** Starts indexing a file the user picked or dropped; returns its route id. */
-export function openLocalFile(file: File): string {
+/**
+ * Starts indexing what the user picked or dropped: its first file, or, for several `.pt` files
+ * at once, the rollout dump among them with the others as its train dumps (joined by the core,
+ * which says so when they do not belong together). Returns the route id; undefined for none.
+ */
+export function openLocalFiles(files: readonly File[]): string | undefined {
+  const [first, ...rest] = files;
+  if (!first) return undefined;
+  const isDumps = rest.length > 0 && files.every((f) => f.name.endsWith(".pt"));
+  const trainDumps = rest.map((f) => ({ kind: "blob", name: f.name, blob: f }) as const);
   localCount += 1;
   const id = localFileId(localCount);
-  clients.set(id, new RolloutFileClient({ kind: "blob", name: file.name, blob: file }, false));
+  const source = { kind: "blob", name: first.name, blob: first } as const;
+  clients.set(id, new RolloutFileClient(isDumps ? { ...source, trainDumps } : source, false));
   return id;
 }
 
@@ -44,7 +53,7 @@ export function useFileClient(fileId: string): FileLookup {
   if (!list.data) return { client: undefined, reason: undefined };
   const file = list.data.files.find((f) => f.id === fileId);
   if (!file) return { client: undefined, reason: `The server lists no file "${fileId}".` };
-  const client = new RolloutFileClient(serverFileSource(file.id, file.name, file.map), true);
+  const client = new RolloutFileClient(serverFileSource(file), true);
   clients.set(fileId, client);
   return { client };
 }

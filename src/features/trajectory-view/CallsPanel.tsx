@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { type CallRow, callRows } from "../../core/trajectory/callRows";
+import { type CallRow, callRows, retriesText } from "../../core/trajectory/callRows";
 import type { Trajectory } from "../../core/trajectory/types";
 import styles from "./CallsPanel.module.css";
 import { finishText } from "./kindLabels";
@@ -20,6 +20,27 @@ function shortUpstream(url: string | undefined): string {
   } catch {
     return url;
   }
+}
+
+/** How many attempts the call took; the failed ones (rid, error, backoff) listed under it. */
+function AttemptsCell({ row }: { readonly row: CallRow }) {
+  const { cell, lines } = retriesText(row);
+  return (
+    <td data-testid="call-attempts" title={lines.join("\n")}>
+      {lines.length === 0 ? (
+        cell
+      ) : (
+        <>
+          <span className={styles.retried}>{cell}</span>
+          {lines.map((line) => (
+            <div key={line} className={styles.retry} data-testid="call-retry">
+              {line}
+            </div>
+          ))}
+        </>
+      )}
+    </td>
+  );
 }
 
 /**
@@ -60,6 +81,9 @@ export function CallsPanel({
               <th>latency</th>
               <th>finish</th>
               <th>weights</th>
+              <th title="attempts the call took; failed ones were retried under a fresh rid">
+                attempts
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -105,6 +129,7 @@ export function CallsPanel({
                 <td>{latency(row.latencySeconds)}</td>
                 <td>{finishText(row.finishReason ?? undefined) ?? "–"}</td>
                 <td>{row.weightVersion ?? "–"}</td>
+                <AttemptsCell row={row} />
               </tr>
             ))}
           </tbody>

@@ -2,11 +2,13 @@ import { memo, useMemo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
 import { type Correction, tokenMismatch, VERDICT } from "../../core/mismatch/mismatch";
+import { type RoutingView, routingDiffersAt } from "../../core/mismatch/routing";
 import { forkKind } from "../../core/tito/fork";
 import { type TokenExtras, tokenExtras } from "../../core/trajectory/tokenExtras";
 import type { Trajectory } from "../../core/trajectory/types";
 import styles from "./DetailsPanel.module.css";
 import { CORRECTION_LABEL, KIND_LABEL } from "./kindLabels";
+import { TokenCorrections, type TrajectoryReplays } from "./TokenCorrections";
 import type { LanePair } from "./useMismatch";
 import type { TrajectoryModel } from "./useTrajectoryModel";
 
@@ -15,10 +17,18 @@ interface DetailsPanelProps {
   readonly model: TrajectoryModel;
   /** Token index to describe; undefined shows the hint. */
   readonly token: number | undefined;
+  /** Each top-k alternative's piece decoded on its own (useAlternativePieces), once it arrives. */
+  readonly alternatives?: ReadonlyMap<number, string> | undefined;
   /** Offers "Branch here" on tokens a branch can start at. */
   readonly onBranch?: (token: number) => void;
   /** The two lanes compared (docs/mismatch.md), when the trajectory has a second lane. */
   readonly lanePair?: LanePair | undefined;
+  /** Mismatch mode: the MoE routing compared (the layers where this token's experts differ). */
+  readonly routing?: RoutingView | undefined;
+  /** Mismatch mode: every correction replayed on the trajectory (who masked this token and why). */
+  readonly replays?: TrajectoryReplays | undefined;
+  /** Set while a long trajectory's replays wait: replays every correction for the details. */
+  readonly onAskReplays?: (() => void) | undefined;
   /** Mismatch mode: the replayed correction and its verdict per token. */
   readonly verdicts?: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
 }
@@ -103,6 +113,32 @@ function LaneRows({
   );
 }
 
+/** The layers where this token's two routing arrays differ (docs/mismatch.md "MoE routing"). */
+function RoutingRows({
+  view,
+  token,
+}: {
+  view: Extract<RoutingView, { kind: "two" }>;
+  token: number;
+}) {
+  const [a, b] = view.arrays;
+  const differ = routingDiffersAt(a, b, token);
+  return (
+    <>
+      <dt>routing</dt>
+      <dd data-testid="detail-routing">
+        {differ === undefined
+          ? "not routed in both"
+          : differ.length === 0
+            ? `every layer agrees (${a.name} = ${b.name})`
+            : differ
+                .map((d) => `layer ${d.layer}: ${d.a.join(",")} vs ${d.b.join(",")}`)
+                .join("; ")}
+      </dd>
+    </>
+  );
+}
+
 /** What a slime/miles dump keeps per token: routed experts, top-p nucleus, advantage, entropy. */
 function ExtraRows({ extras }: { extras: TokenExtras }) {
   return (
@@ -144,11 +180,20 @@ export const DetailsPanel = memo(function DetailsPanel({
   model,
   token,
   onBranch,
+  alternatives,
   lanePair,
   verdicts,
+  replays,
+  onAskReplays,
+  routing,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
+  // Decoded on its own by the tokenizer; else as it reads in this trajectory; else its id.
+  const alternativePiece = (id: number) => {
+    const piece = alternatives?.get(id) ?? pieceOfId(id);
+    return piece === undefined ? `#${id}` : revealInvisible(JSON.stringify(piece));
+  };
   if (token === undefined || token < 0 || token >= flat.tokenCount) {
     return (
       <aside className={styles.panel} data-testid="token-details">
@@ -207,6 +252,7 @@ export const DetailsPanel = memo(function DetailsPanel({
               : `not in top ${top.length}`}
         </dd>
         {lanePair && <LaneRows pair={lanePair} token={token} verdicts={verdicts} />}
+        {routing?.kind === "two" && <RoutingRows view={routing} token={token} />}
         <dt>loss mask</dt>
         <dd>{flat.lossMask[token]}</dd>
         <dt>segment</dt>
@@ -222,8 +268,14 @@ export const DetailsPanel = memo(function DetailsPanel({
         <dd>{segment?.turn}</dd>
         <ExtraRows extras={tokenExtras(trajectory, token)} />
       </dl>
+      {replays && <TokenCorrections replays={replays} token={token} />}
+      {onAskReplays && (
+        <button type="button" data-testid="ask-replays" onClick={onAskReplays}>
+          Who masked this token? (replays 16 corrections over {flat.tokenCount} tokens)
+        </button>
+      )}
       {top && top.length > 0 && (
-        <table className={styles.top}>
+        <table className={styles.top} data-testid="top-k">
           <caption>top-{top.length} alternatives</caption>
           <thead>
             <tr>
@@ -237,9 +289,7 @@ export const DetailsPanel = memo(function DetailsPanel({
             {top.map((alt) => (
               <tr key={alt.tokenId} className={alt.tokenId === id ? styles.chosen : undefined}>
                 <td>
-                  <code>
-                    {revealInvisible(JSON.stringify(pieceOfId(alt.tokenId) ?? `#${alt.tokenId}`))}
-                  </code>
+                  <code data-testid="top-k-piece">{alternativePiece(alt.tokenId)}</code>
                 </td>
                 <td>{alt.tokenId}</td>
                 <td>{formatLogprob(alt.logprob)}</td>

@@ -12,6 +12,7 @@ import { prefsActions, useMismatchExtent, useMismatchThreshold } from "../../sto
 import { CumDeltaChart } from "./CumDeltaChart";
 import { CORRECTION_LABEL } from "./kindLabels";
 import styles from "./MismatchPanel.module.css";
+import { RoutingSummary } from "./RoutingSummary";
 import type { MismatchView } from "./useMismatch";
 
 interface MismatchPanelProps {
@@ -319,6 +320,7 @@ export const MismatchPanel = memo(function MismatchPanel(props: MismatchPanelPro
             selected={props.selected}
             onPick={onPick}
           />
+          {view.routing && <RoutingSummary view={view.routing} />}
         </div>
       )}
     </section>

@@ -47,6 +47,8 @@ interface TokenListProps {
   readonly turnMarks?: Uint8Array | undefined;
   /** Per segment: its policy versions, for its header (docs/format.md, Policy versions). */
   readonly policies?: readonly (SegmentPolicy | undefined)[] | undefined;
+  /** Said over the list instead of its `#id` placeholders (the tokenizer is loading). */
+  readonly loading?: string | undefined;
 }
 
 function tokenOf(event: MouseEvent | KeyboardEvent | React.FocusEvent): number | undefined {
@@ -199,8 +201,18 @@ export function TokenList(props: TokenListProps) {
     turnMarks: props.turnMarks,
     policies: props.policies,
   };
+  // The rows drawn under the loading veil hold `#id` placeholders; the decoded rows that replace
+  // them are new elements, so nothing holding an old element (a pending click) lands on the token
+  // a recycled element shows now.
+  const generation = props.loading === undefined ? "" : "veiled-";
   const rows: ReactNode[] = items.map((item, i) =>
-    renderRow(item.index, keys[i], itemTop(virtualizer, scale, item.start), item.size, rowContext),
+    renderRow(
+      item.index,
+      `${generation}${keys[i]}`,
+      itemTop(virtualizer, scale, item.start),
+      item.size,
+      rowContext,
+    ),
   );
 
   lastRows.current = rows;
@@ -215,6 +227,11 @@ export function TokenList(props: TokenListProps) {
           hidden={!isFastScrolling}
           data-testid="fast-rows"
         />
+        {props.loading !== undefined && (
+          <div className={styles.loading} role="status" data-testid="tokenizer-loading">
+            {props.loading}
+          </div>
+        )}
         <div
           ref={props.scrollRef}
           className={styles.scroller}

@@ -1,5 +1,6 @@
 import { useCallback, useMemo, useRef, useState } from "react";
 import { type TurnReport, turnTokenMarks } from "../../core/drift/prefixCheck";
+import { tokenPosition } from "../../core/layout/tokenAnchor";
 import { policyVersions, segmentPolicies } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useElementWidth } from "../../hooks/useElementWidth";
@@ -16,10 +17,11 @@ import { TokenList } from "./TokenList";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
 import { TurnStrip } from "./TurnStrip";
-import { useDeepLinkScroll } from "./useDeepLinkScroll";
+import { useAlternativePieces } from "./useAlternativePieces";
 import { useFollowEnd } from "./useFollowEnd";
 import { useMismatch } from "./useMismatch";
 import { useRowVirtualizer } from "./useRowVirtualizer";
+import { useTokenAnchor } from "./useTokenAnchor";
 import { useTokenFind } from "./useTokenFind";
 import { useTokenSelection } from "./useTokenSelection";
 import { useTokenLayout, useTrajectoryModel } from "./useTrajectoryModel";
@@ -28,6 +30,12 @@ export interface TrajectoryViewProps {
   readonly trajectory: Trajectory;
   /** Display piece per token; `#<id>` placeholders are shown without them. */
   readonly pieces?: readonly string[];
+  /**
+   * The tokenizer the pieces come from: it also decodes the top-k alternatives. While it loads
+   * (`isTokenizerLoading`) the token list says so instead of showing raw ids.
+   */
+  readonly tokenizer?: string | undefined;
+  readonly isTokenizerLoading?: boolean;
   /** Ids the tokenizer lists as added or special (chips); see `useControlTokens`. */
   readonly controlTokens?: ReadonlySet<number>;
   /** Token index to open scrolled to and selected (deep link). */
@@ -51,6 +59,7 @@ export interface TrajectoryViewProps {
   readonly turnChecks?: {
     readonly report: TurnReport | undefined;
     readonly error?: string | undefined;
+    readonly isPending?: boolean;
   };
 }
 
@@ -61,6 +70,8 @@ export interface TrajectoryViewProps {
 export function TrajectoryView({
   trajectory,
   pieces,
+  tokenizer,
+  isTokenizerLoading = false,
   controlTokens,
   initialToken,
   onSelectToken,
@@ -87,13 +98,14 @@ export function TrajectoryView({
   const [hovered, setHovered] = useState<number>();
   const rows = useRowVirtualizer(scrollRef, layout);
   const { virtualizer, isFastScrolling, expectJump, scrollToToken } = rows;
+  const linked = tokenPosition(initialToken, flat.tokenCount);
+  const keepInView = useTokenAnchor(scrollRef, layout, linked, scrollToToken);
   const { selected, select } = useTokenSelection(
     flat.tokenCount,
     initialToken,
     onSelectToken,
-    scrollToToken,
+    keepInView,
   );
-  useDeepLinkScroll(layout, selected, scrollToToken);
   useFollowEnd(isFollowingEnd, scrollRef, layout, virtualizer, expectJump);
   const { handleFind, handleNextLow, handleNextMismatch } = useTokenFind(
     model,
@@ -102,6 +114,7 @@ export function TrajectoryView({
     mismatch.shading?.delta,
   );
   const { rescore } = mismatch;
+  const alternatives = useAlternativePieces(tokenizer, trajectory);
   const versions = useMemo(() => policyVersions(trajectory), [trajectory]);
   const policies = useMemo(
     () => (versions ? segmentPolicies(versions, flat.segmentStarts) : undefined),
@@ -159,6 +172,7 @@ export function TrajectoryView({
           <TurnStrip
             report={turnReport}
             error={turnChecks.error}
+            isPending={turnChecks.isPending === true}
             selected={shownTurn}
             onSelect={setPickedTurn}
             onShowToken={handlePick}
@@ -180,14 +194,19 @@ export function TrajectoryView({
         isHeatmapForced={isMismatch && mismatch.solo !== undefined}
         turnMarks={turnMarks}
         policies={policies}
+        loading={isTokenizerLoading ? `loading tokenizer ${tokenizer}…` : undefined}
         {...(onBranch && selected !== undefined ? { onBranchKey: () => onBranch(selected) } : {})}
       />
       <DetailsPanel
         trajectory={trajectory}
         model={model}
         token={hovered ?? selected}
+        alternatives={alternatives}
         lanePair={mismatch.pair}
         verdicts={mismatch.verdicts}
+        replays={mismatch.replays}
+        onAskReplays={mismatch.onAskReplays}
+        routing={mismatch.routing}
         {...(onBranch ? { onBranch } : {})}
       />
     </div>

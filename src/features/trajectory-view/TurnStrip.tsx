@@ -6,6 +6,8 @@ export interface TurnStripProps {
   /** The per-turn prefix check; undefined while it is computed. */
   readonly report: TurnReport | undefined;
   readonly error?: string | undefined;
+  /** The check runs: the strip holds its line (no re-layout of the tokens below when it lands). */
+  readonly isPending?: boolean;
   /** The turn whose differences the token view marks. */
   readonly selected: number | undefined;
   readonly onSelect: (turn: number) => void;
@@ -92,7 +94,8 @@ function Explanation({
  * The per-turn prefix check above the tokens: one cell per model turn coloured by its class
  * (CLEAN / REALIGN / FORK), and the selected turn explained (docs/drift.md, "Per turn").
  */
-export function TurnStrip({ report, error, selected, onSelect, onShowToken }: TurnStripProps) {
+export function TurnStrip(props: TurnStripProps) {
+  const { report, error, isPending, selected, onSelect, onShowToken } = props;
   if (error !== undefined) {
     return (
       <div className={styles.strip} data-testid="turn-strip">
@@ -101,7 +104,17 @@ export function TurnStrip({ report, error, selected, onSelect, onShowToken }: Tu
       </div>
     );
   }
-  if (report === undefined) return null;
+  if (report === undefined) {
+    if (!isPending) return null;
+    return (
+      <div className={styles.strip} data-testid="turn-strip">
+        <div className={styles.cells}>
+          <span className={styles.title}>turns</span>
+          <span className={styles.note}>checking each turn's re-rendered history…</span>
+        </div>
+      </div>
+    );
+  }
   const current = report.turns.find((k) => k.turn === selected);
   const forks = report.turns.filter((k) => k.class !== "CLEAN").length;
   return (

@@ -2,7 +2,10 @@ import { useMutation } from "@tanstack/react-query";
 import { useCallback, useMemo, useState } from "react";
 import { ApiError } from "../../api/http";
 import { type RescoreTarget, rescore } from "../../api/rescore";
+import { defaultChoices } from "../../core/mismatch/corrections/registry";
+import { trajectoryReplays } from "../../core/mismatch/corrections/replayRows";
 import type { Correction, MismatchResult } from "../../core/mismatch/mismatch";
+import { type RoutingView, routingView } from "../../core/mismatch/routing";
 import { defaultLanes, trajectoryMismatch } from "../../core/mismatch/trajectoryMismatch";
 import { tokenCount } from "../../core/trajectory/flatten";
 import {
@@ -19,7 +22,11 @@ import {
   useIsMismatch,
   useMismatchExtent,
 } from "../../stores/prefsStore";
+import type { TrajectoryReplays } from "./TokenCorrections";
 import type { MismatchShading } from "./tokenCells";
+
+/** Trajectories up to this many tokens replay every correction as mismatch mode opens. */
+export const EAGER_REPLAY_TOKENS = 32_768;
 
 /** The lane a rescore adds (server/rescore). */
 export const RESCORED_LANE = "rescored";
@@ -56,6 +63,12 @@ export interface MismatchView {
   readonly shading: MismatchShading | undefined;
   /** The correction's verdict per token, for the details card (one object per comparison). */
   readonly verdicts: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
+  /** Mismatch mode: every correction replayed on the trajectory, for the token details. */
+  readonly replays: TrajectoryReplays | undefined;
+  /** Set while a long trajectory's replays wait to be asked for: asks for them. */
+  readonly onAskReplays: (() => void) | undefined;
+  /** Mismatch mode: the MoE routing the record carries, compared when there are two arrays. */
+  readonly routing: RoutingView | undefined;
   readonly rescore: RescoreState;
   /** The trajectory with its rescored lane, once there is one. */
   readonly scored: Trajectory;
@@ -135,6 +148,20 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     () => (outcome?.ok ? { correction, verdict: outcome.result.verdict } : undefined),
     [outcome, correction],
   );
+  // A long trajectory replays the corrections when asked: 16 passes over it on the main thread.
+  const [isReplayAsked, setReplayAsked] = useState(false);
+  const isReplayDeferred =
+    outcome?.ok === true && outcome.result.delta.length > EAGER_REPLAY_TOKENS && !isReplayAsked;
+  const replays = useMemo(() => {
+    if (!outcome?.ok || !nameA || !nameB || isReplayDeferred) return undefined;
+    const r = trajectoryReplays(scored, [nameA, nameB], defaultChoices());
+    return typeof r === "string" ? undefined : r;
+  }, [outcome, scored, nameA, nameB, isReplayDeferred]);
+  const askReplays = useCallback(() => setReplayAsked(true), []);
+  const routing = useMemo(
+    () => (outcome?.ok ? routingView(scored, outcome.result.delta) : undefined),
+    [outcome, scored],
+  );
   const info = lane?.info;
   const { mutate, isPending, error } = mutation;
   const run = useCallback(() => mutate(false), [mutate]);
@@ -157,6 +184,9 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       outcome,
       shading,
       verdicts,
+      replays,
+      onAskReplays: isReplayDeferred ? askReplays : undefined,
+      routing,
       rescore: { run, runAnyway, isPending, error: error?.message, done },
       scored,
       solo,
@@ -169,6 +199,10 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       outcome,
       shading,
       verdicts,
+      replays,
+      isReplayDeferred,
+      askReplays,
+      routing,
       run,
       runAnyway,
       isPending,

@@ -1,0 +1,64 @@
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { expect, type Page, test } from "@playwright/test";
+import { fixturePath } from "../src/test/fixtureFiles";
+
+// Real atropos rows written by a Llama-3 model (no `tokenizer` field, no sampled logprobs): the
+// served one-row file of playwright.config.ts, and the fixture whose `messages` are rendered
+// strings (as environments that keep a transcript write them).
+const REAL_ROW = "atropos-llama3-row.jsonl";
+const rendered = readFileSync(fixturePath("atropos-rubiks-rendered.jsonl"));
+
+async function serverFileId(page: Page, name: string): Promise<string> {
+  const { files } = (await (await page.request.get("/api/files")).json()) as {
+    files: { id: string; name: string }[];
+  };
+  const id = files.find((f) => f.name === name)?.id;
+  if (id === undefined) throw new Error(`the server serves no ${name}`);
+  return id;
+}
+
+test("rows whose messages are strings: search finds their text, ATIF export writes it", async ({
+  page,
+}) => {
+  await page.goto("/files");
+  await page.getByLabel("rollout file").setInputFiles({
+    name: "rubiks-rendered.jsonl",
+    mimeType: "application/x-ndjson",
+    buffer: rendered,
+  });
+  await expect(page.getByTestId("row-count")).toHaveText("2 / 2 trajectories");
+  await page.getByLabel("search").fill("solves Rubik's cubes");
+  await expect(page.getByTestId("row-count")).toHaveText("1 / 2 trajectories");
+  await page.getByLabel("search").fill("");
+  await expect(page.getByTestId("row-count")).toHaveText("2 / 2 trajectories");
+
+  await page.getByLabel("export format").selectOption("atif");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: /^export/ }).click(),
+  ]);
+  const [first] = (await readFile(await download.path(), "utf8")).trimEnd().split("\n");
+  const doc = JSON.parse(first ?? "{}") as { steps: { source: string; message: unknown }[] };
+  expect(doc.steps.map((s) => s.source)).toEqual(["user", "agent"]);
+  expect(doc.steps[0]?.message).toMatch(/^Current state of the Rubik's cube/);
+  expect(doc.steps[1]?.message).toMatch(/^<think>\nThe cube's current configuration/);
+});
+
+test("a real Llama-3 row branches from a model token into a new episode", async ({ page }) => {
+  const line = JSON.parse(readFileSync(new URL(`./fixtures/${REAL_ROW}`, import.meta.url), "utf8"));
+  const masks = line.masks[0] as number[];
+  const at = masks.findIndex((m) => m !== -100) + 3;
+  const id = await serverFileId(page, REAL_ROW);
+  await page.goto(`/files/${id}/0?token=${at}`);
+  await expect(page.getByTestId("detail-position")).toHaveText(`#${at}`);
+  await page.getByTestId("branch-here").click();
+  const form = page.getByTestId("fork-form");
+  await expect(form).toContainText(`Branch at token #${at}`);
+  await form.getByRole("button", { name: "Branch", exact: true }).click();
+  await expect(page).toHaveURL(/\/episodes\/ep_[0-9a-f]+$/);
+  await expect(page.getByTestId("episode-lineage")).toContainText(`at #${at}`);
+  await expect(page.getByTestId("episode-status")).toHaveText(/completed|truncated/, {
+    timeout: 50_000,
+  });
+});

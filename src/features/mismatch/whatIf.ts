@@ -1,0 +1,30 @@
+import type { ReplaySummary } from "../../core/mismatch/corrections/replay";
+
+/** One row of the what-if table as text, the cells the table shows (and its test reads). */
+export interface WhatIfCells {
+  readonly name: string;
+  readonly thresholds: string;
+  readonly masked: string;
+  readonly clipped: string;
+  readonly unchecked: string;
+  readonly ess: string;
+  readonly dropped: string;
+}
+
+const percent = (x: number) => `${(100 * x).toFixed(2)} %`;
+
+/** The cells of one replay: fractions of compared tokens, ESS, rows dropped. */
+export function whatIfCells(r: ReplaySummary): WhatIfCells {
+  return {
+    name: r.name,
+    thresholds: Object.entries(r.params)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", "),
+    masked: `${percent(r.fractionMasked)} (${r.masked})`,
+    clipped: `${percent(r.fractionClipped)} (${r.clipped})`,
+    unchecked:
+      r.unchecked === 0 ? "—" : `${percent(r.fractionUnchecked)} (${r.rowsUnchecked.length} rows)`,
+    ess: r.ess.toFixed(4),
+    dropped: r.rowsDropped.length === 0 ? "none" : String(r.rowsDropped.length),
+  };
+}
