@@ -30,6 +30,7 @@ export async function buildServer(
       "stepStats.worker": "server/files/stepStats.worker.ts",
       "parquetRead.worker": "server/files/parquetRead.worker.ts",
       "scan.worker": "server/scan/scan.worker.ts",
+      "encode.worker": "server/tokenizers/encode.worker.ts",
     },
     outdir,
     bundle: true,

@@ -69,7 +69,13 @@ export function buildApp(
   );
   app.route(
     "/api/files",
-    filesRoutes({ files: config.files, dataDir: config.data, map: config.map, registry: files }),
+    filesRoutes({
+      files: config.files,
+      dataDir: config.data,
+      map: config.map,
+      registry: files,
+      maxRangeReads: config.maxRangeReads,
+    }),
   );
   app.route(
     "/mcp",

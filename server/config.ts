@@ -39,6 +39,8 @@ export const serverConfigSchema = z.object({
   /** Open SSE streams at once, all episodes together and per episode. */
   maxSseClients: z.coerce.number().int().min(1).max(100_000).default(SERVER_DEFAULTS.maxSseClients),
   maxSsePerEpisode: z.coerce.number().int().min(1).max(1_000).default(8),
+  /** Byte-range reads of served files in flight at once; more are answered 429 with Retry-After. */
+  maxRangeReads: z.coerce.number().int().min(1).max(10_000).default(SERVER_DEFAULTS.maxRangeReads),
   /** Per-attempt timeout of one SGLang call (ms): a stalled upstream ends the episode in bounded time. */
   sglangTimeoutMs: z.coerce
     .number()

@@ -10,6 +10,7 @@ export const SERVER_DEFAULTS = {
   maxEpisodes: 256,
   maxBodyBytes: 2 * 1024 * 1024,
   maxSseClients: 256,
+  maxRangeReads: 16,
   sglangTimeoutMs: 600_000,
   sglangAttempts: 6,
 } as const;

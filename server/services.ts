@@ -13,6 +13,7 @@ import { EpisodeIndex } from "./store/episodeIndex";
 import { EpisodeStore } from "./store/episodeStore";
 import { buildTokenizerCatalog, type TokenizerCatalog } from "./tokenizers/catalog";
 import { describeTokenizerFamily, loadTokenizer } from "./tokenizers/loadTokenizer";
+import { createOffThreadEncoder } from "./tokenizers/offThreadEncoder";
 import { createToolRegistry, loadToolModule, type ToolRegistry } from "./tools/registry";
 
 /** Everything the routes use, built once at startup from the config. */
@@ -98,7 +99,14 @@ export async function createServices(
   await index.load();
   for (const problem of index.problems) console.warn(problem);
 
-  const runner: RunnerDeps = { tokenizer, tokenizerName: config.tokenizer, client, registry };
+  const encoder = createOffThreadEncoder();
+  const runner: RunnerDeps = {
+    tokenizer,
+    tokenizerName: config.tokenizer,
+    client,
+    registry,
+    encodeOffThread: encoder.encode,
+  };
   const tokenizers = buildTokenizerCatalog(config.tokenizer);
   const runnerFor = async (name: string | undefined): Promise<RunnerDeps> => {
     if (name === undefined || name === tokenizers.list.default) return runner;
@@ -132,6 +140,7 @@ export async function createServices(
       await manager.shutdown();
       await sglang.close();
       await sim?.close();
+      await encoder.close();
     },
   };
 }

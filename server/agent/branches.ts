@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import { recordedToolNames } from "../../src/core/drift/templateInput";
 import { type ForkedPrefix, forkPrefix } from "../../src/core/tito/fork";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
+import type { Tokenizer } from "../../src/core/tokenizer/types";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import type {
   ForkEpisodeRequest,
@@ -11,6 +12,7 @@ import type {
 import { mappingOf, type RegisteredFile, servedPath } from "../files/fileRegistry";
 import { readRecords } from "../files/readLines";
 import { findTrajectory } from "../store/findTrajectory";
+import { OFF_THREAD_CHARS } from "../tokenizers/offThreadEncoder";
 import type { EpisodeManager } from "./episodeManager";
 import { runBranch } from "./runBranch";
 import type { RunnerDeps } from "./runEpisode";
@@ -159,23 +161,43 @@ export function branchRequests(
   }));
 }
 
-/** The fork's prefix, or the 400 that says why there is none. */
-export function prefixFor(
+/**
+ * The fork's prefix, or the 400 that says why there is none. An edited tool result as long as
+ * OFF_THREAD_CHARS is encoded off the event loop (`encodeOffThread`, as a live episode's is):
+ * forkPrefix runs once to learn the long texts it encodes, then again with their ids.
+ */
+export async function prefixFor(
   parent: Trajectory,
   body: ForkEpisodeRequest,
   runner: RunnerDeps,
-): ForkedPrefix | { readonly error: string } {
+): Promise<ForkedPrefix | { readonly error: string }> {
   const edit = body.fork.tool_result;
+  const results = edit === undefined ? [] : typeof edit === "string" ? [edit] : edit;
   const thinking = thinkingOf(parent, body);
-  const forked = forkPrefix(parent, body.fork.index, {
-    tokenizerName: runner.tokenizerName,
-    tokenizer: runner.tokenizer,
-    ...(edit === undefined
-      ? {}
-      : { edit: { toolResults: typeof edit === "string" ? [edit] : edit } }),
-    ...(thinking === undefined ? {} : { enableThinking: thinking }),
+  const build = (tokenizer: Tokenizer) => {
+    const forked = forkPrefix(parent, body.fork.index, {
+      tokenizerName: runner.tokenizerName,
+      tokenizer,
+      ...(edit === undefined ? {} : { edit: { toolResults: results } }),
+      ...(thinking === undefined ? {} : { enableThinking: thinking }),
+    });
+    return forked.ok ? forked.prefix : { error: `fork: ${forked.error}` };
+  };
+  const base = runner.tokenizer;
+  const encodeOffThread = runner.encodeOffThread;
+  const editChars = results.reduce((sum, r) => sum + r.length, 0);
+  if (!encodeOffThread || editChars < OFF_THREAD_CHARS) return build(base);
+  const long = new Map<string, number[]>();
+  build({
+    ...base,
+    encode: (text) => {
+      if (text.length < OFF_THREAD_CHARS) return base.encode(text);
+      long.set(text, []); // a stand-in: this first pass only learns which texts are long
+      return [];
+    },
   });
-  return forked.ok ? forked.prefix : { error: `fork: ${forked.error}` };
+  for (const text of long.keys()) long.set(text, await encodeOffThread(runner.tokenizerName, text));
+  return build({ ...base, encode: (text) => long.get(text) ?? base.encode(text) });
 }
 
 /**
@@ -204,7 +226,7 @@ export async function startBranches(
     deps.runnerFor === undefined
       ? deps.runner
       : await deps.runnerFor(choice.name).catch(() => deps.runner);
-  const prefix = prefixFor(found.trajectory, body, runner);
+  const prefix = await prefixFor(found.trajectory, body, runner);
   if ("error" in prefix) return { ok: false, status: 400, error: prefix.error };
   const requests = branchRequests(found.trajectory, body, body.n ?? 1);
   const ids = deps.manager.startMany(

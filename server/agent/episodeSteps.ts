@@ -6,16 +6,12 @@ import {
   noIterations,
   type TurnDecision,
 } from "../../src/core/tito/limiter";
-import { initialPrompt, toolResultSuffix } from "../../src/core/tito/prompts";
+import { initialPromptText, toolResultSuffixText } from "../../src/core/tito/prompts";
 import type { ChatTemplateMessage, Tokenizer } from "../../src/core/tokenizer/types";
 import { errorToolResult } from "../../src/core/toolcalls/errorResult";
 import { getToolCallParser } from "../../src/core/toolcalls/registry";
 import type { ToolCallParser } from "../../src/core/toolcalls/types";
-import {
-  nextStreamDelta,
-  STREAM_START,
-  type StreamSnapshot,
-} from "../../src/core/trajectory/streamDelta";
+import type { StreamDelta } from "../../src/core/trajectory/streamDelta";
 import type {
   ChatMessage,
   GenerateCall,
@@ -26,8 +22,10 @@ import type {
 } from "../../src/core/trajectory/types";
 import type { StartEpisodeRequest } from "../../src/core/wire/episodes";
 import { fitMaxNewTokens } from "../../src/core/wire/sglang";
+import { OFF_THREAD_CHARS } from "../tokenizers/offThreadEncoder";
 import { runTool, type ToolRegistry } from "../tools/registry";
 import { type ToolDefinition, toToolSchema } from "../tools/types";
+import { DeltaBatcher } from "./deltaBatcher";
 import {
   COMPLETED_REASON,
   DEFAULT_EPISODE_TOOLS,
@@ -54,6 +52,19 @@ export interface RunnerDeps {
   /** Tool-call format of the model (`hermes`, `qwen_xml`, `glm`). */
   readonly toolCallFormat?: string;
   readonly defaultMaxIterations?: number;
+  /**
+   * Encodes a long text with tokenizer `tokenizerName` off the event loop (server/tokenizers/
+   * offThreadEncoder.ts); absent, every text is encoded in place.
+   */
+  readonly encodeOffThread?: (tokenizerName: string, text: string) => Promise<number[]>;
+}
+
+/** Token ids of a prompt or tool-result text: a long one off the event loop, else in place. */
+async function encodeInput(deps: RunnerDeps, text: string): Promise<number[]> {
+  if (deps.encodeOffThread && text.length >= OFF_THREAD_CHARS) {
+    return deps.encodeOffThread(deps.tokenizerName, text);
+  }
+  return deps.tokenizer.encode(text);
 }
 
 /**
@@ -251,7 +262,10 @@ function emitLastSegment(run: EpisodeRun): number {
  * The first input of the episode: the chat template over system, user and tool schemas. From a
  * prefix, its segments are published instead. Ends the episode when a requested tool is unknown.
  */
-export function beginInput(run: EpisodeRun, fromPrefix: boolean): Ending | undefined {
+export async function beginInput(
+  run: EpisodeRun,
+  fromPrefix: boolean,
+): Promise<Ending | undefined> {
   const missing = run.toolNames.filter((_, i) => !run.tools[i]);
   if (missing.length > 0)
     return { status: "aborted", reason: `unknown tool(s): ${missing.join(", ")}` };
@@ -265,13 +279,13 @@ export function beginInput(run: EpisodeRun, fromPrefix: boolean): Ending | undef
   const { request } = run;
   if (request.system !== undefined) run.messages.push({ role: "system", content: request.system });
   run.messages.push({ role: "user", content: request.prompt });
-  const prompt = initialPrompt(run.deps.tokenizer, {
+  const text = initialPromptText(run.deps.tokenizer, {
     ...(request.system !== undefined ? { system: request.system } : {}),
     user: request.prompt,
     tools: run.tools.flatMap((t) => (t ? [toToolSchema(t)] : [])),
     ...thinking(request),
   });
-  run.ledger.appendPrompt(prompt);
+  run.ledger.appendPrompt({ tokenIds: await encodeInput(run.deps, text), text });
   emitLastSegment(run);
   return undefined;
 }
@@ -293,25 +307,24 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
   const turnParams =
     fitted < wanted ? { ...samplingParams, max_new_tokens: fitted } : samplingParams;
   const turnNumber = run.counts.toolIterations + 1;
-  let cursor = STREAM_START;
-  const turn = await deps.client.generate({
-    inputIds,
-    samplingParams: turnParams,
-    topLogprobsNum: run.topLogprobsNum,
-    signal: sink.signal,
-    ...(run.affinity === undefined ? {} : { preferredUpstream: run.affinity }),
-    ...(run.request.stream
-      ? {
-          // Each event carries only what the snapshot adds: replay memory stays linear in tokens.
-          onDelta: (snapshot: StreamSnapshot) => {
-            const next = nextStreamDelta(cursor, snapshot);
-            if (!next) return;
-            cursor = next.cursor;
-            sink.emit({ type: "delta", turn: turnNumber, ...next.delta });
-          },
-        }
-      : {}),
-  });
+  // Each event carries only what its steps added (replay memory stays linear in tokens), gathered
+  // per window so a token is not an event of its own.
+  const deltas = run.request.stream
+    ? new DeltaBatcher((delta) => sink.emit({ type: "delta", turn: turnNumber, ...delta }))
+    : undefined;
+  let turn: ModelTurn;
+  try {
+    turn = await deps.client.generate({
+      inputIds,
+      samplingParams: turnParams,
+      topLogprobsNum: run.topLogprobsNum,
+      signal: sink.signal,
+      ...(run.affinity === undefined ? {} : { preferredUpstream: run.affinity }),
+      ...(deltas ? { onDelta: (delta: StreamDelta) => deltas.add(delta) } : {}),
+    });
+  } finally {
+    deltas?.flush();
+  }
   if (turn.upstream !== undefined) run.affinity = turn.upstream;
   const text = deps.tokenizer.decode(turn.outputIds);
   const toolCalls = turn.finishReason.type === "abort" ? [] : run.parser.parse(text);
@@ -445,7 +458,10 @@ export function decideCutoff(
 }
 
 /** Appends the tool results, rendered by the chat template up to the next generation prompt. */
-export function appendToolResults(run: EpisodeRun, results: readonly ToolResult[]): void {
+export async function appendToolResults(
+  run: EpisodeRun,
+  results: readonly ToolResult[],
+): Promise<void> {
   // `name` too: Harmony writes a result as `functions.NAME`; other templates ignore it.
   const toolMessages: ChatTemplateMessage[] = results.map((r) => ({
     role: "tool",
@@ -454,7 +470,8 @@ export function appendToolResults(run: EpisodeRun, results: readonly ToolResult[
     name: r.call.name,
   }));
   run.messages.push(...toolMessages.map((m) => ({ ...m })));
-  run.ledger.appendTool(toolResultSuffix(run.deps.tokenizer, toolMessages, thinking(run.request)));
+  const text = toolResultSuffixText(run.deps.tokenizer, toolMessages, thinking(run.request));
+  run.ledger.appendTool({ tokenIds: await encodeInput(run.deps, text), text });
   emitLastSegment(run);
 }
 

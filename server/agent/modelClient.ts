@@ -1,4 +1,4 @@
-import type { StreamSnapshot } from "../../src/core/trajectory/streamDelta";
+import type { StreamDelta } from "../../src/core/trajectory/streamDelta";
 import type { CallRetry, FinishReason, TopLogprob } from "../../src/core/trajectory/types";
 
 /** One model turn exactly as the upstream returned it: `outputIds` keep the stop token. */
@@ -25,8 +25,11 @@ export interface ModelTurnRequest {
   readonly signal: AbortSignal;
   /** Run on this upstream (base URL) while it is healthy: it holds the episode's prefix cache. */
   readonly preferredUpstream?: string;
-  /** Called with what the turn produced so far (cumulative) while it streams (when supported). */
-  readonly onDelta?: (snapshot: StreamSnapshot) => void;
+  /**
+   * Called with what each stream step added (ids, logprobs, top-k, text; `tokens` is the turn's
+   * count so far) while the turn streams (when supported).
+   */
+  readonly onDelta?: (delta: StreamDelta) => void;
 }
 
 /** What the episode runner needs from an inference server (SGLang's native API, or the simulator). */

@@ -32,7 +32,7 @@ export async function runEpisode(
 ): Promise<Trajectory> {
   const run = openRun(deps, request, sink, prefix);
   try {
-    const refused = beginInput(run, prefix !== undefined);
+    const refused = await beginInput(run, prefix !== undefined);
     if (refused) return finish(run, refused);
     for (;;) {
       const turn = await generateTurn(run);
@@ -43,7 +43,7 @@ export async function runEpisode(
       const results = await runToolCalls(run, turn);
       const cutoff = decideCutoff(run, decision, results);
       if (cutoff) return finish(run, cutoff);
-      appendToolResults(run, results);
+      await appendToolResults(run, results);
     }
   } catch (error) {
     return finish(run, failureEnding(run, error));

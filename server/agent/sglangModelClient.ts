@@ -1,8 +1,8 @@
 import type { CallRetry } from "../../src/core/trajectory/types";
 import type { SamplingParamsWire } from "../../src/core/wire/sglang";
 import { SglangAbortedError, SglangContextLengthError } from "../sglang/errors";
-import type { ClientGenerateResult, GenerateResult } from "../sglang/normalize";
-import type { SglangClient } from "../sglang/sglangClient";
+import type { GenerateResult } from "../sglang/normalize";
+import type { ClientStreamStep, SglangClient } from "../sglang/sglangClient";
 import {
   ContextOverflowError,
   type ModelClient,
@@ -79,18 +79,14 @@ export async function createSglangModelClient(
     };
     try {
       if (!request.onDelta) return toTurn(await sglang.generate(body, options));
-      let last: ClientGenerateResult | undefined;
-      for await (const snapshot of sglang.generateStream(body, options)) {
-        last = snapshot;
-        request.onDelta({
-          text: snapshot.text,
-          outputIds: snapshot.outputIds,
-          ...(snapshot.outputLogprobs ? { logprobs: snapshot.outputLogprobs } : {}),
-          ...(snapshot.outputTopLogprobs ? { topLogprobs: snapshot.outputTopLogprobs } : {}),
-        });
+      let last: ClientStreamStep | undefined;
+      for await (const step of sglang.generateStream(body, options)) {
+        last = step;
+        // Each step passes on only what it added: the events stay linear in the turn's tokens.
+        if (step.delta.ids.length > 0) request.onDelta(step.delta);
       }
       if (!last) throw new Error("the stream ended before any output");
-      return toTurn(last);
+      return toTurn(last.result());
     } catch (error) {
       if (error instanceof SglangContextLengthError) throw new ContextOverflowError(error.message);
       if (error instanceof SglangAbortedError && error.origin === "server" && error.partial) {

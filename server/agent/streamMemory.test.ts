@@ -76,8 +76,8 @@ describe("replay memory of a streamed turn", () => {
       for (const event of events) expectWireEvent(event);
       expect(events.at(-1)).toMatchObject({ type: "end", status: "truncated" });
       const deltas = events.filter((e) => e.type === "delta");
-      // Streamed token by token: many deltas, which together carry the turn's tokens.
-      expect(deltas.length).toBeGreaterThan(n / 20);
+      // Streamed in parts (steps are gathered per DELTA_WINDOW_MS), which together carry the turn.
+      expect(deltas.length).toBeGreaterThan(1);
       const model = events.flatMap((e) =>
         e.type === "segment" && e.segment.kind === "model" ? [e.segment] : [],
       );

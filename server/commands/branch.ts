@@ -163,7 +163,11 @@ export async function branchFileRow(run: FileBranchRun): Promise<FileBranchOutco
     registry: createToolRegistry(),
   });
   // The prefix is checked before anything is started: a bad fork never reaches SGLang.
-  const prefix = prefixFor(parent, body, runnerOf({ upstream: "", model: "", generate: unusable }));
+  const prefix = await prefixFor(
+    parent,
+    body,
+    runnerOf({ upstream: "", model: "", generate: unusable }),
+  );
   // The API's 400 reason: it names the field (the index, the tokenizer, the edit).
   if ("error" in prefix)
     return { ok: false, error: `${where}: ${prefix.error}`, tokenizer: choice };

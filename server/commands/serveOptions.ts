@@ -36,6 +36,7 @@ export function serveConfigFrom(values: ServeFlags, files: readonly string[]): S
     allowedHosts: values.allowedHost,
     maxBodyBytes: values.maxBodyBytes,
     maxSseClients: values.maxSseClients,
+    maxRangeReads: values.maxRangeReads,
     sglangTimeoutMs: values.sglangTimeoutMs,
     sglangAttempts: values.sglangAttempts,
     token: values.token ?? (envToken === "" ? undefined : envToken),

@@ -117,6 +117,7 @@ export interface ServeFlags {
   readonly allowedHost?: string[];
   readonly maxBodyBytes?: string | number;
   readonly maxSseClients?: string | number;
+  readonly maxRangeReads?: string | number;
   readonly sglangTimeoutMs?: string | number;
   readonly sglangAttempts?: string | number;
   /** False with `--no-demo`. */
@@ -459,6 +460,7 @@ function addServeOptions(command: Command): Command {
     )
     .addOption(option("--max-body-bytes <N>", "largest request body", d.maxBodyBytes))
     .addOption(option("--max-sse-clients <N>", "open event streams at once", d.maxSseClients))
+    .addOption(option("--max-range-reads <N>", "file byte ranges read at once", d.maxRangeReads))
     .addOption(option("--sglang-timeout-ms <MS>", "per-attempt SGLang timeout", d.sglangTimeoutMs))
     .addOption(option("--sglang-attempts <N>", "attempts per SGLang call", d.sglangAttempts))
     .addOption(option("--no-demo", "do not list the demo rollouts when no FILE is named"))

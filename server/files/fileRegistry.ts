@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { constants, open, readdir, realpath, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { rolloutDumpOfColumns } from "../../src/core/files/dashboardColumns";
 import type { ServerFile } from "../../src/core/files/filesWire";
@@ -262,23 +262,6 @@ export async function describeFile(file: RegisteredFile): Promise<ServerFile> {
     return { ...entry, size: s.size };
   } catch {
     return entry;
-  }
-}
-
-/** Reads bytes [start, end) of the served file (servedPath); fewer when the file is shorter. */
-export async function readRange(
-  file: RegisteredFile,
-  start: number,
-  end: number,
-): Promise<Uint8Array> {
-  // O_NOFOLLOW: a link swapped in after the check is refused, not followed.
-  const handle = await open(await servedPath(file), constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const buffer = new Uint8Array(Math.max(0, end - start));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
   }
 }
 

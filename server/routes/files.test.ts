@@ -77,8 +77,8 @@ describe("/api/files", () => {
     {
       name: "range too large",
       url: () => "/api/files/f1/range?start=0&end=999999999",
-      status: 400,
-      error: /at most/,
+      status: 413,
+      error: /at most 16 MiB \(16777216 bytes\); this one asks for 999999999 bytes/,
     },
   ];
   for (const c of refused) {

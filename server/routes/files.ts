@@ -3,13 +3,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Hono } from "hono";
 import { z } from "zod";
 import { MAX_RANGE_BYTES } from "../../src/core/files/filesWire";
+import { SERVER_DEFAULTS } from "../configDefaults";
 import {
   createFileRegistry,
   describeFile,
   type FileRegistry,
-  readRange,
   servedPath,
 } from "../files/fileRegistry";
+import { openRange, RangeGate } from "../files/rangeReads";
 import { createStepStatsCache, type StepStatsCache } from "../files/stepStats";
 import { createStepStatsWorker } from "../files/stepStatsWorker";
 
@@ -26,6 +27,8 @@ export interface FilesRoutesOptions {
   readonly registry?: FileRegistry;
   /** How long a step-stats request waits for a computation before answering 202 (ms). */
   readonly stepStatsWaitMs?: number;
+  /** Byte-range reads in flight at once (`--max-range-reads`); more are answered 429. */
+  readonly maxRangeReads?: number;
 }
 
 const rangeQuery = z
@@ -33,10 +36,9 @@ const rangeQuery = z
     start: z.coerce.number().int().nonnegative(),
     end: z.coerce.number().int().nonnegative(),
   })
-  .refine((q) => q.end >= q.start, { message: "end must not be before start" })
-  .refine((q) => q.end - q.start <= MAX_RANGE_BYTES, {
-    message: `a range may span at most ${MAX_RANGE_BYTES} bytes`,
-  });
+  .refine((q) => q.end >= q.start, { message: "end must not be before start" });
+
+const MIB = 1024 * 1024;
 
 /**
  * `/api/files`: the files the server was told about, and byte ranges of exactly those files, so
@@ -54,6 +56,7 @@ export function filesRoutes(options: FilesRoutesOptions) {
       dir: join(options.dataDir, "cache", "step-stats"),
       compute: createStepStatsWorker().compute,
     });
+  const rangeGate = new RangeGate(options.maxRangeReads ?? SERVER_DEFAULTS.maxRangeReads);
   return new Hono()
     .get("/", async (c) => c.json({ files: await Promise.all(registry.list().map(describeFile)) }))
     .get("/:fileId", async (c) => {
@@ -87,11 +90,22 @@ export function filesRoutes(options: FilesRoutesOptions) {
         const field = issue?.path.join(".") || "range";
         return c.json({ error: `${field}: ${issue?.message ?? "invalid"}` }, 400);
       }
+      const { start, end } = query.data;
+      if (end - start > MAX_RANGE_BYTES) {
+        const cap = `${MAX_RANGE_BYTES / MIB} MiB (${MAX_RANGE_BYTES} bytes)`;
+        const error = `a range may span at most ${cap}; this one asks for ${end - start} bytes: ask for it in parts`;
+        return c.json({ error }, 413);
+      }
+      const slot = rangeGate.enter();
+      if (!slot.ok) {
+        c.header("retry-after", String(slot.retryAfterSeconds));
+        return c.json({ error: slot.error }, slot.status);
+      }
       try {
-        const bytes = await readRange(file, query.data.start, query.data.end);
-        // A fresh ArrayBuffer: the Response body must not alias a larger pooled buffer.
-        return c.body(bytes.slice().buffer, 200, {
+        const body = await openRange(file, start, end, slot.release);
+        return c.body(body.stream, 200, {
           "content-type": "application/octet-stream",
+          "content-length": String(body.length),
           "cache-control": "no-store",
         });
       } catch (error) {

@@ -2,15 +2,22 @@ import type { CallRetry } from "../../src/core/trajectory/types";
 import { AttemptGuard } from "./attemptGuard";
 import { SglangConnectionError } from "./errors";
 import { buildGenerateBody, type GenerateRequest } from "./generateBody";
-import { type ClientGenerateResult, type GenerateResult, mergeStreamChunk } from "./normalize";
+import type { ClientGenerateResult } from "./normalize";
 import { errorFromStatus, parseJson, rejectAbort, resultFromJson } from "./replies";
 import { newRid } from "./rid";
 import { sseData } from "./sse";
+import { StreamFold, type StreamStep } from "./streamFold";
 import { type Attempt, contextOf, headerOf, type Transport } from "./transport";
 
+/** One step of a streamed turn: what it added, and the turn so far on demand. */
+export interface ClientStreamStep extends StreamStep {
+  /** The turn so far, copied (work linear in the turn): call it at the end, not per step. */
+  result(): ClientGenerateResult;
+}
+
 /**
- * Streaming /generate: yields cumulative snapshots (delta-mode servers are folded, spec §4); the
- * last one has a finish reason. Failures before the first snapshot are retried; later ones throw,
+ * Streaming /generate: yields what each chunk adds (cumulative and delta servers alike, spec §4),
+ * in work linear in the turn's tokens; the last step has a finish reason. Failures before the first snapshot are retried; later ones throw,
  * since a retry would sample a different continuation. Stopping iteration (break/return) aborts
  * the request; a consumer that neither finishes nor stops keeps its concurrency slot.
  */
@@ -19,7 +26,7 @@ export async function* generateStream(
   request: GenerateRequest,
   signal: AbortSignal | undefined,
   preferred?: string,
-): AsyncGenerator<ClientGenerateResult, void, undefined> {
+): AsyncGenerator<ClientStreamStep, void, undefined> {
   await t.acquire(signal);
   try {
     let rid = request.rid ?? newRid();
@@ -50,7 +57,7 @@ async function* streamAttempt(
   request: GenerateRequest,
   attempt: Attempt,
   signal: AbortSignal | undefined,
-): AsyncGenerator<ClientGenerateResult> {
+): AsyncGenerator<ClientStreamStep> {
   const ctx = contextOf(attempt);
   const where = `${attempt.upstream.url}/generate (stream)`;
   const guard = new AttemptGuard(signal, t.streamIdleTimeoutMs);
@@ -70,21 +77,21 @@ async function* streamAttempt(
       const text = await res.body.text();
       throw errorFromStatus(res.statusCode, text, headerOf(res.headers["retry-after"]), ctx);
     }
-    let held: GenerateResult | undefined;
+    const fold = new StreamFold();
+    const result = () => ({
+      ...fold.result(),
+      upstream: attempt.upstream.url,
+      attempts: attempt.number,
+      retries: [...attempt.failed],
+    });
     for await (const data of sseData(res.body)) {
       if (data === "[DONE]") break;
-      const chunk = resultFromJson(parseJson(data, ctx), where, ctx, true);
-      held = mergeStreamChunk(held, chunk);
-      if (held.finishReason !== null) {
+      const step = fold.add(resultFromJson(parseJson(data, ctx), where, ctx, true));
+      if (step.finishReason !== null) {
         isFinished = true;
-        rejectAbort(held, ctx);
+        rejectAbort(fold.result(), ctx);
       }
-      yield {
-        ...held,
-        upstream: attempt.upstream.url,
-        attempts: attempt.number,
-        retries: [...attempt.failed],
-      };
+      yield { ...step, result };
     }
     t.set.reportSuccess(attempt.upstream);
     if (!isFinished) {

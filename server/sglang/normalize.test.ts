@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { finishReasonWireSchema } from "../../src/core/wire/sglang";
-import {
-  type GenerateResult,
-  mergeStreamChunk,
-  normalizeResponse,
-  toFinishReason,
-} from "./normalize";
+import { normalizeResponse, toFinishReason } from "./normalize";
 
 describe("toFinishReason", () => {
   it.each([
@@ -75,43 +70,5 @@ describe("normalizeResponse", () => {
     );
     expect(outcome.ok && outcome.value.outputIds).toEqual([]);
     expect(outcome.ok && outcome.value.outputLogprobs).toBeUndefined();
-  });
-});
-
-function chunk(ids: number[], text: string, total?: number): GenerateResult {
-  const outcome = normalizeResponse(
-    {
-      text,
-      output_ids: ids,
-      meta_info: {
-        id: "r",
-        finish_reason: null,
-        ...(total === undefined ? {} : { completion_tokens: total }),
-      },
-    },
-    "chunk",
-    true,
-  );
-  if (!outcome.ok) throw new Error(outcome.error);
-  return outcome.value;
-}
-
-describe("mergeStreamChunk", () => {
-  it.each([
-    ["cumulative", [chunk([1], "a", 1), chunk([1, 2], "ab", 2)], [1, 2], "ab"],
-    ["delta", [chunk([1], "a", 1), chunk([2], "b", 2)], [1, 2], "ab"],
-    ["delta repeating the same id", [chunk([5], "x", 1), chunk([5], "x", 2)], [5, 5], "x"],
-    ["delta without counts: shorter", [chunk([1, 2], "ab"), chunk([3], "c")], [1, 2, 3], "abc"],
-    [
-      "delta without counts: not a prefix",
-      [chunk([1], "a"), chunk([2, 3], "bc")],
-      [1, 2, 3],
-      "abc",
-    ],
-    ["cumulative without counts", [chunk([1], "a"), chunk([1, 2], "ab")], [1, 2], "ab"],
-  ])("%s", (_name, chunks, ids, text) => {
-    const merged = chunks.reduce<GenerateResult | undefined>(mergeStreamChunk, undefined);
-    expect(merged?.outputIds).toEqual(ids);
-    expect(merged?.text).toBe(text);
   });
 });

@@ -14,19 +14,20 @@ import {
   SglangHttpError,
   SglangTimeoutError,
 } from "./errors";
-import type { ClientGenerateResult } from "./sglangClient";
+import type { ClientGenerateResult, ClientStreamStep } from "./sglangClient";
 
 const fixture = clientFixture();
 const stub = fixture.stub;
 const client = (url: string, streamIdleTimeoutMs = 10_000) =>
   fixture.client(url, { streamIdleTimeoutMs, health: { intervalMs: 0 } });
 
+/** The turn so far after each step (result() at the time of the step), and the error if any. */
 async function collect(
-  stream: AsyncIterable<ClientGenerateResult>,
+  stream: AsyncIterable<ClientStreamStep>,
 ): Promise<{ snapshots: ClientGenerateResult[]; error: SglangError | undefined }> {
   const snapshots: ClientGenerateResult[] = [];
   try {
-    for await (const s of stream) snapshots.push(s);
+    for await (const s of stream) snapshots.push(s.result());
     return { snapshots, error: undefined };
   } catch (error) {
     return { snapshots, error: error as SglangError }; // the client only throws SglangErrors
@@ -180,7 +181,7 @@ describe("generateStream", () => {
       { signal: controller.signal },
     );
     const first = await stream.next();
-    expect(first.value?.outputIds).toEqual([9]);
+    expect(first.value?.delta.ids).toEqual([9]);
     controller.abort();
     const { error } = await collect(stream);
     expect(error).toBeInstanceOf(SglangAbortedError);
@@ -192,8 +193,8 @@ describe("generateStream", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write(`data: ${JSON.stringify(generateReply(ridOf(req.body), [9], null))}\n\n`);
     });
-    for await (const snapshot of client(s.url).generateStream({ ...REQUEST, rid: "ep7-stream" })) {
-      expect(snapshot.outputIds).toEqual([9]);
+    for await (const step of client(s.url).generateStream({ ...REQUEST, rid: "ep7-stream" })) {
+      expect(step.delta.ids).toEqual([9]);
       break;
     }
     expect(s.bodies("/abort_request")).toEqual([{ rid: "ep7-stream" }]);
@@ -204,5 +205,49 @@ describe("generateStream", () => {
     const { error } = await collect(client(s.url).generateStream(REQUEST));
     expect(error).toBeInstanceOf(SglangConnectionError);
     expect(error?.message).toContain("without a final finish_reason");
+  });
+});
+
+// Issue #32: a streamed turn's work must be linear in its tokens. Counted, not timed: what the
+// client hands on per step, summed over a turn streamed one token per chunk.
+describe("generateStream work", () => {
+  /** Chunks of a `tokens`-token turn, one token each, as deltas or cumulative snapshots. */
+  function turnChunks(rid: string, tokens: number, isDelta: boolean): unknown[] {
+    return Array.from({ length: tokens }, (_, i) => {
+      const ids = isDelta ? [100 + i] : Array.from({ length: i + 1 }, (_, k) => 100 + k);
+      const reply = generateReply(
+        rid,
+        ids,
+        i === tokens - 1 ? { type: "length", length: tokens } : null,
+      );
+      const meta = reply.meta_info as Record<string, unknown>;
+      const logprobs = ids.map((id) => [-0.5, id, null]);
+      return {
+        ...reply,
+        meta_info: { ...meta, completion_tokens: i + 1, output_token_logprobs: logprobs },
+      };
+    });
+  }
+
+  it.each([
+    ["delta", true],
+    ["cumulative", false],
+  ])("hands on each token once over a %s stream of 2,000 chunks", async (_name, isDelta) => {
+    const tokens = 2000;
+    const s = await stub((req, res) => sendSse(res, turnChunks(ridOf(req.body), tokens, isDelta)));
+    let handedOn = 0;
+    let steps = 0;
+    let last: ClientStreamStep | undefined;
+    for await (const step of client(s.url).generateStream(REQUEST)) {
+      steps++;
+      handedOn += step.delta.ids.length + step.delta.logprobs.length;
+      last = step;
+    }
+    expect(steps).toBe(tokens);
+    // 2 × 2,000 elements in all; cumulative snapshots per step would hand on 2 × 2,001,000.
+    expect(handedOn).toBe(2 * tokens);
+    const result = last?.result();
+    expect(result?.outputIds).toEqual(Array.from({ length: tokens }, (_, k) => 100 + k));
+    expect(result?.outputLogprobs).toHaveLength(tokens);
   });
 });

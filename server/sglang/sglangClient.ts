@@ -8,7 +8,7 @@ import {
 } from "../../src/core/wire/sglang";
 import { SglangConnectionError } from "./errors";
 import { buildGenerateBody, checkRequest, type GenerateRequest } from "./generateBody";
-import { generateStream } from "./generateStream";
+import { type ClientStreamStep, generateStream } from "./generateStream";
 import type { ClientGenerateResult } from "./normalize";
 import { parseJson, rejectAbort, resultFromJson } from "./replies";
 import {
@@ -22,6 +22,7 @@ import {
 import { type Attempt, contextOf, type SglangClientOptions, Transport } from "./transport";
 
 export type { GenerateRequest } from "./generateBody";
+export type { ClientStreamStep } from "./generateStream";
 export type { ClientGenerateResult } from "./normalize";
 export type { SglangClientOptions } from "./transport";
 
@@ -88,13 +89,13 @@ export class SglangClient {
   }
 
   /**
-   * Streaming /generate: cumulative snapshots, the last with a finish reason (see generateStream).
+   * Streaming /generate: what each chunk adds, the last with a finish reason (see generateStream).
    * Always finish the loop or break out of it: that releases the slot and aborts server-side.
    */
   generateStream(
     request: GenerateRequest,
     options: GenerateCallOptions = {},
-  ): AsyncGenerator<ClientGenerateResult, void, undefined> {
+  ): AsyncGenerator<ClientStreamStep, void, undefined> {
     checkRequest(request);
     return generateStream(this.#t, request, options.signal, options.preferUpstream);
   }

@@ -58,7 +58,7 @@ describe("SglangClient against the simulator", () => {
     };
     const whole = await client.generate(request);
     let last: Awaited<ReturnType<typeof client.generate>> | undefined;
-    for await (const snapshot of client.generateStream(request)) last = snapshot;
+    for await (const step of client.generateStream(request)) last = step.result();
     for (const result of [whole, last]) {
       const n = result?.outputIds.length ?? 0;
       expect(n).toBeGreaterThan(0);

@@ -124,26 +124,33 @@ function streamResponse(
     finish: ItemTrace["completion"]["finish"] | null,
   ) => {
     const { tokenizer } = ctx;
-    for (const id of trace.completion.outputIds.slice(sentTokens[index] ?? 0, shown)) {
+    const ids = trace.completion.outputIds;
+    // Only the tokens this chunk adds are decoded; a delta chunk sends only their text, so a step
+    // never copies the turn so far (the final chunk decodes the whole output once).
+    let added = "";
+    for (let i = sentTokens[index] ?? 0; i < shown; i++) {
+      const id = ids[i] as number;
       if (trace.item.sampling.isSkippingSpecialTokens && tokenizer.isSpecial(id)) continue;
-      texts[index] += decoders[index]?.decode(tokenizer.tokenBytes(id), { stream: true }) ?? "";
+      added += decoders[index]?.decode(tokenizer.tokenBytes(id), { stream: true }) ?? "";
     }
-    const ids = trace.completion.outputIds.slice(0, shown);
-    const text =
-      finish === null
-        ? (texts[index] ?? "")
-        : outputText(tokenizer, ids, finish, trace.item.sampling);
+    if (!isDelta) texts[index] += added;
     const from = isDelta ? (sentTokens[index] ?? 0) : 0;
-    const charsFrom = isDelta ? Math.min(sentChars[index] ?? 0, text.length) : 0;
+    let text: string;
+    if (finish !== null) {
+      const whole = outputText(tokenizer, ids.slice(0, shown), finish, trace.item.sampling);
+      text = isDelta ? whole.slice(Math.min(sentChars[index] ?? 0, whole.length)) : whole;
+    } else {
+      text = isDelta ? added : (texts[index] ?? "");
+    }
     const body = itemBody(tokenizer, trace, {
       shown,
       from,
-      text: text.slice(charsFrom),
+      text,
       finish,
       hasInputLogprobs: !isDelta || from === 0,
     });
     sentTokens[index] = shown;
-    sentChars[index] = text.length;
+    sentChars[index] = (sentChars[index] ?? 0) + added.length;
     return body;
   };
 

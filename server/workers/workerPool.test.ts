@@ -1,3 +1,6 @@
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createWorkerPool, WorkerFailure, type WorkerPool } from "./workerPool";
 
@@ -98,4 +101,19 @@ describe("worker pool", () => {
     );
     expect(await p.call("alive", { label: "c.jsonl" })).toBe("alive");
   });
+
+  it("an unref'd pool keeps its process alive for a call's reply, then lets it exit", () => {
+    // Issue #32: `validate` of a Parquet file printed its report and then never exited.
+    const tsx = createRequire(import.meta.url).resolve("tsx/esm");
+    const script = fileURLToPath(
+      new URL("../../test-support/workers/unrefPoolExit.ts", import.meta.url),
+    );
+    const run = spawnSync(process.execPath, ["--import", tsx, script], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.signal).toBeNull();
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("first\nsecond\n");
+  }, 40_000);
 });

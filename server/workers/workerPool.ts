@@ -36,7 +36,10 @@ export interface WorkerPoolOptions {
   readonly workerData?: unknown;
   /** Per-worker memory limits: a worker over them ends (and is replaced), not the process. */
   readonly resourceLimits?: ResourceLimits;
-  /** Let an idle process exit while workers are up (the server's background work). */
+  /**
+   * Let a process exit while its workers are up and idle (the server's background work, a CLI
+   * command's readers); a worker running a call keeps the process alive until it answers.
+   */
   readonly unref?: boolean;
 }
 
@@ -88,7 +91,6 @@ function startWorker(options: WorkerPoolOptions, slot: Slot): Worker {
     workerData: options.workerData,
     ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
   });
-  if (options.unref) worker.unref();
   slot.worker = worker;
   const gone = (reason: string) => {
     if (slot.worker !== worker) return;
@@ -115,6 +117,8 @@ function startWorker(options: WorkerPoolOptions, slot: Slot): Worker {
   });
   // A worker that fails to start fails the call waiting for it, through `gone`.
   slot.ready.catch(() => {});
+  // After the listeners: adding a "message" listener refs the worker again.
+  if (options.unref) worker.unref();
   return worker;
 }
 
@@ -138,6 +142,8 @@ function runJob<Request, Result>(
         slot.onPartial = undefined;
         slot.isRunning = false;
         clearTimeout(timer);
+        // Idle again: an unref'd pool no longer keeps the process alive.
+        if (options.unref) slot.worker?.unref();
         if (reply instanceof Error) {
           const at = slot.at === undefined ? "" : ` (at ${slot.at})`;
           const what = `${options.name} worker ${reply.message} while reading ${label}${at}`;
@@ -148,6 +154,9 @@ function runJob<Request, Result>(
       },
     };
     const worker = slot.worker ?? startWorker(options, slot);
+    // A call keeps the process alive until its reply (its worker's start-up included), even on
+    // an unref'd pool.
+    worker.ref();
     const ready = slot.ready ?? Promise.resolve();
     ready.then(
       () => {

@@ -14,6 +14,7 @@ import type { ColumnMapping } from "../core/formats/columnMapping";
 import { isParquetHead, openParquet } from "../core/formats/parquet";
 import { isZipHead, openTorchFile } from "../core/torch/torchFile";
 import type { ByteRangeFile } from "../core/torch/zipEntries";
+import { fetchRange } from "./rangeFetch";
 import type { ByteFileSource, FileCompanions } from "./rolloutFileProtocol";
 
 /*
@@ -42,13 +43,7 @@ export function byteSource(source: ByteFileSource): ByteSource {
       const size = typeof body === "object" && body !== null && "size" in body ? body.size : 0;
       return typeof size === "number" ? size : 0;
     },
-    read: async (start, end) => {
-      const res = await fetch(`${source.rangeUrl}?start=${start}&end=${end}`, {
-        cache: "no-store",
-      });
-      if (!res.ok) throw new Error(`${source.name} bytes ${start}-${end}: ${res.status}`);
-      return new Uint8Array(await res.arrayBuffer());
-    },
+    read: (start, end) => fetchRange(source.rangeUrl, source.name, start, end),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 import { displayPieces } from "../core/tokenizer/pieces";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
+import { byteSource } from "./recordFiles";
 import { forEachRecord, openRecords, withRecordRanges } from "./recordScan";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 import type {
@@ -30,15 +31,6 @@ import type {
 const CHUNK = 1024 * 1024;
 const LF = 0x0a;
 
-async function readRange(source: RolloutFileSource, start: number, end: number) {
-  if (source.kind === "blob") {
-    return new Uint8Array(await source.blob.slice(start, end).arrayBuffer());
-  }
-  const res = await fetch(`${source.rangeUrl}?start=${start}&end=${end}`, { cache: "no-store" });
-  if (!res.ok) throw new Error(`${source.name} bytes ${start}-${end}: ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
-
 type ByteRange = { readonly start: number; readonly end: number; readonly firstLine: number };
 
 /**
@@ -53,6 +45,7 @@ async function forEachLine(
   isCancelled: () => boolean,
 ): Promise<void> {
   const decoder = new TextDecoder();
+  const bytesOf = byteSource(source);
   let carry = new Uint8Array(0);
   let lineNo = range.firstLine - 1;
   const feed = (bytes: Uint8Array, from: number, to: number) => {
@@ -61,7 +54,7 @@ async function forEachLine(
   };
   for (let at = range.start; at < range.end; ) {
     if (isCancelled()) throw new Error("scan cancelled");
-    const chunk = await readRange(source, at, Math.min(range.end, at + CHUNK));
+    const chunk = await bytesOf.read(at, Math.min(range.end, at + CHUNK));
     if (chunk.length === 0) break;
     at += chunk.length;
     const bytes = new Uint8Array(carry.length + chunk.length);

@@ -22,15 +22,20 @@ export interface InitialPromptInput {
 
 /** Segment 0: the chat template over system + user (+ tool schemas), generation prompt on. */
 export function initialPrompt(tokenizer: Tokenizer, input: InitialPromptInput): PromptTokens {
+  const text = initialPromptText(tokenizer, input);
+  return { tokenIds: tokenizer.encode(text), text };
+}
+
+/** The text of segment 0 (initialPrompt), to encode elsewhere (a long prompt, off the event loop). */
+export function initialPromptText(tokenizer: Tokenizer, input: InitialPromptInput): string {
   const messages: ChatTemplateMessage[] = [];
   if (input.system !== undefined) messages.push({ role: "system", content: input.system });
   messages.push({ role: "user", content: input.user });
-  const text = tokenizer.applyChatTemplate(messages, {
+  return tokenizer.applyChatTemplate(messages, {
     addGenerationPrompt: true,
     ...(input.tools && input.tools.length > 0 ? { tools: input.tools } : {}),
     ...(input.enableThinking === undefined ? {} : { enableThinking: input.enableThinking }),
   });
-  return { tokenIds: tokenizer.encode(text), text };
 }
 
 const MARKER = "__M__";
@@ -151,6 +156,16 @@ export function toolResultSuffix(
   newMessages: readonly ChatTemplateMessage[],
   options: SuffixOptions = {},
 ): PromptTokens {
+  const text = toolResultSuffixText(tokenizer, newMessages, options);
+  return { tokenIds: tokenizer.encode(text), text };
+}
+
+/** The text toolResultSuffix encodes, to encode elsewhere (a long result, off the event loop). */
+export function toolResultSuffixText(
+  tokenizer: Tokenizer,
+  newMessages: readonly ChatTemplateMessage[],
+  options: SuffixOptions = {},
+): string {
   if (newMessages.length === 0) {
     throw new Error("toolResultSuffix: no new messages to render after the model turn");
   }
@@ -162,8 +177,7 @@ export function toolResultSuffix(
     newMessages[0]?.role === "user" &&
     options.separator === undefined
   ) {
-    const text = afterAssistantSuffix(tokenizer, family, newMessages, thinking);
-    return { tokenIds: tokenizer.encode(text), text };
+    return afterAssistantSuffix(tokenizer, family, newMessages, thinking);
   }
   const base = renderWithoutGenerationPrompt(tokenizer, FAKE_PREFIX, thinking);
   const full = tokenizer.applyChatTemplate([...FAKE_PREFIX, ...newMessages], {
@@ -181,6 +195,5 @@ export function toolResultSuffix(
     );
   }
   const separator = options.separator ?? family?.separator ?? detectSeparator(tokenizer);
-  const text = separator + full.slice(base.length);
-  return { tokenIds: tokenizer.encode(text), text };
+  return separator + full.slice(base.length);
 }
