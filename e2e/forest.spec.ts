@@ -90,3 +90,18 @@ test("the real atropos groups: identical members collapsed, their cause as a bad
     "branch at #1,353",
   ]);
 });
+
+test("a deep link to a served file's group opens its forest once the rows are read", async ({
+  page,
+}) => {
+  const { files } = (await (await page.request.get("/api/files")).json()) as {
+    files: { id: string; name: string }[];
+  };
+  const id = files.find((f) => f.name === "atropos-llama3-row.jsonl")?.id;
+  if (id === undefined) throw new Error("the server serves no atropos-llama3-row.jsonl");
+  // The page opens before the file's rows are indexed: its group fills in as they arrive.
+  await page.goto(`/files/${id}/groups/L1`);
+  await expect(page.getByTestId("forest-group")).toHaveText("L1");
+  await expect(page.getByLabel("forest navigation")).toContainText("· 1 members");
+  await expect(page.getByTestId("forest-node").first()).toBeVisible();
+});

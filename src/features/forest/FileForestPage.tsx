@@ -16,9 +16,13 @@ export function FileForestPage() {
   const { client, reason } = useFileClient(fileId);
   const state = useRolloutFileState(client);
   const rows = state?.rows;
+  // Rows grow in place as the file is indexed: `version` marks growth (a deep link opens this page
+  // before the file's rows are in).
+  const version = state?.version;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
   const indices = useMemo(
     () => (rows ?? []).filter((r) => r.group === group).map((r) => r.index),
-    [rows, group],
+    [rows, group, version],
   );
   const forest = useQuery({
     queryKey: ["rollout-file", fileId, "forest", group, indices.join(",")],
