@@ -180,12 +180,31 @@ async function readLine(line: number): Promise<readonly Trajectory[]> {
   return result.trajectories;
 }
 
+/**
+ * The last line read for a row, kept: the rows of one line (an atropos group holds all its members
+ * in one line) are read in a row by the forest, export and trajectory requests, and each would
+ * otherwise parse the whole line again.
+ */
+let lastLine:
+  | { readonly of: object; readonly line: number; readonly rows: Promise<readonly Trajectory[]> }
+  | undefined;
+
+function rowsOfLine(of: object, line: number): Promise<readonly Trajectory[]> {
+  if (lastLine?.of === of && lastLine.line === line) return lastLine.rows;
+  const rows = readLine(line);
+  lastLine = { of, line, rows };
+  rows.catch(() => {
+    if (lastLine?.rows === rows) lastLine = undefined;
+  });
+  return rows;
+}
+
 async function readTrajectory(rowIndex: number): Promise<Trajectory> {
   if (!opened) throw new Error("no file is open");
   const { index, name } = opened;
   const row = index.rows[rowIndex];
   if (!row) throw new Error(`${name}: row ${rowIndex} is not indexed`);
-  const t = (await readLine(row.line))[row.row];
+  const t = (await rowsOfLine(opened, row.line))[row.row];
   if (!t) throw new Error(`${name}:${row.line} has no row ${row.row}`);
   return t;
 }
