@@ -23,7 +23,9 @@ let manager: EpisodeManager;
 
 beforeAll(async () => {
   // Delta-mode chunks keep the simulator's own output linear; the client folds them to snapshots.
-  sim = await startSim({ port: 0 }, { streamMode: "delta" });
+  // A token every millisecond or so: a turn outlasts the runner's delta window (DELTA_WINDOW_MS),
+  // so its deltas come in several events however fast the machine is.
+  sim = await startSim({ port: 0 }, { streamMode: "delta", tokenLatencyMs: 1 });
   sglang = new SglangClient({ upstreams: sim.url });
   const client = await createSglangModelClient(sglang, "simulator");
   const tokenizer = await loadTokenizer("qwen3");
