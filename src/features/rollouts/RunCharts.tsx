@@ -22,6 +22,8 @@ const AXIS = { fontSize: 10, fill: "var(--muted)" };
 type Metric = "reward" | "length" | "driftRate" | "mismatch" | "zeroVariance" | "duplicates";
 
 const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
+/** A percent axis tick: whole percents, so "100%" fits the axis. */
+const percentTick = (v: number) => `${Math.round(v * 100)}%`;
 const share = (n: number | undefined, of: number | undefined) =>
   n === undefined || of === undefined || of === 0 ? undefined : n / of;
 /** Why a step has no group chart point. */
@@ -34,6 +36,8 @@ const METRICS: readonly {
   readonly title: string;
   readonly color: string;
   readonly format: (v: number) => string;
+  /** The axis ticks' format, when shorter than `format`. */
+  readonly tick?: (v: number) => string;
   /** Why the metric is missing on a step, when it is. */
   readonly note: (s: StepStats) => string | undefined;
 }[] = [
@@ -59,6 +63,7 @@ const METRICS: readonly {
     title: "drift rate",
     color: "#dc2626",
     format: percent,
+    tick: percentTick,
     note: (s) => s.driftNote,
   },
   {
@@ -75,6 +80,7 @@ const METRICS: readonly {
     title: "zero-variance groups",
     color: "#0f766e",
     format: percent,
+    tick: percentTick,
     note: groupsNote,
   },
   {
@@ -83,6 +89,7 @@ const METRICS: readonly {
     title: "duplicate samples",
     color: "#be185d",
     format: percent,
+    tick: percentTick,
     note: groupsNote,
   },
 ];
@@ -183,7 +190,11 @@ export function RunCharts({
                       domain={["dataMin", "dataMax"]}
                       tick={AXIS}
                     />
-                    <YAxis tick={AXIS} tickFormatter={(v: number) => m.format(v)} width={52} />
+                    <YAxis
+                      tick={AXIS}
+                      tickFormatter={(v: number) => (m.tick ?? m.format)(v)}
+                      width={52}
+                    />
                     <Tooltip
                       formatter={(v) => [typeof v === "number" ? m.format(v) : "—", m.title]}
                       labelFormatter={(step) => `step ${step}`}
