@@ -11,7 +11,7 @@ import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { createDriftPool } from "../server/drift/driftPool";
 import { loadTokenizer, resolveTokenizerDir } from "../server/tokenizers/loadTokenizer";
 import { detectDrift, firstDivergence } from "../src/core/drift/detectDrift";
-import { roundTripPlanFor } from "../src/core/drift/roundTripPlan";
+import { roundTripPlanFor } from "../src/core/tokenizer/roundTripPlan";
 import { flattenSegments } from "../src/core/trajectory/flatten";
 import type { Trajectory } from "../src/core/trajectory/types";
 import { generateCorpus } from "../test-support/syntheticCorpus";

@@ -1,9 +1,9 @@
 // Worker-thread entry: a thin shell around the core's runDriftChecks (src/core/drift/driftRules.ts).
-// Loads the tokenizer (and its round-trip fast path, src/core/drift/roundTripPlan.ts) once, then
+// Loads the tokenizer (and its round-trip fast path, src/core/tokenizer/roundTripPlan.ts) once, then
 // answers batches of trajectories with their verdicts through the pool's RPC (server/workers/workerServe.ts).
 import { workerData } from "node:worker_threads";
 import { runDriftChecks } from "../../src/core/drift/driftRules";
-import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
+import { roundTripPlanFor } from "../../src/core/tokenizer/roundTripPlan";
 import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
 import { serveWorker } from "../workers/workerServe";
 import {

@@ -8,13 +8,13 @@ import {
   uncheckedFor,
   unfitForDrift,
 } from "../../src/core/drift/driftRules";
-import { type RoundTripPath, roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import type { CallPrefixResult, DriftMode, DriftResult } from "../../src/core/drift/types";
 import { createErrorLog } from "../../src/core/files/errorLog";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import { createIdsFitCheck, type IdsMisfit } from "../../src/core/tokenizer/idsFit";
+import { type RoundTripPath, roundTripPlanFor } from "../../src/core/tokenizer/roundTripPlan";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { type ByteRange, readRecords, rolloutFileHead } from "../files/readLines";
 import { WorkerFailure } from "../workers/workerPool";

@@ -1,8 +1,8 @@
 import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { describe, expect, it } from "vitest";
 import { detectDrift, firstDivergence } from "../../src/core/drift/detectDrift";
-import { createRoundTripAccelerator } from "../../src/core/drift/roundTripFast";
-import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
+import { createRoundTripAccelerator } from "../../src/core/tokenizer/roundTripFast";
+import { roundTripPlanFor } from "../../src/core/tokenizer/roundTripPlan";
 import { flattenSegments } from "../../src/core/trajectory/flatten";
 import { promptSegment, trajectory } from "../../src/test/trajectoryBuilders";
 import { createHfTokenizer } from "../../src/tokenizer/hfTokenizer";

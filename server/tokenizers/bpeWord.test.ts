@@ -3,13 +3,13 @@ import { join } from "node:path";
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import { createBpeWordModel, idMergesOf } from "../../src/core/tokenizer/bpeWord";
 import { createCompactBpe } from "../../src/core/tokenizer/compactBpe";
 import {
   buildCompactTokenizer,
   readCompactTokenizer,
 } from "../../src/core/tokenizer/compactFormat";
+import { roundTripPlanFor } from "../../src/core/tokenizer/roundTripPlan";
 import { byteLevelChars } from "../../src/core/tokenizer/vocabBytes";
 import { createHfTokenizer } from "../../src/tokenizer/hfTokenizer";
 import { readTokenizerFiles } from "./loadTokenizer";

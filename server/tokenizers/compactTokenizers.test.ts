@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { roundTripPlanFor } from "../../src/core/drift/roundTripPlan";
 import { buildCompactTokenizer } from "../../src/core/tokenizer/compactFormat";
+import { roundTripPlanFor } from "../../src/core/tokenizer/roundTripPlan";
 import { compactSource, openDriftTokenizer, tokenizerCacheDir } from "./compactTokenizers";
 import { loadTokenizer, resolveTokenizerDir } from "./loadTokenizer";
 

@@ -119,6 +119,18 @@ describe("what src/core/ may import", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("tokenizer/ imports nothing of drift/ (the fast round trip lives with the tokenizer)", () => {
+    const offenders = sourceFilesUnder(ROOT, "src/core/tokenizer")
+      .filter((f) => !/\.test\.tsx?$/.test(f))
+      .flatMap((f) =>
+        relativeImportsOf(readRepoFile(ROOT, f))
+          .map((s) => resolvedImport(ROOT, f, s))
+          .filter((target) => target.startsWith("src/core/drift/"))
+          .map((target) => `${f} → ${target}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it("hyparquet's internals only through ${HYPARQUET_INTERNALS}, at an exact version", () => {
     const internals = packageImportsOf(readRepoFile(ROOT, HYPARQUET_INTERNALS));
     expect(internals.length).toBeGreaterThan(0);

@@ -1,6 +1,5 @@
 import { detectDrift } from "../core/drift/detectDrift";
 import { type FileDriftScan, scanDriftLine, startFileDriftScan } from "../core/drift/fileDriftScan";
-import { roundTripPlanFor } from "../core/drift/roundTripPlan";
 import type { DriftMode } from "../core/drift/types";
 import { loadOnce } from "../core/loadOnce";
 import {
@@ -11,6 +10,7 @@ import {
   scanMismatchRecord,
 } from "../core/mismatch/fileMismatch";
 import { displayPieces } from "../core/tokenizer/pieces";
+import { roundTripPlanFor } from "../core/tokenizer/roundTripPlan";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
 import { byteSource } from "./recordFiles";

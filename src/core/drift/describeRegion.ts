@@ -1,5 +1,5 @@
+import { escapeText } from "../tokenizer/utf8Text";
 import type { DriftClass, DriftMode, DriftRegion, DriftResult, RegionToken } from "./types";
-import { escapeText } from "./utf8Text";
 
 /** What a region means for training, in words: a headline and one sentence per class. */
 export interface RegionWords {

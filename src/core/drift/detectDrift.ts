@@ -1,7 +1,9 @@
 import { checkPrefixInvariant, type LoggedCall } from "../tito/prefixInvariant";
 import { renderWithoutGenerationPrompt } from "../tito/prompts";
 import { displayPieces } from "../tokenizer/pieces";
+import type { RoundTripAccelerator } from "../tokenizer/roundTripFast";
 import type { Tokenizer } from "../tokenizer/types";
+import { escapeText, utf8Decode } from "../tokenizer/utf8Text";
 import { flattenSegments } from "../trajectory/flatten";
 import type { ChatMessage, Segment, Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
@@ -18,12 +20,8 @@ import type {
   DriftResult,
   RegionToken,
 } from "./types";
-import { escapeText, utf8Decode } from "./utf8Text";
 
-/** A faster `encode(decode(ids))` giving the very same ids (the same array when unchanged). */
-export interface RoundTripAccelerator {
-  roundTrip(ids: readonly number[]): readonly number[];
-}
+export type { RoundTripAccelerator } from "../tokenizer/roundTripFast";
 
 export interface DriftOptions {
   /** Checks to run; a check whose input the record lacks (messages, text) is skipped. */

@@ -2,11 +2,11 @@ import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLine, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId } from "../formats/types";
 import { createIdsFitCheck } from "../tokenizer/idsFit";
+import { type RoundTripPath, roundTripPlanFor } from "../tokenizer/roundTripPlan";
 import type { Tokenizer } from "../tokenizer/types";
 import type { Trajectory } from "../trajectory/types";
 import type { DriftGate } from "./driftInputs";
 import { checkTrajectoryDrift, reasonOfUnchecked } from "./driftRules";
-import { type RoundTripPath, roundTripPlanFor } from "./roundTripPlan";
 import { type RowDrift, rowDriftOf } from "./rowDrift";
 import type { DriftMode, DriftResult } from "./types";
 

@@ -13,7 +13,9 @@
 import { familyOfName } from "../families/families";
 import type { FamilyId } from "../families/types";
 import { displayPieces } from "../tokenizer/pieces";
+import { roundTripPlanFor } from "../tokenizer/roundTripPlan";
 import type { ChatTemplateMessage, Tokenizer } from "../tokenizer/types";
+import { utf8Decode } from "../tokenizer/utf8Text";
 import { isAssistantRole } from "../trajectory/roles";
 import type { Trajectory } from "../trajectory/types";
 import { alignByBytes } from "./alignTokens";
@@ -21,10 +23,8 @@ import { byteEqualRuns } from "./byteDiff";
 import type { RoundTripAccelerator } from "./detectDrift";
 import { templateMessages } from "./driftInputs";
 import { bytesAndOffsets, firstDivergence, sameIds } from "./idBytes";
-import { roundTripPlanFor } from "./roundTripPlan";
 import { recordedTemplateOptions } from "./templateInput";
 import { ruleForTurn, turnRule } from "./turnRules";
-import { utf8Decode } from "./utf8Text";
 
 export type TurnClass = "CLEAN" | "REALIGN" | "FORK";
 

@@ -17,9 +17,10 @@
  *   merges grouped by left id (mergeStart[left]..mergeStart[left + 1]), sorted by right id, with
  *   rank (lower merges first) and the merged piece's id.
  */
-import { utf8Decode } from "../drift/utf8Text";
+
 import { idMergesOf } from "./bpeWord";
 import { utf8Encode } from "./utf8";
+import { utf8Decode } from "./utf8Text";
 import { byteLevelChars, vocabPieceBytes } from "./vocabBytes";
 
 /** Bumped whenever the layout or what is derived changes: an old blob is then rebuilt. */

@@ -28,7 +28,7 @@ function realTexts(): string[] {
   const docs = ["README.md", "docs/architecture.md", "docs/drift.md"].map((p) =>
     readFileSync(p, "utf8"),
   );
-  const code = readFileSync("src/core/drift/roundTripFast.ts", "utf8");
+  const code = readFileSync("src/core/tokenizer/roundTripFast.ts", "utf8");
   const lines = fixtureLines("atropos-rubiks-trimmed.jsonl").map((l) => l.slice(0, 60_000));
   const odd = [
     "x'ſa 'ſt don't I'LL we'Re 'S",

@@ -7,9 +7,6 @@
  * is a few typed-array views, so a drift check starts in milliseconds instead of parsing 9 MB.
  */
 
-import { PreTokenScanner } from "../drift/preTokenScanner";
-import { proveFastRoundTrip } from "../drift/roundTripPlan";
-import { utf8Decode } from "../drift/utf8Text";
 import type { Family } from "../families/types";
 import { createCompactBpe } from "./compactBpe";
 import {
@@ -22,9 +19,12 @@ import {
   FLAG_PRESENT,
   FLAG_SPECIAL,
 } from "./compactFormat";
+import { PreTokenScanner } from "./preTokenScanner";
+import { proveFastRoundTrip } from "./roundTripPlan";
 import { turnEndIds } from "./turnEnds";
 import type { Tokenizer } from "./types";
 import { utf8Encode } from "./utf8";
+import { utf8Decode } from "./utf8Text";
 
 export interface CompactTokenizerOptions {
   /** Human-readable id, e.g. `qwen3` or a folder path. */

@@ -29,7 +29,7 @@ export interface ChatTemplateOptions {
 
 /**
  * What the round-trip fast path reads beyond the interface below, when an implementation can give
- * it (core/drift/roundTripPlan.ts decides from `definition` whether the fast path is exact).
+ * it (core/tokenizer/roundTripPlan.ts decides from `definition` whether the fast path is exact).
  */
 export interface TokenizerPipeline {
   /**

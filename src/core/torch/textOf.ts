@@ -1,4 +1,4 @@
-import { utf8Decode } from "../drift/utf8Text";
+import { utf8Decode } from "../tokenizer/utf8Text";
 
 /*
  * UTF-8 text of bytes: the platform's TextDecoder where there is one (browser, worker, Node),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Tokenizer } from "../tokenizer/types";
-import type { RoundTripAccelerator } from "./detectDrift";
+import type { RoundTripAccelerator } from "./roundTripFast";
 import { createRoundTripAccelerator } from "./roundTripFast";
+import type { Tokenizer } from "./types";
 
 /** Which round trip a drift check runs: the fast path, or the exact `encode(decode(ids))`. */
 export type RoundTripPath = "fast" | "exact";

@@ -1,8 +1,12 @@
-import type { Tokenizer } from "../tokenizer/types";
-import { utf8CharLength, utf8CodePoint } from "../tokenizer/utf8";
-import type { RoundTripAccelerator } from "./detectDrift";
 import { PreTokenScanner } from "./preTokenScanner";
+import type { Tokenizer } from "./types";
+import { utf8CharLength, utf8CodePoint } from "./utf8";
 import { utf8Decode } from "./utf8Text";
+
+/** A faster `encode(decode(ids))` giving the very same ids (the same array when unchanged). */
+export interface RoundTripAccelerator {
+  roundTrip(ids: readonly number[]): readonly number[];
+}
 
 /**
  * What the round-trip fast path needs to know about a byte-level BPE tokenizer whose encode is:

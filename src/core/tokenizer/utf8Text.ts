@@ -1,4 +1,4 @@
-import { utf8CharLength, utf8CodePoint } from "../tokenizer/utf8";
+import { utf8CharLength, utf8CodePoint } from "./utf8";
 
 /**
  * Text of UTF-8 `bytes[from, to)` (byte offsets); each maximal ill-formed subpart becomes one
