@@ -1,16 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-
-// The real atropos row (Llama-3 ids, no tokenizer named) the config serves (atropos-llama3-row.jsonl).
-const REAL_ROW = "atropos-llama3-row.jsonl";
-
-async function serverFileId(page: Page, name: string): Promise<string> {
-  const { files } = (await (await page.request.get("/api/files")).json()) as {
-    files: { id: string; name: string }[];
-  };
-  const id = files.find((f) => f.name === name)?.id;
-  if (id === undefined) throw new Error(`the server serves no ${name}`);
-  return id;
-}
+import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 
 /**
  * The token is selected and in view now and still after every late re-layout (the tokenizer's
@@ -29,7 +18,7 @@ async function expectTokenStays(page: Page, token: number) {
 test("a file row's ?token=900 stays in view while the tokenizer and the turn strip arrive", async ({
   page,
 }) => {
-  const id = await serverFileId(page, REAL_ROW);
+  const id = await servedFileId(page, REAL_LLAMA_ROW);
   await page.goto(`/files/${id}/0?token=900`);
   await expectTokenStays(page, 900);
   // The re-layout happened: the ids are decoded by then (Llama-3, recognised from the ids).

@@ -1,22 +1,10 @@
-import { expect, type Page, test } from "@playwright/test";
-
-// The real atropos row (Llama-3 ids, no tokenizer named, messages but no per-token text) that
-// playwright.config.ts serves: its text check has no input.
-const REAL_ROW = "atropos-llama3-row.jsonl";
-
-async function serverFileId(page: Page, name: string): Promise<string> {
-  const { files } = (await (await page.request.get("/api/files")).json()) as {
-    files: { id: string; name: string }[];
-  };
-  const id = files.find((f) => f.name === name)?.id;
-  if (id === undefined) throw new Error(`the server serves no ${name}`);
-  return id;
-}
+import { expect, test } from "@playwright/test";
+import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 
 test("a drift mode without input counts the row unchecked, never as a green 0 drifted", async ({
   page,
 }) => {
-  await page.goto(`/files/${await serverFileId(page, REAL_ROW)}`);
+  await page.goto(`/files/${await servedFileId(page, REAL_LLAMA_ROW)}`);
   await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
   await page.getByLabel("drift mode").selectOption("text");
   await page.getByRole("button", { name: "Check drift" }).click();

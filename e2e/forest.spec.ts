@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 import { writeForestFile } from "./forestFiles";
 
 let dir: string;
@@ -94,11 +95,7 @@ test("the real atropos groups: identical members collapsed, their cause as a bad
 test("a deep link to a served file's group opens its forest once the rows are read", async ({
   page,
 }) => {
-  const { files } = (await (await page.request.get("/api/files")).json()) as {
-    files: { id: string; name: string }[];
-  };
-  const id = files.find((f) => f.name === "atropos-llama3-row.jsonl")?.id;
-  if (id === undefined) throw new Error("the server serves no atropos-llama3-row.jsonl");
+  const id = await servedFileId(page, REAL_LLAMA_ROW);
   // The page opens before the file's rows are indexed: its group fills in as they arrive.
   await page.goto(`/files/${id}/groups/L1`);
   await expect(page.getByTestId("forest-group")).toHaveText("L1");

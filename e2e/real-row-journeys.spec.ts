@@ -1,22 +1,10 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 
-// Real atropos rows written by a Llama-3 model (no `tokenizer` field, no sampled logprobs): the
-// served one-row file of playwright.config.ts, and the fixture whose `messages` are rendered
-// strings (as environments that keep a transcript write them).
-const REAL_ROW = "atropos-llama3-row.jsonl";
 const rendered = readFileSync(fixturePath("atropos-rubiks-rendered.jsonl"));
-
-async function serverFileId(page: Page, name: string): Promise<string> {
-  const { files } = (await (await page.request.get("/api/files")).json()) as {
-    files: { id: string; name: string }[];
-  };
-  const id = files.find((f) => f.name === name)?.id;
-  if (id === undefined) throw new Error(`the server serves no ${name}`);
-  return id;
-}
 
 test("rows whose messages are strings: search finds their text, ATIF export writes it", async ({
   page,
@@ -46,10 +34,12 @@ test("rows whose messages are strings: search finds their text, ATIF export writ
 });
 
 test("a real Llama-3 row branches from a model token into a new episode", async ({ page }) => {
-  const line = JSON.parse(readFileSync(new URL(`./fixtures/${REAL_ROW}`, import.meta.url), "utf8"));
+  const line = JSON.parse(
+    readFileSync(new URL(`./fixtures/${REAL_LLAMA_ROW}`, import.meta.url), "utf8"),
+  );
   const masks = line.masks[0] as number[];
   const at = masks.findIndex((m) => m !== -100) + 3;
-  const id = await serverFileId(page, REAL_ROW);
+  const id = await servedFileId(page, REAL_LLAMA_ROW);
   await page.goto(`/files/${id}/0?token=${at}`);
   await expect(page.getByTestId("detail-position")).toHaveText(`#${at}`);
   await page.getByTestId("branch-here").click();

@@ -1,16 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-
-// The real atropos row (Llama-3 ids, no tokenizer named) the config serves.
-const REAL_ROW = "atropos-llama3-row.jsonl";
-
-async function realRowUrl(page: Page): Promise<string> {
-  const { files } = (await (await page.request.get("/api/files")).json()) as {
-    files: { id: string; name: string }[];
-  };
-  const id = files.find((f) => f.name === REAL_ROW)?.id;
-  if (id === undefined) throw new Error(`the server serves no ${REAL_ROW}`);
-  return `/files/${id}/0`;
-}
+import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 
 /** Errors the page logs (a failed request shows as one: "Failed to load resource ... 404"). */
 function consoleErrors(page: Page): string[] {
@@ -34,7 +23,7 @@ test("while the tokenizer loads the view says so, not raw ids; then the text, an
     await held;
     await route.continue();
   });
-  await page.goto(await realRowUrl(page));
+  await page.goto(`/files/${await servedFileId(page, REAL_LLAMA_ROW)}/0`);
   const note = page.getByTestId("tokenizer-loading");
   await expect(note).toHaveText("loading tokenizer llama3…");
   await expect(note).toBeVisible();
@@ -49,7 +38,7 @@ test("while the tokenizer loads the view says so, not raw ids; then the text, an
 test("a real Llama-3 row shows decoded text soon after it opens (figure in the log)", async ({
   page,
 }) => {
-  const url = await realRowUrl(page);
+  const url = `/files/${await servedFileId(page, REAL_LLAMA_ROW)}/0`;
   const started = Date.now();
   await page.goto(url);
   await expect(page.getByTestId("token-scroller")).toContainText("Rubik's cubes step-by-step");

@@ -1,10 +1,10 @@
 import { useState } from "react";
-import type { TurnReport } from "../../core/drift/prefixCheck";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useIsMismatch } from "../../stores/prefsStore";
 import { DetailsPanel } from "./DetailsPanel";
 import { TokenList } from "./TokenList";
 import styles from "./TrajectoryView.module.css";
+import type { TurnChecks } from "./TurnStrip";
 import { useAlternativePieces } from "./useAlternativePieces";
 import { useFollowEnd } from "./useFollowEnd";
 import { useListLayout } from "./useListLayout";
@@ -45,11 +45,7 @@ export interface TrajectoryViewProps {
    * The per-turn prefix check (useTurnChecks): shown as a turn strip above the tokens, the
    * selected turn's dropped and inserted tokens marked in them. Absent: no strip.
    */
-  readonly turnChecks?: {
-    readonly report: TurnReport | undefined;
-    readonly error?: string | undefined;
-    readonly isPending?: boolean;
-  };
+  readonly turnChecks?: TurnChecks;
 }
 
 /**

@@ -2,6 +2,14 @@ import type { TurnCheck, TurnReport, TurnToken } from "../../core/drift/prefixCh
 import { visibleText } from "../../core/layout/displayPiece";
 import styles from "./TurnStrip.module.css";
 
+/** The per-turn prefix check as a page hands it to the view (useTurnChecks). */
+export interface TurnChecks {
+  readonly report: TurnReport | undefined;
+  readonly error?: string | undefined;
+  /** Asked and not answered yet: the strip keeps its line. */
+  readonly isPending?: boolean;
+}
+
 export interface TurnStripProps {
   /** The per-turn prefix check; undefined while it is computed. */
   readonly report: TurnReport | undefined;

@@ -1,4 +1,3 @@
-import type { TurnReport } from "../../core/drift/prefixCheck";
 import type { policyVersions } from "../../core/trajectory/policyVersions";
 import type { Trajectory } from "../../core/trajectory/types";
 import { CallsPanel } from "./CallsPanel";
@@ -8,7 +7,7 @@ import { PolicyStrip } from "./PolicyStrip";
 import { saveRescoredAs } from "./saveRescoredAs";
 import { Toolbar } from "./Toolbar";
 import styles from "./TrajectoryView.module.css";
-import { TurnStrip } from "./TurnStrip";
+import { type TurnChecks, TurnStrip } from "./TurnStrip";
 import type { MismatchView } from "./useMismatch";
 import type { useTokenFind } from "./useTokenFind";
 import type { TrajectoryModel } from "./useTrajectoryModel";
@@ -24,13 +23,7 @@ export interface ViewTopProps {
   /** A stored episode (its rescored lane is kept with it) rather than a file row (Save as…). */
   readonly isEpisode: boolean;
   readonly find: ReturnType<typeof useTokenFind>;
-  readonly turnChecks:
-    | {
-        readonly report: TurnReport | undefined;
-        readonly error?: string;
-        readonly isPending?: boolean;
-      }
-    | undefined;
+  readonly turnChecks: TurnChecks | undefined;
   readonly turns: ReturnType<typeof useTurnMarks>;
   readonly onPick: (token: number) => void;
 }
