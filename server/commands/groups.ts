@@ -3,9 +3,9 @@ import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
 import { type FileGroupsReport, groupsUnit } from "../scan/groupsUnit";
 import { jsonWriter, openFiles } from "../scan/jsonStream";
 import { createScanWorkers, failureMessage, runInOrder } from "../scan/scanRunner";
+import type { GroupsFlags, ParsedArgs } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
 import { type ShardedInput, shardInputs } from "./shardInputs";
-import type { GroupsFlags, ParsedArgs } from "./spec";
 
 export { type FileGroupsReport, groupsOfFile } from "../scan/groupsUnit";
 

@@ -15,11 +15,11 @@ import {
   type TrajectoryMismatchReport,
 } from "../scan/mismatchUnit";
 import { createScanWorkers, failureMessage, runInOrder, type UnitSink } from "../scan/scanRunner";
+import type { MismatchFlags, ParsedArgs } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
 import { mappingOfFlags } from "./mapFlag";
 import { parseCorrections } from "./mismatchCorrections";
 import { type ShardedInput, shardInputs } from "./shardInputs";
-import type { MismatchFlags, ParsedArgs } from "./spec";
 
 export type { TrajectoryMismatchReport } from "../scan/mismatchUnit";
 
