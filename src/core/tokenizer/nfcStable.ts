@@ -1,20 +1,24 @@
 import { utf8CharLength, utf8CodePoint } from "./utf8";
 import { utf8Decode } from "./utf8Text";
 
-const nfcSafe = new Map<number, boolean>();
+// Per code point: 0 not yet asked, 1 safe, 2 not safe (one byte each, filled on first use).
+let nfcSafe: Uint8Array | undefined;
 
 /**
  * A character NFC can never change, whatever surrounds it: unchanged on its own, not a combining
  * mark and not a Hangul jamo (the only non-mark characters that compose with a neighbour).
  */
 function isNfcSafe(cp: number): boolean {
-  let safe = nfcSafe.get(cp);
-  if (safe === undefined) {
+  nfcSafe ??= new Uint8Array(0x110000);
+  let known = nfcSafe[cp] ?? 0;
+  if (known === 0) {
     const ch = String.fromCodePoint(cp);
-    safe = ch.normalize("NFC") === ch && !/\p{M}/u.test(ch) && !(cp >= 0x1100 && cp <= 0x11ff);
-    nfcSafe.set(cp, safe);
+    const safe =
+      ch.normalize("NFC") === ch && !/\p{M}/u.test(ch) && !(cp >= 0x1100 && cp <= 0x11ff);
+    known = safe ? 1 : 2;
+    nfcSafe[cp] = known;
   }
-  return safe;
+  return known === 1;
 }
 
 /**
