@@ -152,14 +152,14 @@ export async function runGroups(
   const sink = groupsSink(values.json === true, shard ? { shard } : {}, io);
   let isUnread = inputs.problems;
   let found = false;
-  const workers = jobs > 1 ? createScanWorkers(jobs) : undefined;
+  const workers = createScanWorkers(jobs);
   const options = { nearK };
   try {
     await runInOrder<never, FileGroupsReport>(
       inputs.files,
       jobs,
-      (unit) =>
-        workers
+      (unit, _onPart, lane) =>
+        workers?.isWorkerLane(lane)
           ? workers
               .run<never, FileGroupsReport>({ kind: "groups", unit, options }, () => {})
               .catch((error: unknown) => failedFile(unit, error))

@@ -250,13 +250,13 @@ export async function runMismatch(
   }
   const sink = mismatchSink(values.json === true, head, io);
   let code = inputs.problems ? 2 : 0;
-  const workers = jobs > 1 ? createScanWorkers(jobs) : undefined;
+  const workers = createScanWorkers(jobs);
   try {
     await runInOrder<TrajectoryMismatchReport[], MismatchUnitDone>(
       inputs.files,
       jobs,
-      (unit, onRows) =>
-        workers
+      (unit, onRows, lane) =>
+        workers?.isWorkerLane(lane)
           ? workers
               .run<TrajectoryMismatchReport[], MismatchUnitDone>(
                 { kind: "mismatch", unit, options },

@@ -170,7 +170,7 @@ const INPUTS_HELP =
 const SHARD_HELP =
   "check shard I of N (0-based): a stable 1/N of the files by path hash, or of one file's lines by byte range";
 const SCAN_JOBS_HELP =
-  "worker threads: each reads and scans whole files, N at a time, results in input order";
+  "files scanned at once, each whole: the main thread and N-1 worker threads; results in input order";
 
 const VALIDATE_FORMATS = formatChoices(VALIDATE_FORMAT_FLAGS);
 const DRIFT_FORMATS = formatChoices(DRIFT_FORMAT_FLAGS);
