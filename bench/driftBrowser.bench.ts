@@ -20,7 +20,7 @@ import { type Browser, chromium, type Page } from "@playwright/test";
 import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { resolveE2eBrowser } from "../e2e/browser/resolveBrowser";
 import { resolveTokenizerDir } from "../server/tokenizers/loadTokenizer";
-import { writeRealTextCorpus } from "./driftCorpus";
+import { describeCorpus, isHardCorpus, writeRealTextCorpus } from "./driftCorpus";
 
 const TOKENIZER = "qwen3";
 const TARGET_BYTES = Number(process.env.DRIFT_BENCH_MB ?? 20) * 1e6;
@@ -56,7 +56,13 @@ interface Corpus {
  */
 async function writeCorpus(path: string, targetBytes: number): Promise<Corpus> {
   const native = NativeTokenizer.fromFile(tokenizerJson());
-  const made = await writeRealTextCorpus(path, native, { targetBytes, seed: 15, driftRate: 0.02 });
+  const made = await writeRealTextCorpus(path, native, {
+    targetBytes,
+    seed: 15,
+    driftRate: 0.02,
+    hard: isHardCorpus(),
+  });
+  console.log(`browser corpus: ${describeCorpus(made)}`);
   const ids = Array.from({ length: made.trajectories }, (_, k) => `L${k + 1}`);
   return { path, ids, textBytes: made.textBytes, fileBytes: made.fileBytes };
 }

@@ -13,8 +13,8 @@ import { SglangError, SglangHttpError } from "../sglang/errors";
 import { SglangClient } from "../sglang/sglangClient";
 import { buildTokenizerCatalog } from "../tokenizers/catalog";
 import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
+import type { ParsedArgs, RescoreFlags } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
-import type { ParsedArgs, RescoreFlags } from "./spec";
 
 /**
  * One probe of the upstreams before any trajectory (one attempt, short timeouts): what model

@@ -2,8 +2,10 @@ import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import type { RowSummary } from "../../core/files/rowSummary";
 import { formatReward } from "../../core/series/formatReward";
+import type { Trajectory } from "../../core/trajectory/types";
 import { useTurnChecks } from "../../hooks/useTurnChecks";
 import { ForkForm } from "../branches/ForkForm";
+import type { ForkSource } from "../branches/forkRequest";
 import { DriftPanel } from "../drift/DriftPanel";
 import { TokenizerSelect } from "../drift/TokenizerSelect";
 import { useDriftModeParam, withToken } from "../drift/useDriftModeParam";
@@ -82,7 +84,6 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
   const order = useFileOrder(state, query, fileDrift.rows);
   const summary = state?.rows[rowIndex];
   const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
-  const [forkAt, setForkAt] = useState<number>();
   const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
   const { tokenizer } = useDriftTokenizer(trajectory.data);
   // A row of a server file can be branched (into the episode store) once the one tokenizer rule
@@ -122,35 +123,14 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
         <TextRecord trajectory={trajectory.data} />
       )}
       {trajectory.data && view === "tokens" && trajectory.data.segments.length > 0 && (
-        <>
-          <div className={styles.decode}>
-            <TokenizerSelect trajectory={trajectory.data} />
-            {pieces.error && (
-              <span className={styles.error}>cannot decode with it: {pieces.error}</span>
-            )}
-          </div>
-          {forkAt !== undefined && summary && (
-            <ForkForm
-              key={forkAt}
-              parent={trajectory.data}
-              source={{ file: fileId, line: summary.line, row: summary.row }}
-              index={forkAt}
-              onClose={() => setForkAt(undefined)}
-            />
-          )}
-          <div className={styles.view}>
-            <TrajectoryView
-              trajectory={trajectory.data}
-              pieces={pieces.pieces}
-              tokenizer={pieces.tokenizer}
-              isTokenizerLoading={pieces.isLoading}
-              controlTokens={pieces.controlTokens}
-              initialToken={initialToken}
-              turnChecks={turnChecks}
-              {...(canBranch ? { onBranch: setForkAt } : {})}
-            />
-          </div>
-        </>
+        <RowTokens
+          trajectory={trajectory.data}
+          pieces={pieces}
+          initialToken={initialToken}
+          turnChecks={turnChecks}
+          canBranch={canBranch}
+          {...(summary ? { source: { file: fileId, line: summary.line, row: summary.row } } : {})}
+        />
       )}
       {trajectory.data && view === "drift" && (
         <DriftPanel
@@ -220,5 +200,53 @@ function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }:
         </span>
       )}
     </nav>
+  );
+}
+
+interface RowTokensProps {
+  readonly trajectory: Trajectory;
+  readonly pieces: ReturnType<typeof useRecordedPieces>;
+  readonly initialToken: number | undefined;
+  readonly turnChecks: ReturnType<typeof useTurnChecks>;
+  /** The view offers "Branch here". */
+  readonly canBranch: boolean;
+  /** The server file's row the branches start from (once the row's summary is known). */
+  readonly source?: ForkSource;
+}
+
+/** The row's tokens: the decoding tokenizer, the branch form once asked for, and the view. */
+function RowTokens(props: RowTokensProps) {
+  const { trajectory, pieces, initialToken, turnChecks, canBranch, source } = props;
+  const [forkAt, setForkAt] = useState<number>();
+  return (
+    <>
+      <div className={styles.decode}>
+        <TokenizerSelect trajectory={trajectory} />
+        {pieces.error && (
+          <span className={styles.error}>cannot decode with it: {pieces.error}</span>
+        )}
+      </div>
+      {forkAt !== undefined && source && (
+        <ForkForm
+          key={forkAt}
+          parent={trajectory}
+          source={source}
+          index={forkAt}
+          onClose={() => setForkAt(undefined)}
+        />
+      )}
+      <div className={styles.view}>
+        <TrajectoryView
+          trajectory={trajectory}
+          pieces={pieces.pieces}
+          tokenizer={pieces.tokenizer}
+          isTokenizerLoading={pieces.isLoading}
+          controlTokens={pieces.controlTokens}
+          initialToken={initialToken}
+          turnChecks={turnChecks}
+          {...(canBranch ? { onBranch: setForkAt } : {})}
+        />
+      </div>
+    </>
   );
 }
