@@ -7,8 +7,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureLines } from "../../src/test/fixtureFiles";
+import type { MismatchFlags } from "../commands/commandFlags";
 import { runMismatch } from "../commands/mismatch";
-import { type MismatchFlags, mismatchSpec, parseCommand } from "../commands/spec";
+import { mismatchSpec, parseCommand } from "../commands/spec";
 import { createMcpServer, createToolContext } from "./mcpServer";
 
 const tmp = mkdtempSync(join(tmpdir(), "rl-mcp-replay-"));
