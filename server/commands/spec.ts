@@ -193,11 +193,11 @@ function repeatable(value: string, previous: readonly string[] | undefined): str
 }
 
 /** The conventions every command shares: usage after an error, errors thrown, not exited on. */
-function conventions(command: Command): Command {
+export function conventions(command: Command): Command {
   return command.exitOverride().showHelpAfterError().allowExcessArguments(false);
 }
 
-function option(flags: string, description: string, defaultValue?: string | number): Option {
+export function option(flags: string, description: string, defaultValue?: string | number): Option {
   const made = new Option(flags, description);
   return defaultValue === undefined ? made : made.default(defaultValue);
 }

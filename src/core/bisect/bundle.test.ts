@@ -37,7 +37,8 @@ function bundle(): BisectBundle {
       {
         knob: "upstream",
         status: "unchecked",
-        reason: "no second upstream given (--sglang-b URL)",
+        reason:
+          "no second upstream: give bisect --sglang-b URL, or start the server with --sglang A,B",
       },
     ],
     server: { url: "http://a", model_info: { model_path: "m" }, server_info: null },
@@ -113,7 +114,8 @@ describe("bisectTable", () => {
     expect(rows[2]).toEqual({
       knob: "upstream",
       status: "unchecked",
-      reason: "no second upstream given (--sglang-b URL)",
+      reason:
+        "no second upstream: give bisect --sglang-b URL, or start the server with --sglang A,B",
     });
   });
 

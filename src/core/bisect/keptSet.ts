@@ -54,7 +54,8 @@ export function renormalizeOverKept(
   const isCut = (topK > 0 && listed >= topK) || before > topP;
   return {
     kind: "kept",
-    logprob: logprob - Math.log(kept),
+    // The token alone can be the kept set: log p − log e^(log p) may round a hair above 0.
+    logprob: Math.min(0, logprob - Math.log(kept)),
     isExact: isListed && (isClosed || isCut),
   };
 }

@@ -33,7 +33,8 @@ describe("planKnobs", () => {
       {
         knob: "upstream",
         status: "unchecked",
-        reason: "no second upstream given (--sglang-b URL)",
+        reason:
+          "no second upstream: give bisect --sglang-b URL, or start the server with --sglang A,B",
       },
     ]);
     const atOne = planKnobs(["temperature"], samplingFactsOf({ temperature: 1 }), options);

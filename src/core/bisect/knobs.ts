@@ -119,7 +119,12 @@ function planOne(
       return planned("token by token on the cached prefix", { ...ref, mode: "decode" });
     case "upstream":
       if (!o.hasUpstreamB)
-        return { knob, status: "unchecked", reason: "no second upstream given (--sglang-b URL)" };
+        return {
+          knob,
+          status: "unchecked",
+          reason:
+            "no second upstream: give bisect --sglang-b URL, or start the server with --sglang A,B",
+        };
       return planned("on upstream b", { ...ref, upstream: "b" });
     default:
       return assertNever(knob);
@@ -159,4 +164,16 @@ export function parseKnobList(
     if (!knobs.includes(known)) knobs.push(known);
   }
   return { ok: true, knobs };
+}
+
+/**
+ * The co-tenants of the batch knob: `count` sequences as long as `ids`, each `ids` rotated by a
+ * different offset, so they share the target's vocabulary and length but not its prefix.
+ */
+export function cotenantsOf(ids: readonly number[], count: number): number[][] {
+  const n = ids.length;
+  return Array.from({ length: count }, (_, i) => {
+    const shift = 1 + (Math.floor(((i + 1) * n) / (count + 1)) % Math.max(1, n - 1));
+    return [...ids.slice(shift), ...ids.slice(0, shift)];
+  });
 }
