@@ -67,6 +67,7 @@ export function App() {
                 <Route index element={<RolloutsPage />} />
                 <Route path=":row" element={<FileTrajectoryPage />} />
                 <Route path=":row/drift" element={<FileTrajectoryPage view="drift" />} />
+                <Route path=":row/bisect" element={<FileTrajectoryPage view="bisect" />} />
                 <Route path="compare/:a/:b" element={<ComparePage />} />
                 <Route path="groups/:group" element={<FileForestPage />} />
               </Route>

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { formatReward } from "../../core/series/formatReward";
 import { useTurnChecks } from "../../hooks/useTurnChecks";
+import { BisectLab } from "../bisect/BisectLab";
 import { ForkForm } from "../branches/ForkForm";
 import { DriftPanel } from "../drift/DriftPanel";
 import { TokenizerSelect } from "../drift/TokenizerSelect";
@@ -20,17 +21,20 @@ import { useFileOrder } from "./useFileRows";
 import { useFileSample, useFileTrajectory } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
 
+type View = "tokens" | "drift" | "bisect";
+
 /**
  * `/files/:fileId/:row[?token=N]`: one trajectory of a file, parsed from its line on demand; n/p
- * step. `/files/:fileId/:row/drift` shows its retokenization drift instead of its tokens.
+ * step. `/files/:fileId/:row/drift` shows its retokenization drift instead of its tokens,
+ * `/files/:fileId/:row/bisect` its rescoring bisect lab (docs/bisect.md).
  */
-export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: "tokens" | "drift" }) {
+export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: View }) {
   const { fileId = "", row = "" } = useParams();
   // A fresh page per sample: scroll position, selection and the pending read start clean.
   return <FileTrajectory key={`${fileId}/${row}/${view}`} view={view} />;
 }
 
-function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
+function FileTrajectory({ view }: { readonly view: View }) {
   const { fileId = "", row: rowParam = "" } = useParams();
   const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
   const navigate = useNavigate();
@@ -56,7 +60,7 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
   const initialToken =
     tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
   const [driftMode, setDriftMode] = useDriftModeParam();
-  const tab = view === "drift" ? "/drift" : "";
+  const tab = view === "tokens" ? "" : `/${view}`;
   const suffix = search ? `?${search}` : "";
   const prev = position > 0 ? order[position - 1] : undefined;
   const next = position >= 0 ? order[position + 1] : undefined;
@@ -96,6 +100,12 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
             aria-current={view === "drift" ? "page" : undefined}
           >
             Drift
+          </Link>
+          <Link
+            to={`/files/${fileId}/${rowIndex}/bisect${suffix}`}
+            aria-current={view === "bisect" ? "page" : undefined}
+          >
+            Bisect
           </Link>
         </span>
         <span className={styles.meta} data-testid="sample-position">
@@ -153,6 +163,9 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
             />
           </div>
         </>
+      )}
+      {trajectory.data && view === "bisect" && trajectory.data.segments.length > 0 && (
+        <BisectLab target={{ trajectory: trajectory.data }} />
       )}
       {trajectory.data && view === "drift" && (
         <DriftPanel
