@@ -1,4 +1,4 @@
-// Issue 15 (4a): `rollout-lens drift FILE --json` as a user runs it — one whole process: start-up,
+// `rollout-lens drift FILE --json` as a user runs it — one whole process: start-up,
 // reading and parsing the file, loading the tokenizer, the check, printing — against the native
 // tokenizer doing the same whole-process check (bench/nativeDriftCheck.mjs) on the same corpus of
 // diverse real text (bench/driftCorpus.ts, >= 20 MB of text), interleaved, with verdicts compared

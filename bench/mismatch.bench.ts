@@ -1,5 +1,5 @@
 /**
- * File-wide mismatch scan benchmark (issue 18): the lines of a file read and scanned into the
+ * File-wide mismatch scan benchmark: the lines of a file read and scanned into the
  * per-row mismatch and the file-wide charts (`scanMismatchLine`, what each scan worker runs), next
  * to reading the same lines into trajectories (`readRolloutLine`, the parse the app does), in
  * the same run. Target: the scan at >= 80% of the speed of the parse.

@@ -1,5 +1,5 @@
 /**
- * Parquet indexing benchmark (issue 20): a generated prime-rl rollout table (1k prompt + 2k-8k
+ * Parquet indexing benchmark: a generated prime-rl rollout table (1k prompt + 2k-8k
  * response tokens per row, int32 ids and float32 logprobs, snappy, 128 rows per row group) opened
  * and indexed with the worker's core code (openParquet + indexRecords over a byte-range
  * AsyncBuffer on a file handle), next to a raw sequential read of the same file in the same run.

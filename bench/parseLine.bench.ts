@@ -1,5 +1,5 @@
 /**
- * Parse benchmark (issue 6): one 32k-token line read into trajectories by `readRolloutLine`, next
+ * Parse benchmark: one 32k-token line read into trajectories by `readRolloutLine`, next
  * to bare `JSON.parse` of the same line in the same run, for each format we read with token arrays
  * (ours, slime, strands, atropos). Target: >= 80% of JSON.parse throughput.
  * Run: `npx tsx bench/run.ts parseLine`.

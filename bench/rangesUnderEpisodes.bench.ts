@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-// Issue #32: with 32 streaming episodes, file range GETs went from p50 1.8 s to 92–302 s. This
+// With 32 streaming episodes, file range GETs went from p50 1.8 s to 92–302 s. This
 // bench serves a 64 MiB file next to live episodes and reads 1 MiB ranges of it (the size the
 // browser's drift scan asks for) two at a time, first idle, then with 32 streaming episodes kept
 // in flight (each watched over its event stream, as the app does), in the same run. The server

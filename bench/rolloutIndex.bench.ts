@@ -1,5 +1,5 @@
 /**
- * Indexing benchmark (issue 6): a generated 1 GiB rollout-lens/v1 JSONL (8k-32k tokens per line,
+ * Indexing benchmark: a generated 1 GiB rollout-lens/v1 JSONL (8k-32k tokens per line,
  * logprobs included) indexed with the worker's core code, next to a raw sequential read + newline
  * scan of the same file in the same run. Run: `npx tsx bench/rolloutIndex.bench.ts [--gib N]`.
  * The file is written to the OS temp dir and deleted afterwards.

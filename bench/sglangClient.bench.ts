@@ -4,7 +4,7 @@ import { SglangClient } from "../server/sglang/sglangClient";
 import { generateReply, startStub } from "../test-support/sglang/stubUpstream";
 
 // Client overhead against a local instant upstream, each figure divided by a bare undici baseline
-// measured in the same run (issue 3): targets overhead <= 1.2, concurrent throughput >= 0.8.
+// measured in the same run: targets overhead <= 1.2, concurrent throughput >= 0.8.
 const PROMPT = Array.from({ length: 512 }, (_, i) => 1000 + i);
 const SAMPLING = { max_new_tokens: 16, temperature: 0.7, top_p: 0.95 };
 const REPLY = JSON.stringify(

@@ -1,5 +1,5 @@
 /**
- * `.pt` rollout dump benchmark (issue 27): a slime rollout dump written the way torch.save
+ * `.pt` rollout dump benchmark: a slime rollout dump written the way torch.save
  * writes it (a stored ZIP: `archive/data.pkl` + one `archive/data/N` storage per tensor;
  * `tokens` and `loss_mask` int64 tensors, `rollout_log_probs` float32, 1k prompt + 2k-8k
  * response tokens per sample), built here in TypeScript (no Python at bench time), and the

@@ -2,7 +2,7 @@ import { seededRandom } from "../src/core/random";
 import type { Tokenizer } from "../src/core/tokenizer/types";
 import type { Segment, Trajectory } from "../src/core/trajectory/types";
 
-/** Which retokenization drift a generated trajectory carries (tito-trajectory.md §6.1). */
+/** Which retokenization drift a generated trajectory carries (docs/drift.md). */
 export type InjectedDrift =
   | "none"
   | "split" // E1: a model token split into two non-canonical pieces

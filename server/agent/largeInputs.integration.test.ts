@@ -14,7 +14,7 @@ import { prefixFor } from "./branches";
 import type { ModelClient } from "./modelClient";
 import { runEpisode } from "./runEpisode";
 
-// Issue #32: a 1 MB prompt or tool result froze the whole server for 11–13 s while it was
+// A 1 MB prompt or tool result froze the whole server for 11–13 s while it was
 // tokenized. Long texts are encoded on a worker thread: other requests are answered meanwhile.
 
 /** A text of `chars` characters of varied words, newlines and non-ASCII. */

@@ -153,6 +153,10 @@ export interface SimFlags {
   readonly seed: string;
   readonly logprobNoise?: string;
   readonly logprobDriftAfterTokens?: string;
+  readonly logitModel?: boolean;
+  readonly renormalizeKept?: boolean;
+  readonly batchNoise?: string;
+  readonly routedExperts?: string;
   readonly latencyMs: string;
   readonly tokenLatencyMs: string;
   readonly deltaStream?: boolean;
@@ -561,6 +565,31 @@ export function simSpec(): Command {
       option(
         "--logprob-drift-after-tokens <N>",
         "scale input-scored logprobs by 1.25 from token N on",
+      ),
+    )
+    .addOption(
+      option(
+        "--logit-model",
+        "explicit distribution per position: sampled logprobs at the request's temperature, rescored at T = 1, the top_p/top_k kept set returned",
+      ),
+    )
+    .addOption(
+      option(
+        "--renormalize-kept",
+        "with --logit-model: sampled logprobs renormalised over the kept set",
+      ),
+    )
+    .addOption(
+      option(
+        "--batch-noise <SIGMA>",
+        "log-odds noise of SIGMA x log2(batch size) on input-scored logprobs",
+        "0",
+      ),
+    )
+    .addOption(
+      option(
+        "--routed-experts <L,E,K>",
+        "answer return_routed_experts: L layers, E experts, top-K per token",
       ),
     )
     .addOption(option("--latency-ms <MS>", "queueing time before the first token", "0"))

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_RANGE_BYTES } from "../../src/core/files/filesWire";
 
-// Issue #32: 200 concurrent 16 MiB range reads took the server to 3.4 GB. The server runs in a
+// 200 concurrent 16 MiB range reads took the server to 3.4 GB. The server runs in a
 // child process here, so its peak resident memory (VmHWM) is its own, not the client's.
 
 const READS = 200;

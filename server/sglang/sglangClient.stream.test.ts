@@ -208,7 +208,7 @@ describe("generateStream", () => {
   });
 });
 
-// Issue #32: a streamed turn's work must be linear in its tokens. Counted, not timed: what the
+// A streamed turn's work must be linear in its tokens. Counted, not timed: what the
 // client hands on per step, summed over a turn streamed one token per chunk.
 describe("generateStream work", () => {
   /** Chunks of a `tokens`-token turn, one token each, as deltas or cumulative snapshots. */

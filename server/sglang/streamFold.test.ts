@@ -77,7 +77,7 @@ describe("StreamFold", () => {
   });
 });
 
-// Issue #32: one 5,000-token streamed turn cost 81 s of server CPU, because every chunk copied the
+// One 5,000-token streamed turn cost 81 s of server CPU, because every chunk copied the
 // whole turn held so far. Work is counted here, not timed: the elements each step hands on, and
 // every read of a chunk's arrays.
 

@@ -2,7 +2,7 @@ import { createWorkerPool, type WorkerPool, workerUrl } from "../workers/workerP
 
 /*
  * Encoding a 1 MB prompt or tool result takes seconds: on the event loop it froze every other
- * request (issue #32). A text of OFF_THREAD_CHARS or more is encoded on a worker thread holding the
+ * request. A text of OFF_THREAD_CHARS or more is encoded on a worker thread holding the
  * same tokenizer files, so the server answers others meanwhile; shorter ones are encoded in place,
  * where a thread hop would cost more than the encoding.
  */

@@ -103,7 +103,7 @@ describe("worker pool", () => {
   });
 
   it("an unref'd pool keeps its process alive for a call's reply, then lets it exit", () => {
-    // Issue #32: `validate` of a Parquet file printed its report and then never exited.
+    // `validate` of a Parquet file printed its report and then never exited.
     const tsx = createRequire(import.meta.url).resolve("tsx/esm");
     const script = fileURLToPath(
       new URL("../../test-support/workers/unrefPoolExit.ts", import.meta.url),

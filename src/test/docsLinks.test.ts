@@ -1,8 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { sourceFilesUnder } from "./codeShape";
+import { checkComments, commentsOf } from "./commentRefs";
 import {
   checkMarkdown,
   codeSpans,
@@ -26,6 +28,51 @@ describe("the repository's Markdown stands on its own", () => {
       checkMarkdown(ROOT, file, readFileSync(join(ROOT, file), "utf8")),
     );
     expect(problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual([]);
+  });
+});
+
+describe("code comments point only at the repository's own documents", () => {
+  it("no comment names an issue number, a web page, a note outside the repository or a missing doc", () => {
+    const files = ["server", "src", "test-support", "scripts", "bench", "e2e", "bin"]
+      .filter((dir) => existsSync(join(ROOT, dir)))
+      .flatMap((dir) => sourceFilesUnder(ROOT, dir));
+    expect(files.length).toBeGreaterThan(300);
+    const problems = files.flatMap((f) =>
+      checkComments(ROOT, f, readFileSync(join(ROOT, f), "utf8")),
+    );
+    expect(problems.map((p) => `${p.file}:${p.line}: ${p.message}`)).toEqual([]);
+  });
+
+  it("finds line, block and trailing comments, not strings", () => {
+    const text = 'const a = "// not a comment"; // trailing\n/** block\n * two */\nconst b = 1;\n';
+    expect(commentsOf("x.ts", text).map((c) => [c.line, c.text])).toEqual([
+      [1, "// trailing"],
+      [2, "/** block\n * two */"],
+    ]);
+  });
+
+  it("flags issue numbers, outside notes, web pages and missing docs, with their lines", () => {
+    const root = mkdtempSync(join(tmpdir(), "comment-refs-"));
+    mkdirSync(join(root, "docs"));
+    writeFileSync(join(root, "docs", "here.md"), "# Here\n");
+    const text = [
+      "// See docs/here.md and http://127.0.0.1:3000.",
+      "// Fixed in issue 6; upstream owner/repo#12 and PR #4544.",
+      "/**",
+      " * rollout-formats.md §3, https://github.com/x/y, docs/gone.md",
+      " */",
+    ].join("\n");
+    const found = checkComments(root, "src/a.ts", text).map((p) => [
+      p.line,
+      p.message.split(" (")[0],
+    ]);
+    expect(found).toEqual([
+      [2, "names an issue or PR number"],
+      [2, "names an issue or PR of another repository"],
+      [4, "cites a note that is not part of the repository"],
+      [4, "links a web page: put the source in docs/ and point there"],
+      [4, 'names "docs/gone.md", which is not a document of the repository'],
+    ]);
   });
 });
 

@@ -47,7 +47,7 @@ export function trajectory(
   };
 }
 
-/** The 33-token calculator episode of rollout-formats.md §3: prompt 13, model 4, tool 12, model 4. */
+/** The 33-token calculator episode of docs/format.md: prompt 13, model 4, tool 12, model 4. */
 export function calculatorEpisode(overrides: Partial<Trajectory> = {}): Trajectory {
   const calls: GenerateCall[] = [
     { rid: "ep42-t0", inputLen: 13, outputLen: 4, finishReason: { type: "stop", matched: 151645 } },

@@ -6,7 +6,7 @@ export type DriftMode = "roundtrip" | "template" | "text";
 
 export const DRIFT_MODES: readonly DriftMode[] = ["roundtrip", "template", "text"];
 
-/** Why a region differs (tito-trajectory.md §6.2 step 4); a region may carry several. */
+/** Why a region differs (docs/drift.md); a region may carry several. */
 export type DriftClass =
   | "merge"
   | "split"
@@ -64,7 +64,7 @@ export interface DriftResult {
   readonly turns?: TurnReport;
 }
 
-/** The per-call prefix check of files carrying `calls` (tito-trajectory.md §2.3). */
+/** The per-call prefix check of files carrying `calls` (docs/tito.md). */
 export type CallPrefixResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly callIndex: number; readonly message: string };

@@ -3,7 +3,7 @@ import { pythonJson } from "./pythonJson";
 
 /**
  * Llama 3.1's prompt format, written from Meta's specification (meta-llama/llama-models:
- * llama_models/llama3_1/prompt_format.md, "JSON based tool calling"), for the npm tokenizer whose
+ * "JSON based tool calling", see docs/templates.md), for the npm tokenizer whose
  * template has no tools:
  *
  * - every message is `<|start_header_id|>ROLE<|end_header_id|>\n\nCONTENT` closed by `<|eot_id|>`,

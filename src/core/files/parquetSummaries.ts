@@ -13,7 +13,7 @@ import { POSITION_BUCKET_STARTS } from "../series/positionSeries";
 import { type RowSummary, summarizeRecord } from "./rowSummary";
 
 /*
- * Row summaries of a prime-rl rollout table straight from its columns (issue 20). Building each
+ * Row summaries of a prime-rl rollout table straight from its columns. Building each
  * row's full trajectory (a JS array per token list, the prompt + response concatenation, the
  * slime reader's segments) is what made indexing a Parquet table slow; a summary needs only the
  * token lists' lengths and validity and the logprobs' sums. So the three token columns are read

@@ -111,7 +111,7 @@ function spansOfRow(masks: readonly number[]): SegmentSpan[] {
 
 /**
  * True when `logprobs[start..end)` holds a value > 0. Its own loop, apart from the invariant check's:
- * it sees only atropos rows (double arrays), so it stays monomorphic and fast (issue 6 bench).
+ * it sees only atropos rows (double arrays), so it stays monomorphic and fast (`npm run bench -- parseLine`).
  */
 function hasPositive(logprobs: readonly (number | null)[], start: number, end: number): boolean {
   for (let k = start; k < end; k++) {
@@ -179,7 +179,7 @@ function referenceRows(g: z.infer<typeof groupSchema>): LaneValues[] | undefined
 }
 
 /**
- * Reads one atropos ScoredDataGroup line (rollout-formats.md §2) into one trajectory per row.
+ * Reads one atropos ScoredDataGroup line (docs/format.md) into one trajectory per row.
  * Group-level keys stay verbatim in every row's metadata (index per-row lists with source.row),
  * next to a computed `group_summary` that shows zero-variance groups.
  */

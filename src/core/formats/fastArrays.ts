@@ -3,7 +3,7 @@ import type { SegmentSpan } from "../trajectory/flatten";
 
 /*
  * Per-token arrays (32k+ entries per line) checked by tight loops instead of zod's per-element
- * schemas, which cost ~3x a line's JSON.parse (issue 6 bench). Each predicate accepts exactly what
+ * schemas, which cost ~3x a line's JSON.parse (`npm run bench -- parseLine`). Each predicate accepts exactly what
  * its zod schema in wireSchemas.ts accepts; `safeParseFast` re-runs the exact schema on failure so
  * every error message and field path stays the one zod reports.
  */
@@ -40,7 +40,7 @@ export function isMask01Array(value: unknown): value is (0 | 1)[] {
 export function isLogprobArray(value: unknown): value is (number | null)[] {
   if (!Array.isArray(value)) return false;
   // Arrays with a null are object arrays; null-free ones from JSON.parse are double arrays. One
-  // loop seeing both kinds goes polymorphic and runs several times slower on fresh lines (issue 6
+  // loop seeing both kinds goes polymorphic and runs several times slower on fresh lines (the parseLine
   // bench), so each kind gets its own copy of the same loop; includes(null) is a builtin scan.
   return value.includes(null) ? isNumberOrNullArray(value) : isNumberOrNullDense(value);
 }
@@ -101,7 +101,7 @@ export function provesSpans(
   const mask = arrays.loss_mask;
   const lps = arrays.logprobs;
   // Its own inline loop, not the run loops below: their generality (offset, missing arrays, a call
-  // per run) cost ours ~20 µs per 32k-token line, ~1% of its JSON.parse (issue 6 bench).
+  // per run) cost ours ~20 µs per 32k-token line, ~1% of its JSON.parse (`npm run bench -- parseLine`).
   for (const s of spans) {
     const isModel = s.kind === "model";
     const expected = isModel ? 1 : 0;
@@ -175,7 +175,7 @@ type RunProver = (
 /**
  * The run loop for these logprobs. Split by element kind as isLogprobArray is: null-free logprobs
  * (slime's 0.0 placeholders) are double arrays, and one loop seeing both kinds costs slime ~15% of
- * a line's JSON.parse (issue 6 bench). includes(null) is O(1) on a double array and stops at the
+ * a line's JSON.parse (`npm run bench -- parseLine`). includes(null) is O(1) on a double array and stops at the
  * first null on the others.
  */
 function runProverFor(lps: readonly unknown[] | null | undefined): RunProver {

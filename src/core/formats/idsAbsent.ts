@@ -4,7 +4,7 @@ import type { FormatId } from "./types";
 /*
  * Why a file or trajectory has no token ids, in words a researcher can act on. Drift and mismatch
  * compare the tokens a trainer used with the tokens the model generated: with decoded text only,
- * nothing can be compared, so every check is off rather than quietly skipping rows (issue 20).
+ * nothing can be compared, so every check is off rather than quietly skipping rows.
  */
 
 const VERL_REASON =

@@ -10,7 +10,7 @@ export function maskRuns(mask: readonly (0 | 1)[], offset: number): SegmentSpan[
   const n = mask.length;
   let k = 0;
   // One tight scan per run, each entry compared once against the run's value: ~40% faster than
-  // comparing every entry with the run's first (issue 6 bench, slime's fast path runs this first).
+  // comparing every entry with the run's first (parseLine bench, slime's fast path runs this first).
   while (k < n) {
     const start = k;
     const value = mask[k];
@@ -24,7 +24,7 @@ export function maskRuns(mask: readonly (0 | 1)[], offset: number): SegmentSpan[
 /**
  * Segments along `spans` (token space) whose loss mask follows their kind (model 1, else 0), as
  * spans cut at mask changes guarantee. `logprobsOf` returns a fresh array per span. Built with
- * whole-array slices and fills: per-token pushes re-box every double logprob (issue 6 bench).
+ * whole-array slices and fills: per-token pushes re-box every double logprob (parseLine bench).
  */
 export function segmentsByKind(
   spans: readonly SegmentSpan[],
@@ -48,7 +48,7 @@ export function segmentsByKind(
 /*
  * Constant runs are cut from cached packed arrays: slice() copies a block of memory, while
  * `new Array(n).fill(v)` stores element by element into a holey array (~3x slower per token,
- * issue 6 bench). Each cache grows to the longest run asked for and is never handed out itself.
+ * parseLine bench). Each cache grows to the longest run asked for and is never handed out itself.
  */
 let zeroCache: 0[] = [];
 let oneCache: 1[] = [];

@@ -27,7 +27,7 @@ import type { FormatAdapter, FormatId, LaneRead, LineResult } from "./types";
 import { verifiersAdapter } from "./verifiers";
 import { verlAdapter } from "./verl";
 
-/** Sniffing order: explicit `format` markers first, then the key patterns of rollout-formats.md §6. */
+/** Sniffing order: explicit `format` markers first, then the key patterns of docs/format.md. */
 const PRODUCER_ADAPTERS: readonly FormatAdapter[] = [
   rolloutLensAdapter,
   atifAdapter,

@@ -111,7 +111,7 @@ function spansOf(s: Sample): SegmentSpan[] {
 }
 
 /**
- * Reads one slime `Sample.to_dict()` (rollout-formats.md §1). Response-only arrays are placed after
+ * Reads one slime `Sample.to_dict()` (docs/format.md). Response-only arrays are placed after
  * the prompt (prompt logprobs null); 0.0 placeholders at mask 0 become null and are remembered in
  * `logprobPlaceholder` so writing back to slime reproduces them.
  */

@@ -23,7 +23,7 @@ import {
   zodFieldError,
 } from "./wireSchemas";
 
-/** The `format` value of the episode wrapper our own server writes (rollout-formats.md §3). */
+/** The `format` value of the episode wrapper our own server writes (docs/format.md). */
 export const STRANDS_TITO_V1 = "strands-tito/v1";
 
 const strandsSchema = z.looseObject({

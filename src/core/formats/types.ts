@@ -103,7 +103,7 @@ export interface LaneRead {
 /** One format: sniff a parsed line, read it into trajectories. */
 export interface FormatAdapter {
   readonly id: FormatId;
-  /** True when the object's keys look like this format (rollout-formats.md §6 sniffer table). */
+  /** True when the object's keys look like this format (docs/format.md's sniffing table). */
   detect(value: Readonly<Record<string, unknown>>): boolean;
   read(value: Readonly<Record<string, unknown>>, context: ReadContext): ReadResult;
   /**

@@ -11,7 +11,7 @@ const verlSchema = z.looseObject({
 });
 
 /**
- * Reads one verl rollout dump line (rollout-formats.md §4). verl stores decoded text only, so the
+ * Reads one verl rollout dump line (docs/format.md). verl stores decoded text only, so the
  * trajectory has no segments until a tokenizer is chosen; `input`/`output` (and every other key)
  * stay verbatim in metadata, which is where a retokenizer picks them up.
  */

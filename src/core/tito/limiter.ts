@@ -1,5 +1,5 @@
 /**
- * Iteration limits as strands-sglang's limiter applies them (tito-trajectory.md §3): a response with
+ * Iteration limits as strands-sglang's limiter applies them (docs/tito.md): a response with
  * n ≥ 1 tool calls counts as ONE iteration and n calls; the check runs after that response's tools
  * ran, so exactly N iterations complete and their results are recorded but never tokenized.
  */

@@ -19,7 +19,7 @@ export type PrefixCheck =
     };
 
 /**
- * Checks tito-trajectory.md §2.3: every `input_ids[k+1]` starts with `input_ids[k] + output_ids[k]`.
+ * Checks the prefix rule of docs/tito.md: every `input_ids[k+1]` starts with `input_ids[k] + output_ids[k]`.
  * Reports the first violating call; positions are token indices of that call's input_ids.
  */
 export function checkPrefixInvariant(calls: readonly LoggedCall[]): PrefixCheck {

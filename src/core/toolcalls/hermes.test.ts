@@ -15,7 +15,7 @@ const ok = (id: string, name: string, args: Record<string, unknown>, raw: string
 const bad = (id: string, name: string, raw: string, markup: string) =>
   ({ id, name, arguments: {}, raw, markup, isError: true }) satisfies Expected;
 
-// Every row of tito-trajectory.md §4, then the other rules of the algorithm.
+// Every rule of docs/tito.md's tool-call parsers, then the other rules of the algorithm.
 const cases: ReadonlyArray<{
   readonly label: string;
   readonly text: string;

@@ -2,7 +2,7 @@ import type { ToolCall } from "../trajectory/types";
 import { callId, type ToolCallParser, UNKNOWN_TOOL } from "./types";
 
 /**
- * Llama 3.1 JSON tool calls (meta-llama/llama-models: llama_models/llama3_1/prompt_format.md): the
+ * Llama 3.1 JSON tool calls (Meta's Llama 3.1 prompt format, see docs/templates.md): the
  * model answers `<|python_tag|>{"name": "...", "parameters": {...}}`, optionally several objects
  * separated by `;`. An answer that does not start with `<|python_tag|>` or `{` is prose, not a call.
  */

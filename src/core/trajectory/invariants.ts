@@ -12,7 +12,7 @@ const EXPECTED_MASK = { prompt: 0, model: 1, tool: 0 } as const;
 
 /**
  * Per-token facts a reader already established while building the segments, so the matching
- * per-token rules need not run again (issue 6 bench). Claim a fact only when it holds for every
+ * per-token rules need not run again (parseLine bench). Claim a fact only when it holds for every
  * segment: the verdict must be the one the full check would give.
  */
 export interface ProvenFacts {
@@ -82,7 +82,7 @@ function checkLanes(t: Trajectory, total: number, out: Violation[]): void {
 type BadRun = { at: number; count: number } | undefined;
 
 // One specialized loop per rule, not a generic helper taking a predicate: a shared callback site
-// goes megamorphic and this runs over every token of every line read (issue 6 bench).
+// goes megamorphic and this runs over every token of every line read (parseLine bench).
 function badTokenIds(ids: readonly number[]): BadRun {
   let at = -1;
   let count = 0;

@@ -5,20 +5,14 @@ import { episodeQueries } from "../../api/episodes";
 import { forestOfTrajectories } from "../../core/forest/forestOf";
 import { departureIndex } from "../../core/tito/fork";
 import type { Trajectory } from "../../core/trajectory/types";
+import type { EpisodeSummary } from "../../core/wire/episodes";
 import { ForestView } from "../forest/ForestView";
 import styles from "./BranchGroupPage.module.css";
 
 const idsOf = (t: Trajectory | undefined) => t?.segments.flatMap((s) => [...s.tokenIds]) ?? [];
 
-/**
- * `/episodes/:id/branches?at=N`: the branches of an episode (those forked at N, or all), with their
- * status, reward, length and the token where each leaves the parent; pick two to see side by side.
- */
-export function BranchGroupPage() {
-  const { id = "" } = useParams();
-  const [searchParams, setSearchParams] = useSearchParams();
-  const atParam = searchParams.get("at");
-  const at = atParam !== null && /^\d+$/.test(atParam) ? Number(atParam) : undefined;
+/** The branches of episode `id` (forked at `at`, or all), their loaded details and their forest. */
+function useBranchGroup(id: string, at: number | undefined) {
   const list = useQuery({
     ...episodeQueries.list(),
     refetchInterval: (query) =>
@@ -37,12 +31,6 @@ export function BranchGroupPage() {
       enabled: b.status !== "running",
     })),
   });
-  const [picked, setPicked] = useState<string[]>([]);
-  const toggle = (branchId: string) =>
-    setPicked((p) =>
-      p.includes(branchId) ? p.filter((x) => x !== branchId) : [...p, branchId].slice(-2),
-    );
-  const parentIds = idsOf(parent.data);
   const loaded = details.flatMap((d) => d.data ?? []);
   const members = parent.data ? [parent.data, ...loaded] : loaded;
   const isComplete = loaded.length === branches.length && loaded.length > 0;
@@ -52,6 +40,31 @@ export function BranchGroupPage() {
     () => (isComplete ? forestOfTrajectories({ key: id, kind: "branches" }, members) : undefined),
     [isComplete, id, members.map((m) => m.id).join(",")],
   );
+  return { list, parent, branches, details, members, forest };
+}
+
+/** Up to two picked branch ids; picking a third drops the oldest. */
+function usePickedPair() {
+  const [picked, setPicked] = useState<string[]>([]);
+  const toggle = (branchId: string) =>
+    setPicked((p) =>
+      p.includes(branchId) ? p.filter((x) => x !== branchId) : [...p, branchId].slice(-2),
+    );
+  return { picked, toggle };
+}
+
+/**
+ * `/episodes/:id/branches?at=N`: the branches of an episode (those forked at N, or all), with their
+ * status, reward, length and the token where each leaves the parent; pick two to see side by side.
+ */
+export function BranchGroupPage() {
+  const { id = "" } = useParams();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const atParam = searchParams.get("at");
+  const at = atParam !== null && /^\d+$/.test(atParam) ? Number(atParam) : undefined;
+  const { list, parent, branches, details, members, forest } = useBranchGroup(id, at);
+  const { picked, toggle } = usePickedPair();
+  const parentIds = idsOf(parent.data);
   const branchParam = searchParams.get("branch");
   const from = at ?? branches[0]?.forkIndex ?? 0;
   const [a, b] = picked;
@@ -88,47 +101,18 @@ export function BranchGroupPage() {
           </tr>
         </thead>
         <tbody>
-          {branches.map((branch, i) => {
-            const detail = details[i]?.data;
-            const departs =
-              detail && parent.data
-                ? departureIndex(parentIds, idsOf(detail), branch.forkIndex ?? 0)
-                : undefined;
-            const edited = detail?.lineage?.editedToolResults !== undefined;
-            return (
-              <tr key={branch.id} data-testid="branch-row" data-episode={branch.id}>
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`pick ${branch.id}`}
-                    checked={picked.includes(branch.id)}
-                    onChange={() => toggle(branch.id)}
-                  />
-                </td>
-                <td>
-                  <Link to={`/episodes/${encodeURIComponent(branch.id)}`}>{branch.id}</Link>
-                  {edited && <span className={styles.edited}> edited tool result</span>}
-                </td>
-                <td className={styles[branch.status]}>{branch.status}</td>
-                <td>{branch.reward ?? "—"}</td>
-                <td>{branch.tokens.toLocaleString("en-US")}</td>
-                <td>#{branch.forkIndex}</td>
-                <td data-testid="branch-departs">
-                  {parent.isError ? (
-                    "—"
-                  ) : departs === undefined ? (
-                    "…"
-                  ) : departs >= parentIds.length && departs >= idsOf(detail).length ? (
-                    "same as parent"
-                  ) : (
-                    <Link
-                      to={`/episodes/${encodeURIComponent(branch.id)}?token=${departs}`}
-                    >{`#${departs}`}</Link>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
+          {branches.map((branch, i) => (
+            <BranchRow
+              key={branch.id}
+              branch={branch}
+              detail={details[i]?.data}
+              parent={parent.data}
+              parentIds={parentIds}
+              hasNoParent={parent.isError}
+              isPicked={picked.includes(branch.id)}
+              onToggle={() => toggle(branch.id)}
+            />
+          ))}
         </tbody>
       </table>
       {forest && (
@@ -150,5 +134,64 @@ export function BranchGroupPage() {
         </section>
       )}
     </div>
+  );
+}
+
+interface BranchRowProps {
+  readonly branch: EpisodeSummary;
+  readonly detail: Trajectory | undefined;
+  readonly parent: Trajectory | undefined;
+  readonly parentIds: readonly number[];
+  /** The parent is not an episode (a file row): no departure to show. */
+  readonly hasNoParent: boolean;
+  readonly isPicked: boolean;
+  readonly onToggle: () => void;
+}
+
+/** One branch: pick box, link, status, reward, length, fork token and where it departs. */
+function BranchRow({
+  branch,
+  detail,
+  parent,
+  parentIds,
+  hasNoParent,
+  isPicked,
+  onToggle,
+}: BranchRowProps) {
+  const departs =
+    detail && parent ? departureIndex(parentIds, idsOf(detail), branch.forkIndex ?? 0) : undefined;
+  const edited = detail?.lineage?.editedToolResults !== undefined;
+  return (
+    <tr data-testid="branch-row" data-episode={branch.id}>
+      <td>
+        <input
+          type="checkbox"
+          aria-label={`pick ${branch.id}`}
+          checked={isPicked}
+          onChange={onToggle}
+        />
+      </td>
+      <td>
+        <Link to={`/episodes/${encodeURIComponent(branch.id)}`}>{branch.id}</Link>
+        {edited && <span className={styles.edited}> edited tool result</span>}
+      </td>
+      <td className={styles[branch.status]}>{branch.status}</td>
+      <td>{branch.reward ?? "—"}</td>
+      <td>{branch.tokens.toLocaleString("en-US")}</td>
+      <td>#{branch.forkIndex}</td>
+      <td data-testid="branch-departs">
+        {hasNoParent ? (
+          "—"
+        ) : departs === undefined ? (
+          "…"
+        ) : departs >= parentIds.length && departs >= idsOf(detail).length ? (
+          "same as parent"
+        ) : (
+          <Link
+            to={`/episodes/${encodeURIComponent(branch.id)}?token=${departs}`}
+          >{`#${departs}`}</Link>
+        )}
+      </td>
+    </tr>
   );
 }

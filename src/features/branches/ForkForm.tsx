@@ -4,7 +4,7 @@ import { useNavigate } from "react-router";
 import { episodeQueries, startBranches } from "../../api/episodes";
 import { forkKind } from "../../core/tito/fork";
 import type { Trajectory } from "../../core/trajectory/types";
-import { MAX_BRANCHES } from "../../core/wire/episodes";
+import { type ForkEpisodeRequest, MAX_BRANCHES } from "../../core/wire/episodes";
 import styles from "./ForkForm.module.css";
 
 /** Where the parent comes from: a stored episode, or a row of a server file (line, row in line). */
@@ -40,6 +40,56 @@ function numberOr(text: string, fallback: number | undefined): number | undefine
   return text.trim() === "" || !Number.isFinite(value) ? fallback : value;
 }
 
+/** What the form holds, as typed. */
+interface ForkFields {
+  readonly temperature: string;
+  readonly maxNewTokens: string;
+  readonly maxIterations: string;
+  readonly k: string;
+}
+
+/** The request that starts the branches the form asks for; tool results only when edited. */
+function forkRequest(
+  fields: ForkFields,
+  results: readonly string[],
+  original: readonly string[],
+  fork: ForkSource & { readonly index: number },
+): ForkEpisodeRequest {
+  const n = Math.max(1, Math.min(MAX_BRANCHES, Math.trunc(numberOr(fields.k, 1) ?? 1)));
+  const edited = results.some((r, i) => r !== original[i]);
+  const t = numberOr(fields.temperature, undefined);
+  const m = numberOr(fields.maxNewTokens, undefined);
+  const iterations = numberOr(fields.maxIterations, undefined);
+  return {
+    fork: {
+      ...fork,
+      ...(edited ? { tool_result: results.length === 1 ? (results[0] ?? "") : [...results] } : {}),
+    },
+    n,
+    sampling_params: {
+      ...(t === undefined ? {} : { temperature: t }),
+      ...(m === undefined ? {} : { max_new_tokens: Math.trunc(m) }),
+    },
+    ...(iterations === undefined ? {} : { max_iterations: Math.trunc(iterations) }),
+  };
+}
+
+/** Starts branches; then one branch opens itself and k open the parent's group view. */
+function useStartBranches(parentId: string, index: number, onClose: () => void) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  return useMutation({
+    mutationFn: startBranches,
+    onSuccess: async (ids) => {
+      await queryClient.invalidateQueries({ queryKey: episodeQueries.all() });
+      onClose();
+      const [only] = ids;
+      if (ids.length === 1 && only) navigate(`/episodes/${encodeURIComponent(only)}`);
+      else navigate(`/episodes/${encodeURIComponent(parentId)}/branches?at=${index}`);
+    },
+  });
+}
+
 /**
  * "Branch here": sampling parameters, max iterations, k, and (when the token starts a tool
  * segment) the tool results to replace. One branch opens itself; k open the group view.
@@ -48,45 +98,19 @@ export function ForkForm({ parent, source, index, onClose }: ForkFormProps) {
   const kind = forkKind(parent.segments, index);
   const original = kind === "tool" ? toolResultsAt(parent, index) : [];
   const sampling = parent.samplingParams ?? {};
-  const [temperature, setTemperature] = useState(String(sampling.temperature ?? ""));
-  const [maxNewTokens, setMaxNewTokens] = useState(String(sampling.max_new_tokens ?? ""));
-  const [maxIterations, setMaxIterations] = useState(String(parent.metadata.max_iterations ?? ""));
-  const [k, setK] = useState("1");
-  const [results, setResults] = useState<string[]>(original);
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
-  const branch = useMutation({
-    mutationFn: () => {
-      const n = Math.max(1, Math.min(MAX_BRANCHES, Math.trunc(numberOr(k, 1) ?? 1)));
-      const edited = results.some((r, i) => r !== original[i]);
-      const t = numberOr(temperature, undefined);
-      const m = numberOr(maxNewTokens, undefined);
-      const iterations = numberOr(maxIterations, undefined);
-      return startBranches({
-        fork: {
-          ...(source ?? { episode: parent.id }),
-          index,
-          ...(edited ? { tool_result: results.length === 1 ? (results[0] ?? "") : results } : {}),
-        },
-        n,
-        sampling_params: {
-          ...(t === undefined ? {} : { temperature: t }),
-          ...(m === undefined ? {} : { max_new_tokens: Math.trunc(m) }),
-        },
-        ...(iterations === undefined ? {} : { max_iterations: Math.trunc(iterations) }),
-      });
-    },
-    onSuccess: async (ids) => {
-      await queryClient.invalidateQueries({ queryKey: episodeQueries.all() });
-      onClose();
-      const [only] = ids;
-      if (ids.length === 1 && only) navigate(`/episodes/${encodeURIComponent(only)}`);
-      else navigate(`/episodes/${encodeURIComponent(parent.id)}/branches?at=${index}`);
-    },
+  const [fields, setFields] = useState<ForkFields>({
+    temperature: String(sampling.temperature ?? ""),
+    maxNewTokens: String(sampling.max_new_tokens ?? ""),
+    maxIterations: String(parent.metadata.max_iterations ?? ""),
+    k: "1",
   });
+  const [results, setResults] = useState<string[]>(original);
+  const branch = useStartBranches(parent.id, index, onClose);
   const handleSubmit = (event: FormEvent) => {
     event.preventDefault();
-    branch.mutate();
+    branch.mutate(
+      forkRequest(fields, results, original, { ...(source ?? { episode: parent.id }), index }),
+    );
   };
   return (
     <form className={styles.form} onSubmit={handleSubmit} data-testid="fork-form">
@@ -100,46 +124,7 @@ export function ForkForm({ parent, source, index, onClose }: ForkFormProps) {
               : "the branch goes on after this turn"}
         </span>
       </header>
-      <div className={styles.fields}>
-        <label>
-          temperature
-          <input
-            name="temperature"
-            inputMode="decimal"
-            value={temperature}
-            onChange={(e) => setTemperature(e.target.value)}
-          />
-        </label>
-        <label>
-          max new tokens
-          <input
-            name="max_new_tokens"
-            inputMode="numeric"
-            value={maxNewTokens}
-            onChange={(e) => setMaxNewTokens(e.target.value)}
-          />
-        </label>
-        <label>
-          max iterations
-          <input
-            name="max_iterations"
-            inputMode="numeric"
-            value={maxIterations}
-            onChange={(e) => setMaxIterations(e.target.value)}
-          />
-        </label>
-        <label>
-          branches (k ≤ {MAX_BRANCHES})
-          <input
-            name="k"
-            type="number"
-            min={1}
-            max={MAX_BRANCHES}
-            value={k}
-            onChange={(e) => setK(e.target.value)}
-          />
-        </label>
-      </div>
+      <ForkFieldInputs fields={fields} onChange={(next) => setFields({ ...fields, ...next })} />
       {kind === "tool" &&
         results.map((text, i) => (
           <label key={String(i)} className={styles.edit}>
@@ -159,12 +144,64 @@ export function ForkForm({ parent, source, index, onClose }: ForkFormProps) {
       )}
       <div className={styles.actions}>
         <button type="submit" disabled={branch.isPending}>
-          {Number(k) > 1 ? `Branch ×${k}` : "Branch"}
+          {Number(fields.k) > 1 ? `Branch ×${fields.k}` : "Branch"}
         </button>
         <button type="button" onClick={onClose}>
           Cancel
         </button>
       </div>
     </form>
+  );
+}
+
+/** The sampling, iteration and k inputs. */
+function ForkFieldInputs({
+  fields,
+  onChange,
+}: {
+  readonly fields: ForkFields;
+  readonly onChange: (next: Partial<ForkFields>) => void;
+}) {
+  return (
+    <div className={styles.fields}>
+      <label>
+        temperature
+        <input
+          name="temperature"
+          inputMode="decimal"
+          value={fields.temperature}
+          onChange={(e) => onChange({ temperature: e.target.value })}
+        />
+      </label>
+      <label>
+        max new tokens
+        <input
+          name="max_new_tokens"
+          inputMode="numeric"
+          value={fields.maxNewTokens}
+          onChange={(e) => onChange({ maxNewTokens: e.target.value })}
+        />
+      </label>
+      <label>
+        max iterations
+        <input
+          name="max_iterations"
+          inputMode="numeric"
+          value={fields.maxIterations}
+          onChange={(e) => onChange({ maxIterations: e.target.value })}
+        />
+      </label>
+      <label>
+        branches (k ≤ {MAX_BRANCHES})
+        <input
+          name="k"
+          type="number"
+          min={1}
+          max={MAX_BRANCHES}
+          value={fields.k}
+          onChange={(e) => onChange({ k: e.target.value })}
+        />
+      </label>
+    </div>
   );
 }

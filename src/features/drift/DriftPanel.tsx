@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { driftQueries } from "../../api/drift";
-import { driftHunks } from "../../core/drift/driftHunks";
+import { type DriftHunk, driftHunks } from "../../core/drift/driftHunks";
 import type { DriftMode } from "../../core/drift/types";
 import { trajectoryIdsAbsentReason } from "../../core/formats/idsAbsent";
 import { flattenSegments } from "../../core/trajectory/flatten";
@@ -30,8 +30,8 @@ export interface DriftPanelProps {
   readonly tokenHref: (token: number) => string;
 }
 
-/** One trajectory's drift: mode tabs, verdict and numbers, and every region as a two-lane diff. */
-export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftPanelProps) {
+/** The drift check of `trajectory` with the chosen tokenizer, its `mode` result and its hunks. */
+function useTrajectoryDrift(trajectory: Trajectory, mode: DriftMode) {
   const { tokenizer, error: catalogError } = useDriftTokenizer(trajectory);
   // A record without token ids has nothing to compare: say why instead of checking its text.
   const idsAbsent = trajectoryIdsAbsentReason(trajectory);
@@ -59,9 +59,16 @@ export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftP
         : [],
     [result, trajectory],
   );
+  return { tokenizer, catalogError, idsAbsent, drift, results, result, recorded, hunks };
+}
+
+/**
+ * The current region among `regionCount`, and `jump` to another (wrapping), scrolling its hunk's
+ * card into view; `]` and `[` jump to the next and previous.
+ */
+function useRegionJumps(regionCount: number, hunks: readonly DriftHunk[]) {
   const [current, setCurrent] = useState(0);
   const cards = useRef(new Map<number, HTMLElement>());
-  const regionCount = result?.regions.length ?? 0;
   const jump = (region: number) => {
     if (regionCount === 0) return;
     const k = (region + regionCount) % regionCount;
@@ -80,6 +87,15 @@ export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftP
     window.addEventListener("keydown", handleKey);
     return () => window.removeEventListener("keydown", handleKey);
   }, [current]);
+  return { current, setCurrent, jump, cards: cards.current };
+}
+
+/** One trajectory's drift: mode tabs, verdict and numbers, and every region as a two-lane diff. */
+export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftPanelProps) {
+  const { tokenizer, catalogError, idsAbsent, drift, results, result, recorded, hunks } =
+    useTrajectoryDrift(trajectory, mode);
+  const regionCount = result?.regions.length ?? 0;
+  const { current, setCurrent, jump, cards } = useRegionJumps(regionCount, hunks);
 
   if (idsAbsent !== undefined) {
     return (
@@ -94,31 +110,14 @@ export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftP
   return (
     <div className={styles.panel} data-testid="drift-panel">
       <div className={styles.controls}>
-        <div className={styles.modes} role="tablist" aria-label="drift check">
-          {(["roundtrip", "template", "text"] as const).map((m) => {
-            const isAvailable = results.some((r) => r.mode === m);
-            return (
-              <button
-                key={m}
-                type="button"
-                role="tab"
-                aria-selected={result?.mode === m}
-                disabled={!isAvailable}
-                title={
-                  isAvailable
-                    ? undefined
-                    : `this record has no ${m === "template" ? "messages" : "text"} to check`
-                }
-                onClick={() => {
-                  setCurrent(0);
-                  onModeChange(m);
-                }}
-              >
-                {MODE_LABELS[m]}
-              </button>
-            );
-          })}
-        </div>
+        <ModeTabs
+          available={results.map((r) => r.mode)}
+          selected={result?.mode}
+          onSelect={(m) => {
+            setCurrent(0);
+            onModeChange(m);
+          }}
+        />
         <TokenizerSelect trajectory={trajectory} />
         {regionCount > 0 && (
           <div className={styles.nav}>
@@ -146,8 +145,8 @@ export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftP
             <HunkCard
               key={hunk.t[0]}
               ref={(el) => {
-                if (el) cards.current.set(h, el);
-                else cards.current.delete(h);
+                if (el) cards.set(h, el);
+                else cards.delete(h);
               }}
               hunk={hunk}
               result={result}
@@ -159,6 +158,41 @@ export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftP
           ))}
         </div>
       )}
+    </div>
+  );
+}
+
+interface ModeTabsProps {
+  /** The modes the record could be checked in. */
+  readonly available: readonly DriftMode[];
+  readonly selected: DriftMode | undefined;
+  readonly onSelect: (mode: DriftMode) => void;
+}
+
+/** The three drift checks as tabs; one the record cannot run is disabled and says why. */
+function ModeTabs({ available, selected, onSelect }: ModeTabsProps) {
+  return (
+    <div className={styles.modes} role="tablist" aria-label="drift check">
+      {(["roundtrip", "template", "text"] as const).map((m) => {
+        const isAvailable = available.includes(m);
+        return (
+          <button
+            key={m}
+            type="button"
+            role="tab"
+            aria-selected={selected === m}
+            disabled={!isAvailable}
+            title={
+              isAvailable
+                ? undefined
+                : `this record has no ${m === "template" ? "messages" : "text"} to check`
+            }
+            onClick={() => onSelect(m)}
+          >
+            {MODE_LABELS[m]}
+          </button>
+        );
+      })}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import type { RowSummary } from "../../core/files/rowSummary";
 import { formatReward } from "../../core/series/formatReward";
 import { useTurnChecks } from "../../hooks/useTurnChecks";
 import { BisectLab } from "../bisect/BisectLab";
@@ -34,34 +35,22 @@ export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: View }
   return <FileTrajectory key={`${fileId}/${row}/${view}`} view={view} />;
 }
 
-function FileTrajectory({ view }: { readonly view: View }) {
-  const { fileId = "", row: rowParam = "" } = useParams();
-  const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
-  const navigate = useNavigate();
-  const { client, reason } = useFileClient(fileId);
-  const state = useRolloutFileState(client);
-  const [query, , search] = useRowQuery();
-  const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
-  const fileDrift = useFileDrift(fileId, client, sample);
-  const order = useFileOrder(state, query, fileDrift.rows);
-  const position = order.indexOf(rowIndex);
-  const summary = state?.rows[rowIndex];
-  const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
-  const [forkAt, setForkAt] = useState<number>();
-  const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
-  const { tokenizer } = useDriftTokenizer(trajectory.data);
-  // A row of a server file can be branched (into the episode store) once the one tokenizer rule
-  // has chosen its tokenizer (docs/format.md#which-tokenizer-reads-a-row); the server checks its ids.
-  const canBranch = !isLocalFileId(fileId) && summary !== undefined && tokenizer !== undefined;
-  const turnChecks = useTurnChecks(view === "tokens" ? tokenizer : undefined, trajectory.data);
+/** The path tail of a view: `/drift`, `/bisect`, none for tokens. */
+const tabPath = (view: View) => (view === "tokens" ? "" : `/${view}`);
 
-  const [searchParams] = useSearchParams();
-  const tokenParam = searchParams.get("token");
-  const initialToken =
-    tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
-  const [driftMode, setDriftMode] = useDriftModeParam();
-  const tab = view === "tokens" ? "" : `/${view}`;
-  const suffix = search ? `?${search}` : "";
+/**
+ * The rows before and after `rowIndex` in the list's `order`, with `n`, `p` and Escape bound to
+ * them and to the list; `tab` and `suffix` keep the view and the list's query.
+ */
+function useRowStepping(
+  fileId: string,
+  order: readonly number[],
+  rowIndex: number,
+  tab: string,
+  suffix: string,
+) {
+  const navigate = useNavigate();
+  const position = order.indexOf(rowIndex);
   const prev = position > 0 ? order[position - 1] : undefined;
   const next = position >= 0 ? order[position + 1] : undefined;
   useEffect(() => {
@@ -76,49 +65,52 @@ function FileTrajectory({ view }: { readonly view: View }) {
     window.addEventListener("keydown", handleKey);
     return () => window.removeEventListener("keydown", handleKey);
   }, [fileId, navigate, next, prev, suffix, tab]);
+  return { position, prev, next };
+}
+
+/** `?token=N` of the page's URL, if it is a token index. */
+function useTokenParam(): number | undefined {
+  const [searchParams] = useSearchParams();
+  const tokenParam = searchParams.get("token");
+  return tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
+}
+
+function FileTrajectory({ view }: { readonly view: View }) {
+  const { fileId = "", row: rowParam = "" } = useParams();
+  const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
+  const { client, reason } = useFileClient(fileId);
+  const state = useRolloutFileState(client);
+  const [query, , search] = useRowQuery();
+  const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
+  const fileDrift = useFileDrift(fileId, client, sample);
+  const order = useFileOrder(state, query, fileDrift.rows);
+  const summary = state?.rows[rowIndex];
+  const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
+  const [forkAt, setForkAt] = useState<number>();
+  const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
+  const { tokenizer } = useDriftTokenizer(trajectory.data);
+  // A row of a server file can be branched (into the episode store) once the one tokenizer rule
+  // has chosen its tokenizer (docs/format.md#which-tokenizer-reads-a-row); the server checks its ids.
+  const canBranch = !isLocalFileId(fileId) && summary !== undefined && tokenizer !== undefined;
+  const turnChecks = useTurnChecks(view === "tokens" ? tokenizer : undefined, trajectory.data);
+  const initialToken = useTokenParam();
+  const [driftMode, setDriftMode] = useDriftModeParam();
+  const tab = tabPath(view);
+  const suffix = search ? `?${search}` : "";
+  const { position, prev, next } = useRowStepping(fileId, order, rowIndex, tab, suffix);
 
   if (!client) return <FileMissing reason={reason} />;
   return (
     <div className={styles.page}>
-      <nav className={styles.nav} aria-label="trajectory navigation">
-        <Link to={`/files/${fileId}${suffix}`}>← {state?.name ?? "file"}</Link>
-        {prev !== undefined && (
-          <Link to={`/files/${fileId}/${prev}${tab}${suffix}`}>‹ prev (p)</Link>
-        )}
-        {next !== undefined && (
-          <Link to={`/files/${fileId}/${next}${tab}${suffix}`}>next (n) ›</Link>
-        )}
-        <span className={styles.tabs}>
-          <Link
-            to={`/files/${fileId}/${rowIndex}${suffix}`}
-            aria-current={view === "tokens" ? "page" : undefined}
-          >
-            Tokens
-          </Link>
-          <Link
-            to={`/files/${fileId}/${rowIndex}/drift${suffix}`}
-            aria-current={view === "drift" ? "page" : undefined}
-          >
-            Drift
-          </Link>
-          <Link
-            to={`/files/${fileId}/${rowIndex}/bisect${suffix}`}
-            aria-current={view === "bisect" ? "page" : undefined}
-          >
-            Bisect
-          </Link>
-        </span>
-        <span className={styles.meta} data-testid="sample-position">
-          {position >= 0 ? `${position + 1} of ${order.length}` : "not in the filtered set"}
-        </span>
-        {summary && (
-          <span className={styles.meta}>
-            <strong>{summary.id}</strong> · line {summary.line} · {summary.status} · reward{" "}
-            {formatReward(summary.reward)} · {summary.totalTokens.toLocaleString("en-US")} tokens
-            {summary.group !== undefined && ` · group ${summary.group}`}
-          </span>
-        )}
-      </nav>
+      <RowNav
+        fileId={fileId}
+        fileName={state?.name}
+        rowIndex={rowIndex}
+        view={view}
+        suffix={suffix}
+        stepping={{ position, prev, next, count: order.length }}
+        summary={summary}
+      />
       {trajectory.data && (
         <AtifLinksNav
           trajectory={trajectory.data}
@@ -176,5 +168,70 @@ function FileTrajectory({ view }: { readonly view: View }) {
         />
       )}
     </div>
+  );
+}
+
+interface RowNavProps {
+  readonly fileId: string;
+  readonly fileName: string | undefined;
+  readonly rowIndex: number;
+  readonly view: View;
+  /** The list's query (`?…`), kept on every link. */
+  readonly suffix: string;
+  /** Where the row sits in the list's order (-1: not in it), its neighbours and the list's length. */
+  readonly stepping: {
+    readonly position: number;
+    readonly prev: number | undefined;
+    readonly next: number | undefined;
+    readonly count: number;
+  };
+  readonly summary: RowSummary | undefined;
+}
+
+/** Back to the file, prev/next, the Tokens/Drift/Bisect tabs, the row's place and its summary line. */
+function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }: RowNavProps) {
+  const tab = tabPath(view);
+  return (
+    <nav className={styles.nav} aria-label="trajectory navigation">
+      <Link to={`/files/${fileId}${suffix}`}>← {fileName ?? "file"}</Link>
+      {stepping.prev !== undefined && (
+        <Link to={`/files/${fileId}/${stepping.prev}${tab}${suffix}`}>‹ prev (p)</Link>
+      )}
+      {stepping.next !== undefined && (
+        <Link to={`/files/${fileId}/${stepping.next}${tab}${suffix}`}>next (n) ›</Link>
+      )}
+      <span className={styles.tabs}>
+        <Link
+          to={`/files/${fileId}/${rowIndex}${suffix}`}
+          aria-current={view === "tokens" ? "page" : undefined}
+        >
+          Tokens
+        </Link>
+        <Link
+          to={`/files/${fileId}/${rowIndex}/drift${suffix}`}
+          aria-current={view === "drift" ? "page" : undefined}
+        >
+          Drift
+        </Link>
+        <Link
+          to={`/files/${fileId}/${rowIndex}/bisect${suffix}`}
+          aria-current={view === "bisect" ? "page" : undefined}
+        >
+          Bisect
+        </Link>
+      </span>
+      <span className={styles.meta} data-testid="sample-position">
+        {stepping.position >= 0
+          ? `${stepping.position + 1} of ${stepping.count}`
+          : "not in the filtered set"}
+      </span>
+      {summary && (
+        <span className={styles.meta}>
+          <strong>{summary.id}</strong> · line {summary.line} · {summary.status} · reward{" "}
+          {formatReward(summary.reward)} · {summary.totalTokens.toLocaleString("en-US")} tokens
+          {summary.group !== undefined && ` · group ${summary.group}`}
+        </span>
+      )}
+    </nav>
   );
 }

@@ -1,8 +1,10 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { type KeyboardEvent, useEffect, useRef } from "react";
+import { type KeyboardEvent, type RefObject, useEffect, useRef } from "react";
+import type { RowDrift } from "../../core/drift/rowDrift";
 import type { DriftByRow, MismatchByRow, RowQuery, SortColumn } from "../../core/files/rowQuery";
 import type { RowSummary } from "../../core/files/rowSummary";
-import { COLUMNS, DRIFT_COLUMN, MISMATCH_COLUMN } from "./columns";
+import type { RowMismatch } from "../../core/mismatch/fileMismatch";
+import { COLUMNS, type Column, DRIFT_COLUMN, MISMATCH_COLUMN } from "./columns";
 import styles from "./RolloutTable.module.css";
 
 const ROW_HEIGHT = 26;
@@ -23,40 +25,17 @@ export interface RolloutTableProps {
   readonly mismatch?: MismatchByRow | undefined;
 }
 
-/** The trajectories of a file: virtualized, sortable by any column, driven by j/k/arrows/Enter. */
-export function RolloutTable({
-  rows,
-  order,
-  query,
-  cursor,
-  onCursor,
-  onSort,
-  onOpen,
-  drift,
-  mismatch,
-}: RolloutTableProps) {
-  const columns = [
-    ...COLUMNS,
-    ...(drift ? [DRIFT_COLUMN] : []),
-    ...(mismatch ? [MISMATCH_COLUMN] : []),
-  ];
-  const gridTemplate = columns.map((c) => c.width).join(" ");
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const tableRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: order.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
-  useEffect(() => {
-    tableRef.current?.focus();
-  }, []);
-  useEffect(() => {
-    if (cursor >= 0 && cursor < order.length) virtualizer.scrollToIndex(cursor, { align: "auto" });
-  }, [cursor, order.length, virtualizer]);
-
-  const handleKeyDown = (event: KeyboardEvent) => {
+/** The keys of the grid: j/k/arrows and PageUp/PageDown move the cursor, Home/End, Enter opens. */
+function useGridKeys(
+  {
+    order,
+    cursor,
+    onCursor,
+    onOpen,
+  }: Pick<RolloutTableProps, "order" | "cursor" | "onCursor" | "onOpen">,
+  scrollRef: RefObject<HTMLDivElement | null>,
+) {
+  return (event: KeyboardEvent) => {
     if (event.target instanceof HTMLInputElement) return;
     const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 260) / ROW_HEIGHT) - 1);
     const moves: Record<string, number> = {
@@ -79,6 +58,32 @@ export function RolloutTable({
       if (rowIndex !== undefined) onOpen(rowIndex);
     }
   };
+}
+
+/** The trajectories of a file: virtualized, sortable by any column, driven by j/k/arrows/Enter. */
+export function RolloutTable(props: RolloutTableProps) {
+  const { rows, order, query, cursor, onCursor, onSort, onOpen, drift, mismatch } = props;
+  const columns = [
+    ...COLUMNS,
+    ...(drift ? [DRIFT_COLUMN] : []),
+    ...(mismatch ? [MISMATCH_COLUMN] : []),
+  ];
+  const gridTemplate = columns.map((c) => c.width).join(" ");
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const tableRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: order.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  useEffect(() => {
+    tableRef.current?.focus();
+  }, []);
+  useEffect(() => {
+    if (cursor >= 0 && cursor < order.length) virtualizer.scrollToIndex(cursor, { align: "auto" });
+  }, [cursor, order.length, virtualizer]);
+  const handleKeyDown = useGridKeys(props, scrollRef);
 
   return (
     // biome-ignore lint/a11y/useSemanticElements: virtualized absolute rows cannot live in a <table>
@@ -91,25 +96,7 @@ export function RolloutTable({
       tabIndex={0}
       onKeyDown={handleKeyDown}
     >
-      <div className={styles.header} style={{ gridTemplateColumns: gridTemplate }}>
-        {columns.map((c) => {
-          const isSorted = (query.sort ?? "index") === c.key;
-          const arrow = isSorted ? (query.descending ? " ▼" : " ▲") : "";
-          return (
-            <button
-              key={c.key}
-              type="button"
-              data-sort={isSorted ? (query.descending ? "descending" : "ascending") : undefined}
-              title={`${c.title} — click to sort`}
-              className={c.isNumeric ? styles.num : undefined}
-              onClick={() => onSort(c.key)}
-            >
-              {c.label}
-              {arrow}
-            </button>
-          );
-        })}
-      </div>
+      <SortHeader columns={columns} gridTemplate={gridTemplate} query={query} onSort={onSort} />
       <div ref={scrollRef} className={styles.scroll}>
         {order.length === 0 ? (
           <div className={styles.empty}>no trajectory matches the filters</div>
@@ -133,35 +120,82 @@ export function RolloutTable({
                   onClick={() => onCursor(item.index)}
                   onDoubleClick={() => onOpen(rowIndex)}
                 >
-                  {columns.map((c) => {
-                    const rowDrift = drift?.[rowIndex];
-                    const rowMismatch = mismatch?.[rowIndex];
-                    const extra =
-                      c.key === "status"
-                        ? styles[row.status]
-                        : (c.key === "toolErrors" && row.toolErrors > 0) ||
-                            (c.key === "drift" && (rowDrift?.trainableAffected ?? 0) > 0)
-                          ? styles.bad
-                          : (c.key === "drift" && (rowDrift?.regions ?? 0) > 0) ||
-                              (c.key === "mismatch" && (rowMismatch?.fractionCorrected ?? 0) > 0)
-                            ? styles.warn
-                            : "";
-                    return (
-                      <div
-                        key={c.key}
-                        data-col={c.key}
-                        className={`${styles.cell} ${c.isNumeric ? styles.num : ""} ${extra ?? ""}`}
-                      >
-                        {c.format(row, rowDrift, rowMismatch)}
-                      </div>
-                    );
-                  })}
+                  {columns.map((c) => (
+                    <RowCell
+                      key={c.key}
+                      column={c}
+                      row={row}
+                      drift={drift?.[rowIndex]}
+                      mismatch={mismatch?.[rowIndex]}
+                    />
+                  ))}
                 </div>
               );
             })}
           </div>
         )}
       </div>
+    </div>
+  );
+}
+
+interface SortHeaderProps {
+  readonly columns: readonly Column[];
+  readonly gridTemplate: string;
+  readonly query: RowQuery;
+  readonly onSort: (column: SortColumn) => void;
+}
+
+/** The column heads: each sorts by its column, the sorted one shows ▲ or ▼. */
+function SortHeader({ columns, gridTemplate, query, onSort }: SortHeaderProps) {
+  return (
+    <div className={styles.header} style={{ gridTemplateColumns: gridTemplate }}>
+      {columns.map((c) => {
+        const isSorted = (query.sort ?? "index") === c.key;
+        const arrow = isSorted ? (query.descending ? " ▼" : " ▲") : "";
+        return (
+          <button
+            key={c.key}
+            type="button"
+            data-sort={isSorted ? (query.descending ? "descending" : "ascending") : undefined}
+            title={`${c.title} — click to sort`}
+            className={c.isNumeric ? styles.num : undefined}
+            onClick={() => onSort(c.key)}
+          >
+            {c.label}
+            {arrow}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
+
+interface RowCellProps {
+  readonly column: Column;
+  readonly row: RowSummary;
+  readonly drift: RowDrift | undefined;
+  readonly mismatch: RowMismatch | undefined;
+}
+
+/** One cell; status takes its colour, tool errors and trained drift are bad, other drift warns. */
+function RowCell({ column: c, row, drift, mismatch }: RowCellProps) {
+  const extra =
+    c.key === "status"
+      ? styles[row.status]
+      : (c.key === "toolErrors" && row.toolErrors > 0) ||
+          (c.key === "drift" && (drift?.trainableAffected ?? 0) > 0)
+        ? styles.bad
+        : (c.key === "drift" && (drift?.regions ?? 0) > 0) ||
+            (c.key === "mismatch" && (mismatch?.fractionCorrected ?? 0) > 0)
+          ? styles.warn
+          : "";
+  return (
+    <div
+      data-col={c.key}
+      className={`${styles.cell} ${c.isNumeric ? styles.num : ""} ${extra ?? ""}`}
+    >
+      {c.format(row, drift, mismatch)}
     </div>
   );
 }

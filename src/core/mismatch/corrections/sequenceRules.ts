@@ -74,7 +74,7 @@ export const outlierSeq: CorrectionRule = {
 };
 
 /**
- * Trust Region Masking's token veto (verl PR #4544, `seq_max_k2`): the largest ½(log r)² of the
+ * Trust Region Masking's token veto (verl's `seq_max_k2`, docs/mismatch.md): the largest ½(log r)² of the
  * sequence, and the token that has it.
  */
 function vetoOf(row: ReplayRow): { k2: number; at: number } {
