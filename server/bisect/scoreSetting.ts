@@ -1,5 +1,5 @@
-import { renormalizeOverKept } from "../../src/core/bisect/keptSet";
 import { cotenantsOf, type RescoreSetting } from "../../src/core/bisect/knobs";
+import { laneAt } from "../../src/core/bisect/laneAt";
 import type { TopLogprob } from "../../src/core/trajectory/types";
 import type { RescoreRequest, RescoreResult } from "../sglang/rescore";
 import type { SglangClient } from "../sglang/sglangClient";
@@ -35,12 +35,18 @@ interface Raw {
   notes: string[];
 }
 
+/** Whether the lane is derived from the top-k (another temperature, or a kept set). */
+function needsTopK(s: RescoreSetting): boolean {
+  return s.temperature !== 1 || s.truncation !== undefined;
+}
+
+/** The server always scores at T = 1 (see RescoreSetting.temperature). */
 function request(t: ScoreTarget, s: RescoreSetting, ids: readonly number[]): RescoreRequest {
   return {
     inputIds: ids,
-    temperature: s.temperature,
+    temperature: 1,
     ...(t.samplingSeed === undefined ? {} : { samplingSeed: t.samplingSeed }),
-    ...(s.truncation ? { topLogprobsNum: t.topLogprobs } : {}),
+    ...(needsTopK(s) ? { topLogprobsNum: t.topLogprobs } : {}),
   };
 }
 
@@ -90,8 +96,8 @@ async function prefillScore(
   return { lane: r.lane, top: r.topLogprobs, upstream: r.upstream, notes: [] };
 }
 
-/** The lane renormalised over the kept set at every trained token (null where outside it). */
-function truncate(raw: Raw, t: ScoreTarget, top_p: number, top_k: number): Raw {
+/** The lane at the setting's temperature and kept set at every trained token (null where outside it). */
+function derive(raw: Raw, t: ScoreTarget, s: RescoreSetting): Raw {
   const lane = [...raw.lane];
   let inexact = 0;
   let outside = 0;
@@ -105,7 +111,7 @@ function truncate(raw: Raw, t: ScoreTarget, top_p: number, top_k: number): Raw {
       lane[k] = null;
       continue;
     }
-    const r = renormalizeOverKept(value, t.ids[k] ?? -1, alts, top_p, top_k);
+    const r = laneAt(value, t.ids[k] ?? -1, alts, s);
     if (r.kind === "outside") {
       outside++;
       lane[k] = null;
@@ -117,7 +123,7 @@ function truncate(raw: Raw, t: ScoreTarget, top_p: number, top_k: number): Raw {
   const notes = [...raw.notes];
   if (inexact > 0)
     notes.push(
-      `${inexact} token(s) approximate: the top-${t.topLogprobs} alternatives ended before top_p/top_k closed the kept set (kept mass a lower bound)`,
+      `${inexact} token(s) approximate: the top-${t.topLogprobs} alternatives do not hold the whole support (or end before top_p/top_k close the kept set)`,
     );
   if (outside > 0) notes.push(`${outside} token(s) outside the kept set: missing, not compared`);
   if (noTop > 0) notes.push(`${noTop} token(s) without alternatives from the server: missing`);
@@ -137,6 +143,6 @@ export async function scoreSetting(
     s.mode === "decode"
       ? await decodeScore(client, t, s, signal)
       : await prefillScore(client, t, s, signal);
-  const done = s.truncation ? truncate(raw, t, s.truncation.top_p, s.truncation.top_k) : raw;
+  const done = needsTopK(s) ? derive(raw, t, s) : raw;
   return { lane: done.lane, upstream: done.upstream, notes: done.notes };
 }

@@ -119,8 +119,14 @@ async function rowInput(path: string, plan: Plan) {
     // The row lookup is the fork's; the fork index is not read by it.
     index: 0,
   });
-  if (!("trajectory" in found))
-    return { ok: false as const, error: found.error.replace(/^fork: /, "") };
+  if (!("trajectory" in found)) {
+    const error = found.error.replace(/^fork: /, "");
+    // The row lookup skips bad lines: say where to find them rather than leave "0 rows" alone.
+    const hint = /has no row/.test(error)
+      ? "; bad lines are not rows (rollout-lens validate FILE names them)"
+      : "";
+    return { ok: false as const, error: `${error}${hint}` };
+  }
   const t = found.trajectory;
   const target = bisectTargetOf(t);
   if (!target.mask.includes(1))

@@ -7,10 +7,10 @@ describe("planKnobs", () => {
   it("changes exactly one field of the reference per knob", () => {
     const facts = samplingFactsOf({ temperature: 0.7, top_p: 0.9 });
     const plans = planKnobs(["temperature", "top_p", "batch", "decode"], facts, options);
-    const ref = { temperature: 0.7, cotenants: 0, mode: "prefill", upstream: "a" };
+    const ref = { temperature: 1, cotenants: 0, mode: "prefill", upstream: "a" };
     expect(plans.map((p) => (p.status === "planned" ? p.setting : p.reason))).toEqual([
       ref,
-      { ...ref, temperature: 1 },
+      { ...ref, temperature: 0.7 },
       { ...ref, truncation: { top_p: 0.9, top_k: -1 } },
       { ...ref, cotenants: 7 },
       { ...ref, mode: "decode" },

@@ -17,7 +17,11 @@ export const KNOB_NAMES: readonly KnobName[] = [
 
 /** How one rescore of the fixed ids is run. */
 export interface RescoreSetting {
-  /** Sent as `temperature`, always explicitly (newer servers otherwise take the model's). */
+  /**
+   * The lane's temperature. The server always scores at T = 1 (`temperature: 1` is sent: SGLang's
+   * prompt scoring ignores the request's temperature, sgl-project/sglang PR #36213); another T is
+   * log softmax(z/T) over the top-k alternatives of that scoring (`laneAt`).
+   */
   readonly temperature: number;
   /** Renormalise each logprob over the kept set of top_p / top_k (top_k -1: none); absent: full support. */
   readonly truncation?: { readonly top_p: number; readonly top_k: number };
@@ -61,9 +65,9 @@ export function samplingFactsOf(
   };
 }
 
-/** The reference rescore: the sampling temperature (1 when none is recorded), alone, prefill, on a. */
-export function referenceSetting(facts: SamplingFacts): RescoreSetting {
-  return { temperature: facts.temperature ?? 1, cotenants: 0, mode: "prefill", upstream: "a" };
+/** The reference rescore, the trainer's view: T = 1, full support, alone, prefill, on a. */
+export function referenceSetting(): RescoreSetting {
+  return { temperature: 1, cotenants: 0, mode: "prefill", upstream: "a" };
 }
 
 function truncates(facts: SamplingFacts): boolean {
@@ -96,7 +100,20 @@ function planOne(
         return { knob, status: "unchecked", reason: "the row records no sampling temperature" };
       if (facts.temperature === 1)
         return { knob, status: "unchecked", reason: "sampled at T = 1: nothing to vary" };
-      return planned(`T = 1 (reference T = ${facts.temperature})`, { ...ref, temperature: 1 });
+      // SGLang samples greedily below 1e-6 and reports those logprobs at T = 1.
+      if (facts.temperature < 1e-6)
+        return {
+          knob,
+          status: "unchecked",
+          reason: "greedy sampling (T = 0): logprobs are reported at T = 1",
+        };
+      return planned(
+        `scaled to the sampling T = ${facts.temperature} from the top-k (reference T = 1)`,
+        {
+          ...ref,
+          temperature: facts.temperature,
+        },
+      );
     case "top_p": {
       if (!truncates(facts))
         return {
@@ -141,11 +158,11 @@ export function planKnobs(
   facts: SamplingFacts,
   options: PlanOptions,
 ): KnobPlan[] {
-  const ref = referenceSetting(facts);
+  const ref = referenceSetting();
   const reference: KnobPlan = {
     knob: "reference",
     status: "planned",
-    change: `prefill, alone, T = ${ref.temperature}, full support, upstream a`,
+    change: "prefill, alone, T = 1, full support, upstream a",
     setting: ref,
   };
   return [reference, ...knobs.map((k) => planOne(k, facts, ref, options))];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renormalizeOverKept } from "./keptSet";
+import { laneAt } from "./laneAt";
 import { laneDelta } from "./laneDelta";
 
 describe("laneDelta", () => {
@@ -73,5 +74,51 @@ describe("renormalizeOverKept", () => {
 
   it("knows an unlisted token is outside when the listed ones already closed the set", () => {
     expect(renormalizeOverKept(Math.log(0.001), 9, alts, 0.7, -1)).toEqual({ kind: "outside" });
+  });
+});
+
+describe("laneAt", () => {
+  // A whole support at T = 1: p = 0.5, 0.3, 0.2.
+  const alts = [
+    { tokenId: 1, logprob: Math.log(0.5) },
+    { tokenId: 2, logprob: Math.log(0.3) },
+    { tokenId: 3, logprob: Math.log(0.2) },
+  ];
+
+  it("scales to temperature T by the definition: p_T ∝ p^(1/T)", () => {
+    // T = 0.5: p² = 0.25, 0.09, 0.04, sum 0.38; p_T(2) = 0.09 / 0.38.
+    const r = laneAt(Math.log(0.3), 2, alts, { temperature: 0.5 });
+    expect(r.kind === "value" && r.isExact).toBe(true);
+    if (r.kind === "value") expect(r.logprob).toBeCloseTo(Math.log(0.09 / 0.38), 12);
+  });
+
+  it("marks a scaling from a partial top-k as inexact", () => {
+    const r = laneAt(Math.log(0.3), 2, alts.slice(0, 2), { temperature: 0.5 });
+    expect(r.kind === "value" && r.isExact).toBe(false);
+    // Over the listed two only: 0.09 / (0.25 + 0.09).
+    if (r.kind === "value") expect(r.logprob).toBeCloseTo(Math.log(0.09 / 0.34), 12);
+  });
+
+  it("forms the kept set from the scaled distribution, then renormalises", () => {
+    // T = 0.5 gives 0.6579, 0.2368, 0.1053; top_p 0.7 keeps {1, 2} (mass before 3: 0.8947).
+    const r = laneAt(Math.log(0.3), 2, alts, {
+      temperature: 0.5,
+      truncation: { top_p: 0.7, top_k: -1 },
+    });
+    if (r.kind !== "value") throw new Error("expected a value");
+    expect(r.logprob).toBeCloseTo(Math.log(0.09 / 0.34), 12);
+    expect(
+      laneAt(Math.log(0.2), 3, alts, { temperature: 0.5, truncation: { top_p: 0.7, top_k: -1 } }),
+    ).toEqual({
+      kind: "outside",
+    });
+  });
+
+  it("leaves a T = 1 value as scored", () => {
+    expect(laneAt(-0.7, 9, [], { temperature: 1 })).toEqual({
+      kind: "value",
+      logprob: -0.7,
+      isExact: true,
+    });
   });
 });
