@@ -66,3 +66,32 @@ test("the bisect lab: run every knob, open a knob's lanes, export the bundle", a
   ]);
   expect(parsed.bundle.server.server_info).toMatchObject({ simulator: true });
 });
+
+test("an episode's Bisect link runs the lab on the stored episode", async ({ page, request }) => {
+  const started = await request.post("/api/episodes", {
+    data: {
+      prompt: "What is 12*12?",
+      policy: "calculator",
+      sampling_params: { temperature: 0.7, top_p: 0.9 },
+    },
+  });
+  const { id } = (await started.json()) as { id: string };
+  await expect
+    .poll(
+      async () =>
+        ((await (await request.get(`/api/episodes/${id}`)).json()) as { status: string }).status,
+    )
+    .not.toBe("running");
+  await page.goto(`/episodes/${id}`);
+  await page.getByRole("link", { name: "Bisect", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/episodes/${id}/bisect$`));
+  await page.getByRole("button", { name: "Run bisect" }).click();
+  const table = page.getByTestId("bisect-table");
+  await expect(table).toBeVisible({ timeout: 60_000 });
+  await expect(table.locator('tr[data-knob="temperature"]')).toContainText(
+    "scaled to the sampling T = 0.7",
+  );
+  await expect(table.locator('tr[data-knob="top_p"]')).toContainText("top_p 0.9");
+  await table.locator('tr[data-knob="batch"]').getByRole("button", { name: "Lanes" }).click();
+  await expect(page.getByTestId("knob-lanes")).toContainText("batch: per-token lanes");
+});

@@ -91,17 +91,19 @@ export function buildApp(
       ...(config.map === undefined ? {} : { map: config.map }),
     }),
   );
+  // The family check of rescoring and the bisect lab: /model_info asked once, kept.
+  const familyGuard = lazyFamilyGuard(
+    () => services.sglang.modelInfo(),
+    services.tokenizers.list.tokenizers.map((t) => t.name),
+    (name) => loadTokenizer(services.tokenizers.resolve(name) ?? name),
+  );
   app.route(
     "/api/rescore",
     rescoreRoutes({
       sglang: services.sglang,
       liveTrajectory: (id) => manager.trajectory(id),
       findStored: (id) => index.find(id),
-      guard: lazyFamilyGuard(
-        () => services.sglang.modelInfo(),
-        services.tokenizers.list.tokenizers.map((t) => t.name),
-        (name) => loadTokenizer(services.tokenizers.resolve(name) ?? name),
-      ),
+      guard: familyGuard,
       // An added lane is the episode stored again; the index keeps an id's last line.
       persist: async (trajectory) => {
         index.add(trajectory, await services.store.finish(trajectory));
@@ -113,6 +115,7 @@ export function buildApp(
     "/api/bisect",
     bisectRoutes({
       upstreams: bisectUpstreams(services),
+      guard: familyGuard,
       liveTrajectory: (id) => manager.trajectory(id),
       findStored: (id) => index.find(id),
     }),

@@ -217,6 +217,21 @@ describe("rollout-lens bisect", () => {
     expect(err).toMatch(error);
   });
 
+  it("refuses Llama-3 ids against a Qwen3 upstream (the family guard), unless --force", async () => {
+    const qwen = await startSim({ port: 0 }, { tokenizer: "qwen3" });
+    try {
+      const llama = join(dir, "llama.jsonl");
+      writeFileSync(llama, `${fixtureLines("atropos-rubiks-trimmed.jsonl")[0]}\n`);
+      const refused = await run(["bisect", llama, "--sglang", qwen.url, "--knobs", "batch"]);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(
+        /family mismatch: .*--force to rescore anyway.*nothing was rescored/,
+      );
+    } finally {
+      await qwen.close();
+    }
+  });
+
   it("refuses a bad bundle naming the field, and an unreachable upstream, exit 2", async () => {
     const bad = join(dir, "bad.json");
     const text = readFileSync(bundlePath, "utf8").replace('"version":1', '"version":2');

@@ -3,10 +3,14 @@ import { resolve } from "node:path";
 import { type BisectBundle, parseBundle } from "../../src/core/bisect/bundle";
 import { type KnobName, parseKnobList } from "../../src/core/bisect/knobs";
 import { type BisectRow, bisectTable, tableDifferences } from "../../src/core/bisect/table";
+import type { IdsOnly } from "../../src/core/tokenizer/chooseTokenizer";
+import type { Trajectory } from "../../src/core/trajectory/types";
 import { findFileRow } from "../agent/branches";
 import { bisectTargetOf, tokenizerFacts } from "../bisect/bisectTarget";
+import { familyVerdicts, type ProbedUpstream } from "../bisect/familyCheck";
 import { type BisectUpstreams, rerunBundle, runBisect } from "../bisect/runBisect";
 import { outputOverInput } from "../files/outputGuard";
+import { refusalText } from "../rescore/familyGuard";
 import { SglangClient } from "../sglang/sglangClient";
 import type { BisectFlags } from "./bisectSpec";
 import type { CommandIo } from "./commandIo";
@@ -91,19 +95,45 @@ function clientOf(url: string): SglangClient {
   return new SglangClient({ upstreams: [url], health: { intervalMs: 0, reprobeMs: 60_000 } });
 }
 
-/** Clients for a (and b), after one probe each: an unreachable upstream is an error. */
-async function upstreams(a: string, b: string | undefined): Promise<Checked<BisectUpstreams>> {
+/** One probe of each upstream (what model it serves): an unreachable one is an error. */
+async function probeAll(a: string, b: string | undefined): Promise<Checked<ProbedUpstream[]>> {
+  const probed: ProbedUpstream[] = [];
   for (const url of b === undefined ? [a] : [a, b]) {
-    const probed = await probe([url]);
-    if (!probed.ok) return { ok: false, error: probed.error };
+    const p = await probe([url]);
+    if (!p.ok) return { ok: false, error: p.error };
+    probed.push({ url, info: p.info });
   }
+  return { ok: true, value: probed };
+}
+
+/** Clients for a (and b). */
+function upstreams(a: string, b: string | undefined): BisectUpstreams {
   return {
-    ok: true,
-    value: {
-      a: { url: a, client: clientOf(a) },
-      ...(b === undefined ? {} : { b: { url: b, client: clientOf(b) } }),
-    },
+    a: { url: a, client: clientOf(a) },
+    ...(b === undefined ? {} : { b: { url: b, client: clientOf(b) } }),
   };
+}
+
+/**
+ * The family check of every upstream against the ids: a mismatch refuses the run (exit 2) unless
+ * `--force`; an unchecked family is said, and makes the exit status at least 1.
+ */
+async function checkFamilies(
+  io: CommandIo,
+  probed: readonly ProbedUpstream[],
+  target: Trajectory | IdsOnly,
+  isForced: boolean,
+): Promise<Checked<number>> {
+  let code = 0;
+  for (const { url, verdict } of await familyVerdicts(probed, target)) {
+    if (verdict.status === "mismatch" && !isForced)
+      return { ok: false, error: `${url}: ${refusalText(verdict, "--force")}` };
+    if (verdict.status !== "match") {
+      io.err(`bisect: ${url}: ${verdict.message}`);
+      code = 1;
+    }
+  }
+  return { ok: true, value: code };
 }
 
 async function closeAll(up: BisectUpstreams): Promise<void> {
@@ -140,7 +170,7 @@ async function rowInput(path: string, plan: Plan) {
     ...(found.line ? { line: found.line } : {}),
     trajectory_id: t.id,
   };
-  return { ok: true as const, target, source, tokenizer: await tokenizerFacts(t) };
+  return { ok: true as const, trajectory: t, target, source, tokenizer: await tokenizerFacts(t) };
 }
 
 function exitOf(rows: readonly BisectRow[]): number {
@@ -185,23 +215,32 @@ export async function runBisectCommand(
     input = await rowInput(positionals[0] ?? "", plan.value);
     if (!input.ok) return fail(input.error);
   }
-  const up = await upstreams(values.sglang, values.sglangB);
-  if (!up.ok) return fail(`${up.error}; nothing was rescored`);
+  const probed = await probeAll(values.sglang, values.sglangB);
+  if (!probed.ok) return fail(`${probed.error}; nothing was rescored`);
+  const ids = recorded?.ids ?? (input?.ok ? input.target.ids : []);
+  const family = await checkFamilies(
+    io,
+    probed.value,
+    input?.ok ? input.trajectory : { segments: [{ tokenIds: ids }] },
+    values.force === true,
+  );
+  if (!family.ok) return fail(`${family.error}; nothing was rescored`);
+  const up = upstreams(values.sglang, values.sglangB);
   try {
     const bundle = recorded
-      ? await rerunBundle(recorded, up.value)
+      ? await rerunBundle(recorded, up)
       : input?.ok
         ? await runBisect(
             { ...input.target, source: input.source, tokenizer: input.tokenizer, ...plan.value },
-            up.value,
+            up,
           )
         : undefined;
     if (bundle === undefined) return fail("nothing to run");
-    return await report(io, values, bundle, recorded);
+    return Math.max(family.value, await report(io, values, bundle, recorded));
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   } finally {
-    await closeAll(up.value);
+    await closeAll(up);
   }
 }
 

@@ -15,13 +15,16 @@ export interface BisectFlags {
   readonly json?: boolean;
   readonly bundleOut?: string;
   readonly bundle?: string;
+  readonly force?: boolean;
 }
 
 /** What `bisect`'s exit codes mean: for its `--help` and the docs. */
 export const BISECT_EXIT_CODES = `Exit status:
   0  every knob ran (with --bundle: and the table is the bundle's)
-  1  some knob is unchecked (the table says why), or the rerun's table differs from the bundle's
-  2  bad input (FILE, row, bundle, option) or the upstream cannot be reached; nothing compared`;
+  1  some knob is unchecked (the table says why), an upstream's model family is not checked, or
+     the rerun's table differs from the bundle's
+  2  bad input (FILE, row, bundle, option), an upstream cannot be reached, or its model family
+     does not match the ids (without --force); nothing compared`;
 
 /** `rollout-lens bisect`. */
 export function bisectSpec(): Command {
@@ -70,5 +73,8 @@ export function bisectSpec(): Command {
     .addOption(option("--json", "print one JSON object: the table and the bundle's path"))
     .addOption(option("--bundle-out <F>", "write the repro bundle (one JSON) to F"))
     .addOption(option("--bundle <FILE>", "rerun a repro bundle's knobs and compare with its table"))
+    .addOption(
+      option("--force", "run even where an upstream's model family does not match the ids"),
+    )
     .addHelpText("after", `\nThe knobs and the bundle: docs/bisect.md.\n${BISECT_EXIT_CODES}`);
 }

@@ -5,6 +5,7 @@ import { bisectTable } from "../../src/core/bisect/table";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { bisectTargetOf, tokenizerFacts } from "../bisect/bisectTarget";
 import { type BisectUpstreams, runBisect } from "../bisect/runBisect";
+import { type FamilyVerdict, refusalText } from "../rescore/familyGuard";
 import { readJsonBody } from "./readJsonBody";
 import { episode, record } from "./rescore";
 
@@ -18,21 +19,32 @@ const settings = {
   decode_max_tokens: z.int().min(1).max(4096).default(256),
 };
 
-/** What to bisect: an episode, or one row of a record (docs/bisect.md#in-the-app). */
-export const bisectBodySchema = z.union([
-  z.strictObject({ episodeId: z.string().min(1), ...settings }),
-  z.strictObject({
-    record: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+/**
+ * What to bisect: an episode (`episodeId`), or one row of a record (`record`, `row`), with the
+ * knobs' options (docs/bisect.md#in-the-app). One object, so an error names its field.
+ */
+export const bisectBodySchema = z
+  .strictObject({
+    episodeId: z.string().min(1).optional(),
+    /** One JSONL record of any supported format, as text or parsed. */
+    record: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    /** Row inside a group record (atropos), 0 otherwise. */
     row: z.int().nonnegative().default(0),
+    /** Run even where the upstream's model family does not match the ids. */
+    force: z.boolean().optional(),
     ...settings,
-  }),
-]);
+  })
+  .refine((v) => (v.episodeId === undefined) !== (v.record === undefined), {
+    message: 'give "episodeId" or "record" (one of them)',
+  });
 
 export interface BisectRoutesOptions {
   /** The upstreams from the server's config (b only when it was started with two or more). */
   readonly upstreams: () => BisectUpstreams;
   readonly liveTrajectory: (id: string) => Trajectory | undefined;
   readonly findStored: (id: string) => Promise<unknown | undefined>;
+  /** The family check of the ids against the upstream's model (docs/mismatch.md#the-family-guard). */
+  readonly guard?: (t: Trajectory) => Promise<FamilyVerdict>;
 }
 
 /**
@@ -46,12 +58,16 @@ export function bisectRoutes(options: BisectRoutesOptions) {
     const body = await readJsonBody(c, bisectBodySchema);
     if (!body.ok) return c.json({ error: body.error }, 400);
     const v = body.value;
-    const found = "episodeId" in v ? await episode(options, v.episodeId) : record(v.record, v.row);
+    const found =
+      v.episodeId !== undefined ? await episode(options, v.episodeId) : record(v.record, v.row);
     if (!found.ok) return c.json({ error: found.error }, found.status);
     const t = found.trajectory;
     const target = bisectTargetOf(t);
     if (!target.mask.includes(1))
       return c.json({ error: "no trained token (loss mask 1) to compare" }, 400);
+    const verdict = await options.guard?.(t);
+    if (verdict?.status === "mismatch" && v.force !== true)
+      return c.json({ error: refusalText(verdict, 'send "force": true') }, 409);
     const up = options.upstreams();
     const knobs = v.knobs ?? KNOB_NAMES;
     try {
@@ -59,7 +75,7 @@ export function bisectRoutes(options: BisectRoutesOptions) {
         {
           ...target,
           source:
-            "episodeId" in v
+            v.episodeId !== undefined
               ? { episode: v.episodeId, trajectory_id: t.id }
               : { row: v.row, trajectory_id: t.id },
           knobs,

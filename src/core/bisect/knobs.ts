@@ -19,7 +19,7 @@ export const KNOB_NAMES: readonly KnobName[] = [
 export interface RescoreSetting {
   /**
    * The lane's temperature. The server always scores at T = 1 (`temperature: 1` is sent: SGLang's
-   * prompt scoring ignores the request's temperature, sgl-project/sglang PR #36213); another T is
+   * prompt scoring ignores the request's temperature, docs/bisect.md#the-knobs); another T is
    * log softmax(z/T) over the top-k alternatives of that scoring (`laneAt`).
    */
   readonly temperature: number;

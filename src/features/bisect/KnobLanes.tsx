@@ -17,10 +17,12 @@ interface KnobLanesProps {
 
 const shown = (x: number | null | undefined) => (typeof x === "number" ? x.toFixed(4) : "—");
 
-/** The per-token lanes of one knob over the trained tokens: baseline, knob, δ shaded, r. */
+/** The per-token lanes of one knob over the trained tokens: baseline, reference, knob, δ shaded, r. */
 export function KnobLanes({ bundle, knob }: KnobLanesProps) {
   const result = bundle.knobs.find((k) => k.knob === knob);
   const lane = result?.status === "ran" ? result.lane : undefined;
+  const first = bundle.knobs[0];
+  const reference = first?.status === "ran" ? first.lane : undefined;
   const trained = useMemo(() => bundle.mask.flatMap((m, k) => (m === 1 ? [k] : [])), [bundle]);
   const parent = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({
@@ -40,6 +42,7 @@ export function KnobLanes({ bundle, knob }: KnobLanesProps) {
         <span>token</span>
         <span>id</span>
         <span>{bundle.baseline.name}</span>
+        <span>reference</span>
         <span>{knob}</span>
         <span>δ</span>
         <span>r</span>
@@ -63,6 +66,7 @@ export function KnobLanes({ bundle, knob }: KnobLanesProps) {
                 <span>{k}</span>
                 <span>{bundle.ids[k]}</span>
                 <span>{shown(b)}</span>
+                <span>{shown(reference?.[k])}</span>
                 <span>{shown(a)}</span>
                 <span style={delta === undefined ? undefined : mismatchColor(delta, EXTENT)}>
                   {delta === undefined ? "missing" : delta.toFixed(4)}
