@@ -59,7 +59,7 @@ export function bisectSpec(): Command {
     .addOption(
       option(
         "--top-logprobs <N>",
-        "the top_p knob: alternatives asked per position (1-1000)",
+        "the temperature and top_p knobs: alternatives asked per position (1-1000)",
         "20",
       ),
     )
