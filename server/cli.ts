@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { type BisectFlags, bisectSpec } from "./commands/bisectSpec";
 import type {
   BranchFlags,
   DriftFlags,
@@ -85,6 +86,13 @@ function program(io: CommandIo, setExitCode: (code: number) => void): Command {
     rescoreSpec().action(
       action<RescoreFlags>(async (parsed) =>
         (await import("./commands/rescore")).runRescore(parsed, io),
+      ),
+    ),
+  );
+  root.addCommand(
+    bisectSpec().action(
+      action<BisectFlags>(async (parsed) =>
+        (await import("./commands/bisect")).runBisectCommand(parsed, io),
       ),
     ),
   );

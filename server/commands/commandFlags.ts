@@ -138,6 +138,10 @@ export interface SimFlags {
   readonly seed: string;
   readonly logprobNoise?: string;
   readonly logprobDriftAfterTokens?: string;
+  readonly logitModel?: boolean;
+  readonly renormalizeKept?: boolean;
+  readonly batchNoise?: string;
+  readonly routedExperts?: string;
   readonly latencyMs: string;
   readonly tokenLatencyMs: string;
   readonly deltaStream?: boolean;

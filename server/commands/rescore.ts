@@ -20,7 +20,7 @@ import type { CommandIo } from "./commandIo";
  * One probe of the upstreams before any trajectory (one attempt, short timeouts): what model
  * they serve, or why they cannot be reached (then nothing is rescored).
  */
-async function probe(
+export async function probe(
   urls: readonly string[],
 ): Promise<{ ok: true; info: ModelInfoWire | undefined } | { ok: false; error: string }> {
   const once = new SglangClient({

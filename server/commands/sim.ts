@@ -9,6 +9,17 @@ function number(flag: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
+/** `--routed-experts L,E,K` as the options' routing shape. */
+function routingShape(value: string | undefined) {
+  if (value === undefined) return undefined;
+  const parts = value.split(",").map((part) => Number(part));
+  const [layers, experts, topK] = parts;
+  if (parts.length !== 3 || !parts.every(Number.isInteger)) {
+    throw new Error(`--routed-experts: expected LAYERS,EXPERTS,TOPK (e.g. 4,16,2), got "${value}"`);
+  }
+  return { layers, experts, topK };
+}
+
 /** `rollout-lens sim` (flags from `simSpec`): serves the SGLang simulator until interrupted. */
 export async function runSim({ values }: ParsedArgs<SimFlags>): Promise<number> {
   // Flags are checked by the same schema as programmatic options, so errors name the field.
@@ -21,6 +32,10 @@ export async function runSim({ values }: ParsedArgs<SimFlags>): Promise<number> 
     seed: number("seed", values.seed),
     logprobNoise: number("logprob-noise", values.logprobNoise),
     logprobDriftAfterTokens: number("logprob-drift-after-tokens", values.logprobDriftAfterTokens),
+    logitModel: values.logitModel ?? false,
+    renormalizeKept: values.renormalizeKept ?? false,
+    batchNoise: number("batch-noise", values.batchNoise),
+    routedExperts: routingShape(values.routedExperts),
     requestLatencyMs: number("latency-ms", values.latencyMs),
     tokenLatencyMs: number("token-latency-ms", values.tokenLatencyMs),
     streamMode: values.deltaStream ? "delta" : "cumulative",

@@ -45,11 +45,11 @@ function repeatable(value: string, previous: readonly string[] | undefined): str
 }
 
 /** The conventions every command shares: usage after an error, errors thrown, not exited on. */
-function conventions(command: Command): Command {
+export function conventions(command: Command): Command {
   return command.exitOverride().showHelpAfterError().allowExcessArguments(false);
 }
 
-function option(flags: string, description: string, defaultValue?: string | number): Option {
+export function option(flags: string, description: string, defaultValue?: string | number): Option {
   const made = new Option(flags, description);
   return defaultValue === undefined ? made : made.default(defaultValue);
 }
@@ -413,6 +413,31 @@ export function simSpec(): Command {
       option(
         "--logprob-drift-after-tokens <N>",
         "scale input-scored logprobs by 1.25 from token N on",
+      ),
+    )
+    .addOption(
+      option(
+        "--logit-model",
+        "explicit distribution per position: sampled logprobs at the request's temperature, rescored at T = 1, the top_p/top_k kept set returned",
+      ),
+    )
+    .addOption(
+      option(
+        "--renormalize-kept",
+        "with --logit-model: sampled logprobs renormalised over the kept set",
+      ),
+    )
+    .addOption(
+      option(
+        "--batch-noise <SIGMA>",
+        "log-odds noise of SIGMA x log2(batch size) on input-scored logprobs",
+        "0",
+      ),
+    )
+    .addOption(
+      option(
+        "--routed-experts <L,E,K>",
+        "answer return_routed_experts: L layers, E experts, top-K per token",
       ),
     )
     .addOption(option("--latency-ms <MS>", "queueing time before the first token", "0"))

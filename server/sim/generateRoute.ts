@@ -2,8 +2,14 @@ import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { SimContext } from "./context";
 import { completeItem, outputText } from "./engine";
-import { createLogprobModel } from "./logprobs";
-import { type GenerateCall, normalizeRequest, SimRequestError } from "./normalizeRequest";
+import { createExplicitModel } from "./explicitModel";
+import { createLogprobModel, type LogprobModel } from "./logprobs";
+import {
+  type GenerateCall,
+  type GenerateItem,
+  normalizeRequest,
+  SimRequestError,
+} from "./normalizeRequest";
 import { playOut } from "./playback";
 import { describeSchemaError, generateBodySchema } from "./requestSchema";
 import {
@@ -48,6 +54,31 @@ export async function readJson(
   }
 }
 
+/** The heuristic logprob model, or the explicit distribution with `logitModel`. */
+function modelFor(
+  ctx: SimContext,
+  item: GenerateItem,
+  seed: number,
+  context: readonly number[],
+  batchSize: number,
+): LogprobModel {
+  const { options } = ctx;
+  const perturbation = {
+    noise: options.logprobNoise,
+    driftAfterTokens: options.logprobDriftAfterTokens,
+    batchNoise: options.batchNoise,
+    batchSize,
+  };
+  const { temperature, topP, topK, minP } = item.sampling;
+  if (!options.logitModel) {
+    return createLogprobModel(ctx.tokenizer, seed, temperature, context, perturbation);
+  }
+  return createExplicitModel(ctx.tokenizer, seed, temperature, context, perturbation, {
+    truncation: { topP, topK, minP },
+    renormalizeKept: options.renormalizeKept,
+  });
+}
+
 function traceCall(ctx: SimContext, call: GenerateCall): ItemTrace[] {
   return call.items.map((item) => {
     const completion = completeItem(ctx.tokenizer, item);
@@ -61,15 +92,19 @@ function traceCall(ctx: SimContext, call: GenerateCall): ItemTrace[] {
     // Causal logprobs: keyed by each token's prefix (prompt + output), so scoring the finished
     // sequence later as input gives back exactly the logprobs it was sampled with.
     const seed = item.sampling.seed ?? ctx.options.seed;
-    const model = createLogprobModel(
-      ctx.tokenizer,
-      seed,
-      item.sampling.temperature,
-      [...item.promptIds, ...completion.outputIds],
-      { noise: ctx.options.logprobNoise, driftAfterTokens: ctx.options.logprobDriftAfterTokens },
-    );
+    const context = [...item.promptIds, ...completion.outputIds];
+    const model = modelFor(ctx, item, seed, context, call.items.length);
     const outputLogprobs = completion.outputIds.map((id, i) => model.score(promptLength + i, id));
-    return { item, completion, cachedTokens, model, outputLogprobs, startedAt: Date.now() };
+    const routing = { shape: ctx.options.routedExperts, seed };
+    return {
+      item,
+      completion,
+      cachedTokens,
+      model,
+      outputLogprobs,
+      startedAt: Date.now(),
+      routing,
+    };
   });
 }
 

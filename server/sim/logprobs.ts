@@ -1,10 +1,11 @@
 import { hashInts, seededRandom } from "../../src/core/random";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
+import { batchNoiseScale, gaussianDraw } from "./distribution";
 
 /** Below SGLang's greedy threshold a request samples with `top_k = 1`. */
 const GREEDY_TEMPERATURE = 1e-6;
 /** SGLang clamps to the dtype minimum instead of -inf; a float32-ish floor keeps JSON finite. */
-const MIN_LOGPROB = -40;
+export const MIN_LOGPROB = -40;
 
 /** One `[logprob, tokenId]` pair; the response layer adds the text slot. */
 export type ScoredToken = readonly [number, number];
@@ -21,6 +22,17 @@ export interface LogprobModel {
   topK(position: number, id: number, logprob: number, k: number): ScoredToken[];
   /** Logprobs of specific ids at `position` (`token_ids_logprob`). */
   scoreIds(position: number, id: number, logprob: number, ids: readonly number[]): ScoredToken[];
+  /** `topK` for a prompt (input-scored) position; the heuristic model uses `topK`. */
+  topKInput?(position: number, id: number, logprob: number, k: number): ScoredToken[];
+  /** `scoreIds` for a prompt (input-scored) position. */
+  scoreIdsInput?(
+    position: number,
+    id: number,
+    logprob: number,
+    ids: readonly number[],
+  ): ScoredToken[];
+  /** The ids the sampler kept at `position` (top-p / top-k / min-p), when it dropped any. */
+  keptIds?(position: number, id: number): number[] | undefined;
 }
 
 const EASY_PIECE = /^[\s\p{P}]*$/u;
@@ -29,7 +41,7 @@ const EASY_PIECE = /^[\s\p{P}]*$/u;
  * How surprising a token usually is: special tokens and punctuation are near-certain, word
  * continuations likely, digits and new words much less so. Mean of -logprob at temperature 1.
  */
-function difficulty(tokenizer: Tokenizer, id: number): number {
+export function difficulty(tokenizer: Tokenizer, id: number): number {
   let known = difficultyCache.get(tokenizer);
   if (!known) {
     known = new Map();
@@ -61,6 +73,10 @@ export interface LogprobPerturbation {
   readonly noise?: number;
   /** From this position on, input-scored logprobs are scaled by DRIFT_SCALE. */
   readonly driftAfterTokens?: number;
+  /** σ of the batch-composition noise: log-odds noise of σ · log2(batchSize) (0: none). */
+  readonly batchNoise?: number;
+  /** Sequences in the `/generate` call this model scores for (1 when alone). */
+  readonly batchSize?: number;
 }
 
 /** How much a drifted position's logprob is scaled: log p · 1.25, a sharper distribution. */
@@ -71,7 +87,7 @@ export const DRIFT_SCALE = 1.25;
  * depends on its prefix only, as in a causal model. Scoring a trajectory in one call then gives
  * the very logprobs its turns were sampled with.
  */
-function prefixKeys(context: readonly number[]): Uint32Array {
+export function prefixKeys(context: readonly number[]): Uint32Array {
   const keys = new Uint32Array(context.length + 1);
   let h = 0x811c9dc5;
   keys[0] = h;
@@ -103,6 +119,57 @@ function gaussian(random: () => number): number {
 }
 
 /**
+ * The opt-in perturbations of an input-scored logprob, in order: drift (× DRIFT_SCALE from
+ * `driftAfterTokens` on), log-odds noise of σ `noise`, then batch-composition noise of
+ * σ `batchNoise` · log2(batchSize); each draw seeded by (seed, prefix key, token). Clamped to
+ * [MIN_LOGPROB, −1e-7] like every reported logprob.
+ */
+export function inputPerturber(
+  seed: number,
+  perturbation: LogprobPerturbation,
+): (value: number, position: number, key: number, id: number) => number {
+  const noise = perturbation.noise ?? 0;
+  const driftAfter = perturbation.driftAfterTokens;
+  const batchSize = perturbation.batchSize ?? 1;
+  const batchSigma = (perturbation.batchNoise ?? 0) * batchNoiseScale(batchSize);
+  return (value, position, key, id) => {
+    let v = value;
+    if (driftAfter !== undefined && position >= driftAfter) v *= DRIFT_SCALE;
+    if (noise > 0) {
+      v = withLogOddsNoise(v, noise * gaussian(seededRandom(hashInts([seed, key, id, 0x5e]))));
+    }
+    if (batchSigma > 0) {
+      v = withLogOddsNoise(v, batchSigma * gaussianDraw([seed, key, id, batchSize, 0xba7]));
+    }
+    return Math.max(MIN_LOGPROB, Math.min(-1e-7, v));
+  };
+}
+
+/**
+ * `count` distinct alternatives to `id` at the position keyed `key`, seeded by (seed, key, id).
+ * They come from the regular vocabulary: below the first EOS where the added tokens sit at the
+ * end (Qwen, Llama, gpt-oss), else the whole vocabulary minus added tokens (DeepSeek's EOS is
+ * id 1, Gemma's 106: bounding by them left too few ids and the draw never ended).
+ */
+export function alternativeIds(
+  tokenizer: Tokenizer,
+  seed: number,
+  key: number,
+  id: number,
+  count: number,
+): number[] {
+  const firstEos = Math.min(...tokenizer.eosTokenIds, tokenizer.vocabSize);
+  const regularVocab = firstEos > tokenizer.vocabSize / 2 ? firstEos : tokenizer.vocabSize;
+  const random = seededRandom(hashInts([seed, key, id, 0xa17]));
+  const picked = new Set<number>();
+  while (picked.size < count) {
+    const alt = Math.floor(random() * regularVocab);
+    if (alt !== id && !tokenizer.isAdded(alt)) picked.add(alt);
+  }
+  return [...picked];
+}
+
+/**
  * A deterministic stand-in for a model's distribution: values depend only on (seed, key, id) and
  * temperature, so the same request replays the same logprobs. The key is the position, or with a
  * `context` (prompt + output ids) the hash of the ids before that position, which makes the
@@ -120,21 +187,8 @@ export function createLogprobModel(
   const keyOf = (position: number) => (keys ? (keys[position] ?? position) : position);
   const isGreedy = temperature < GREEDY_TEMPERATURE;
   const scale = isGreedy ? 0.15 : Math.min(3, Math.max(0.1, temperature));
-  // Alternatives come from the regular vocabulary: below the first EOS where the added tokens sit
-  // at the end (Qwen, Llama, gpt-oss), else the whole vocabulary minus added tokens (DeepSeek's
-  // EOS is id 1, Gemma's 106: bounding by them left too few ids and the draw never ended).
-  const firstEos = Math.min(...tokenizer.eosTokenIds, tokenizer.vocabSize);
-  const regularVocab = firstEos > tokenizer.vocabSize / 2 ? firstEos : tokenizer.vocabSize;
-
-  function alternatives(position: number, id: number, count: number): number[] {
-    const random = seededRandom(hashInts([seed, keyOf(position), id, 0xa17]));
-    const picked = new Set<number>();
-    while (picked.size < count) {
-      const alt = Math.floor(random() * regularVocab);
-      if (alt !== id && !tokenizer.isAdded(alt)) picked.add(alt);
-    }
-    return [...picked];
-  }
+  const alternatives = (position: number, id: number, count: number) =>
+    alternativeIds(tokenizer, seed, keyOf(position), id, count);
 
   function altLogprob(position: number, id: number, logprob: number, rank: number): number {
     const random = seededRandom(hashInts([seed, keyOf(position), id, rank, 0xb0b]));
@@ -151,21 +205,10 @@ export function createLogprobModel(
     return Math.max(MIN_LOGPROB, Math.min(-1e-7, value));
   }
 
-  const noise = perturbation.noise ?? 0;
-  const driftAfter = perturbation.driftAfterTokens;
+  const perturb = inputPerturber(seed, perturbation);
   return {
     score,
-    scoreInput(position, id) {
-      let value = score(position, id);
-      if (driftAfter !== undefined && position >= driftAfter) value *= DRIFT_SCALE;
-      if (noise > 0) {
-        value = withLogOddsNoise(
-          value,
-          noise * gaussian(seededRandom(hashInts([seed, keyOf(position), id, 0x5e]))),
-        );
-      }
-      return Math.max(MIN_LOGPROB, Math.min(-1e-7, value));
-    },
+    scoreInput: (position, id) => perturb(score(position, id), position, keyOf(position), id),
     topK(position, id, logprob, k) {
       if (k <= 0) return [];
       const alts = alternatives(position, id, k - 1).map(

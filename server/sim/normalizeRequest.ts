@@ -11,6 +11,9 @@ export class SimRequestError extends Error {
 export interface SamplingSettings {
   readonly maxNewTokens: number;
   readonly temperature: number;
+  readonly topP: number;
+  readonly topK: number;
+  readonly minP: number;
   readonly stop: readonly string[];
   readonly stopTokenIds: readonly number[];
   readonly isIgnoringEos: boolean;
@@ -31,6 +34,8 @@ export interface GenerateItem {
   readonly topLogprobsNum: number;
   readonly tokenIdsLogprob: readonly number[] | undefined;
   readonly returnTextInLogprobs: boolean;
+  /** `return_routed_experts`: answered only when the simulator has a routing shape. */
+  readonly returnRoutedExperts: boolean;
 }
 
 export interface GenerateCall {
@@ -106,6 +111,9 @@ function verifySampling(sp: SamplingParamsBody): SamplingSettings {
   return {
     maxNewTokens,
     temperature,
+    topP,
+    topK,
+    minP,
     stop: typeof stop === "string" ? [stop] : stop,
     stopTokenIds: sp.stop_token_ids ?? [],
     isIgnoringEos: sp.ignore_eos ?? false,
@@ -210,6 +218,7 @@ export function normalizeRequest(body: GenerateBody, limits: Limits): GenerateCa
       topLogprobsNum: pick(body.top_logprobs_num, i, size, "top_logprobs_num") ?? 0,
       tokenIdsLogprob: Array.isArray(tokenIdsLogprob) ? tokenIdsLogprob : undefined,
       returnTextInLogprobs: body.return_text_in_logprobs ?? false,
+      returnRoutedExperts: body.return_routed_experts ?? false,
     };
   });
   return { items, isBatch, isStream: body.stream ?? false };

@@ -38,6 +38,7 @@ export const generateBodySchema = z.looseObject({
   top_logprobs_num: intOrList.nullish(),
   token_ids_logprob: z.union([z.array(int), z.array(z.array(int))]).nullish(),
   return_text_in_logprobs: z.boolean().nullish(),
+  return_routed_experts: z.boolean().nullish(),
   stream: z.boolean().nullish(),
   rid: z.union([z.string(), z.array(z.string())]).nullish(),
 });

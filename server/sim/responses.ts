@@ -1,6 +1,7 @@
 import type { Tokenizer } from "../../src/core/tokenizer/types";
+import { type RoutingShape, routedExpertsAt } from "./distribution";
 import type { Completion, FinishReason } from "./engine";
-import type { LogprobModel, ScoredToken } from "./logprobs";
+import { type LogprobModel, prefixKeys, type ScoredToken } from "./logprobs";
 import type { GenerateItem } from "./normalizeRequest";
 
 type LogprobTuple = [number | null, number, string | null];
@@ -13,6 +14,8 @@ export interface ItemTrace {
   readonly outputLogprobs: readonly number[];
   readonly model: LogprobModel;
   readonly startedAt: number;
+  /** Set when the simulator answers `return_routed_experts`. */
+  readonly routing?: RoutingReply;
 }
 
 function tuple(
@@ -42,13 +45,13 @@ function inputLogprobKeys(tokenizer: Tokenizer, trace: ItemTrace): Record<string
     );
   if (item.topLogprobsNum > 0) {
     keys.input_top_logprobs = withAlternatives((p, lp) =>
-      model.topK(p.position, p.id, lp, item.topLogprobsNum),
+      (model.topKInput ?? model.topK)(p.position, p.id, lp, item.topLogprobsNum),
     );
   }
   const ids = item.tokenIdsLogprob;
   if (ids) {
     keys.input_token_ids_logprobs = withAlternatives((p, lp) =>
-      model.scoreIds(p.position, p.id, lp, ids),
+      (model.scoreIdsInput ?? model.scoreIds)(p.position, p.id, lp, ids),
     );
   }
   return keys;
@@ -85,7 +88,42 @@ function outputLogprobKeys(
         .map(([lp, id]) => tuple(tokenizer, item, lp, id));
     });
   }
+  const kept = model.keptIds ? ids.map((_, i) => model.keptIds?.(at(i).position, at(i).id)) : [];
+  if (kept.length > 0 && kept.every((k) => k !== undefined)) Object.assign(keys, keptKeys(kept));
   return keys;
+}
+
+/**
+ * The kept set per output token as slime's SGLang patch returns it (`top_p_kept_token_ids`, flat,
+ * cut by `top_p_kept_token_offsets`, one more offset than tokens, from 0): a simulator
+ * extension, real SGLang has no such field.
+ */
+function keptKeys(kept: readonly (readonly number[] | undefined)[]): Record<string, number[]> {
+  const flat: number[] = [];
+  const offsets = [0];
+  for (const ids of kept) {
+    flat.push(...(ids ?? []));
+    offsets.push(flat.length);
+  }
+  return { top_p_kept_token_ids: flat, top_p_kept_token_offsets: offsets };
+}
+
+/**
+ * SGLang's `routed_experts`: base64 of int32 [prompt + output − 1, layers, top-k], row t the
+ * experts chosen while token t was the input (the last token is never fed back).
+ */
+function routedExpertsKey(trace: ItemTrace, shown: number, shape: RoutingShape, seed: number) {
+  const ids = [...trace.item.promptIds, ...trace.completion.outputIds.slice(0, shown)];
+  const keys = prefixKeys(ids);
+  const rows = Math.max(0, ids.length - 1);
+  const flat = new Int32Array(rows * shape.layers * shape.topK);
+  for (let t = 0; t < rows; t++) {
+    const layers = routedExpertsAt(seed, keys[t + 1] ?? t, ids[t] ?? 0, shape);
+    layers.forEach((experts, layer) => {
+      flat.set(experts, (t * shape.layers + layer) * shape.topK);
+    });
+  }
+  return Buffer.from(flat.buffer).toString("base64");
 }
 
 export interface BodyWindow {
@@ -97,6 +135,12 @@ export interface BodyWindow {
   readonly finish: FinishReason | null;
   /** Whether input logprobs go into this body (always when cumulative; first chunk in delta mode). */
   readonly hasInputLogprobs: boolean;
+}
+
+/** The simulator's routing shape and seed, when it answers `return_routed_experts`. */
+export interface RoutingReply {
+  readonly shape: RoutingShape | undefined;
+  readonly seed: number;
 }
 
 /** A §2-shaped `{text, output_ids, meta_info}` object for the window of `trace` given. */
@@ -114,6 +158,10 @@ export function itemBody(tokenizer: Tokenizer, trace: ItemTrace, window: BodyWin
   if (item.returnLogprob) {
     if (window.hasInputLogprobs) Object.assign(metaInfo, inputLogprobKeys(tokenizer, trace));
     Object.assign(metaInfo, outputLogprobKeys(tokenizer, trace, window.from, window.shown));
+  }
+  const routing = trace.routing;
+  if (item.returnRoutedExperts && routing?.shape && window.finish !== null) {
+    metaInfo.routed_experts = routedExpertsKey(trace, window.shown, routing.shape, routing.seed);
   }
   if (window.finish !== null) metaInfo.e2e_latency = (Date.now() - trace.startedAt) / 1000;
   return {

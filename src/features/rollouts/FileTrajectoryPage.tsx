@@ -4,6 +4,7 @@ import type { RowSummary } from "../../core/files/rowSummary";
 import { formatReward } from "../../core/series/formatReward";
 import type { Trajectory } from "../../core/trajectory/types";
 import { useTurnChecks } from "../../hooks/useTurnChecks";
+import { BisectLab } from "../bisect/BisectLab";
 import { ForkForm } from "../branches/ForkForm";
 import type { ForkSource } from "../branches/forkRequest";
 import { DriftPanel } from "../drift/DriftPanel";
@@ -23,18 +24,21 @@ import { useFileOrder } from "./useFileRows";
 import { useFileSample, useFileTrajectory } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
 
+type View = "tokens" | "drift" | "bisect";
+
 /**
  * `/files/:fileId/:row[?token=N]`: one trajectory of a file, parsed from its line on demand; n/p
- * step. `/files/:fileId/:row/drift` shows its retokenization drift instead of its tokens.
+ * step. `/files/:fileId/:row/drift` shows its retokenization drift instead of its tokens,
+ * `/files/:fileId/:row/bisect` its rescoring bisect lab (docs/bisect.md).
  */
-export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: "tokens" | "drift" }) {
+export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: View }) {
   const { fileId = "", row = "" } = useParams();
   // A fresh page per sample: scroll position, selection and the pending read start clean.
   return <FileTrajectory key={`${fileId}/${row}/${view}`} view={view} />;
 }
 
-/** The path tail of a view: the drift tab's `/drift`, none for tokens. */
-const tabPath = (view: "tokens" | "drift") => (view === "drift" ? "/drift" : "");
+/** The path tail of a view: `/drift`, `/bisect`, none for tokens. */
+const tabPath = (view: View) => (view === "tokens" ? "" : `/${view}`);
 
 /**
  * The rows before and after `rowIndex` in the list's `order`, with `n`, `p` and Escape bound to
@@ -73,7 +77,7 @@ function useTokenParam(): number | undefined {
   return tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
 }
 
-function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
+function FileTrajectory({ view }: { readonly view: View }) {
   const { fileId = "", row: rowParam = "" } = useParams();
   const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
   const { client, reason } = useFileClient(fileId);
@@ -132,6 +136,9 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
           {...(summary ? { source: { file: fileId, line: summary.line, row: summary.row } } : {})}
         />
       )}
+      {trajectory.data && view === "bisect" && trajectory.data.segments.length > 0 && (
+        <BisectLab target={{ trajectory: trajectory.data }} />
+      )}
       {trajectory.data && view === "drift" && (
         <DriftPanel
           trajectory={trajectory.data}
@@ -148,7 +155,7 @@ interface RowNavProps {
   readonly fileId: string;
   readonly fileName: string | undefined;
   readonly rowIndex: number;
-  readonly view: "tokens" | "drift";
+  readonly view: View;
   /** The list's query (`?…`), kept on every link. */
   readonly suffix: string;
   /** Where the row sits in the list's order (-1: not in it), its neighbours and the list's length. */
@@ -161,7 +168,7 @@ interface RowNavProps {
   readonly summary: RowSummary | undefined;
 }
 
-/** Back to the file, prev/next, the Tokens/Drift tabs, the row's place and its summary line. */
+/** Back to the file, prev/next, the Tokens/Drift/Bisect tabs, the row's place and its summary line. */
 function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }: RowNavProps) {
   const tab = tabPath(view);
   return (
@@ -185,6 +192,12 @@ function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }:
           aria-current={view === "drift" ? "page" : undefined}
         >
           Drift
+        </Link>
+        <Link
+          to={`/files/${fileId}/${rowIndex}/bisect${suffix}`}
+          aria-current={view === "bisect" ? "page" : undefined}
+        >
+          Bisect
         </Link>
       </span>
       <span className={styles.meta} data-testid="sample-position">
