@@ -1,8 +1,8 @@
 // The browser's whole-file drift scan as a user meets it, next to the native HF tokenizer doing the
 // same check as a whole process on the same file, in the same run, on the CLI bench's corpus
 // (bench/driftCorpus.ts: by default the hard one, CJK, emoji, whitespace and digit runs mixed
-// into real prose, code and JSON). The app is the production build served by the real CLI (`vite build`, then `rollout-lens view FILE --no-open`), driven by
-// Playwright on the e2e browser. Per round it prints: native's whole process (read, parse,
+// into real prose, code and JSON). The app is the production build served by the real CLI
+// (`vite build`, then `rollout-lens view FILE --no-open`), driven by Playwright on the e2e browser. Per round it prints: native's whole process (read, parse,
 // decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
 // browser's scan from the click on "Check drift" to the first frame showing the summary (a fresh
 // page each round: worker start-up and tokenizer loading are part of it); the ratio native time /
