@@ -2,8 +2,8 @@
 // same check as a whole process on the same file, in the same run, on the CLI bench's corpus
 // (bench/driftCorpus.ts: by default the hard one, CJK, emoji, whitespace and digit runs mixed
 // into real prose, code and JSON). The app is the production build served by the real CLI
-// (`vite build`, then `rollout-lens view FILE --no-open`), driven by Playwright on the e2e browser. Per round it prints: native's whole process (read, parse,
-// decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
+// (`vite build`, then `rollout-lens view FILE --no-open`), driven by Playwright on the e2e browser.
+// Per round it prints: native's whole process (read, parse, decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
 // browser's scan from the click on "Check drift" to the first frame showing the summary (a fresh
 // page each round: worker start-up and tokenizer loading are part of it); the ratio native time /
 // browser time (target >= 3x); the main thread's work during the scan (longest task and worst
