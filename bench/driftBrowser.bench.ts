@@ -1,9 +1,9 @@
 // The browser's whole-file drift scan as a user meets it, next to the native HF tokenizer doing the
-// same check as a whole process on the same file, in the same run, on the CLI bench's corpus of
-// diverse real text (bench/driftCorpus.ts: prose, code, JSON). The app is the production build
-// served by the real CLI (`vite build`, then `rollout-lens view FILE --no-open`), driven by
-// Playwright on the e2e browser. Per round it prints: native's whole process (read, parse,
-// decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
+// same check as a whole process on the same file, in the same run, on the CLI bench's corpus
+// (bench/driftCorpus.ts: by default the hard one, CJK, emoji, whitespace and digit runs mixed
+// into real prose, code and JSON). The app is the production build served by the real CLI
+// (`vite build`, then `rollout-lens view FILE --no-open`), driven by Playwright on the e2e browser.
+// Per round it prints: native's whole process (read, parse, decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
 // browser's scan from the click on "Check drift" to the first frame showing the summary (a fresh
 // page each round: worker start-up and tokenizer loading are part of it); the ratio native time /
 // browser time (target >= 3x); the main thread's work during the scan (longest task and worst
@@ -471,10 +471,6 @@ export default async function driftBrowserBench() {
   try {
     console.log(`load average at start: ${load()} (1, 5, 15 min; this machine has 2 cores)`);
     const corpus = await writeCorpus(join(work, "corpus.jsonl"), TARGET_BYTES);
-    console.log(
-      `corpus: ${count(corpus.ids.length)} trajectories, ${(corpus.textBytes / 1e6).toFixed(1)} MB ` +
-        `of real text (prose, code, JSON from node_modules), ${(corpus.fileBytes / 1e6).toFixed(1)} MB of slime JSONL`,
-    );
     buildApp();
     mkdirSync(join(work, "data"));
     const { url, server } = await startView(corpus.path, join(work, "data"));

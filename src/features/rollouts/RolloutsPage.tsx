@@ -5,6 +5,7 @@ import { groupStats } from "../../core/files/groupStats";
 import type { SortColumn } from "../../core/files/rowQuery";
 import { rolloutSeries } from "../../core/series/rolloutSeries";
 import { useDocumentTitle } from "../../hooks/useDocumentTitle";
+import { useTokenizerPreload } from "../../hooks/useTokenizerPreload";
 import type { RolloutFileClient, RolloutFileState } from "../../workers/rolloutFileClient";
 import { FileDriftBar } from "../drift/FileDriftBar";
 import { useFileDrift } from "../drift/useFileDrift";
@@ -52,6 +53,8 @@ export function RolloutsPage() {
   const mapping = useColumnMapping(client, state);
   const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
   const drift = useFileDrift(fileId, client, sample);
+  // The tokenizer the rows decode with loads while the table is read: a row opens with its text.
+  useTokenizerPreload(drift.tokenizer);
   const mismatch = useFileMismatch(fileId, client);
   const forensics = useFileForensics(fileId, client, state);
   const order = useFindingFilter(
