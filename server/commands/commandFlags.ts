@@ -65,7 +65,8 @@ export interface MismatchFlags {
   /** `--map SPEC`: read records of unknown shape through this column mapping. */
   readonly map?: string;
   readonly lanes?: string;
-  readonly correction: string;
+  /** Unset: token-trunc's statistics and charts, and nothing replayed (no rows kept). */
+  readonly correction?: string;
   readonly cap: string;
   readonly bounds?: string;
   readonly json?: boolean;

@@ -64,6 +64,9 @@ export function parseCorrections(values: MismatchFlags): CorrectionsAsked | stri
   if (!(cap > 0)) return `--cap: expected a positive number, got "${values.cap}"`;
   const bounds = parseBounds(values.bounds);
   if (typeof bounds === "string") return bounds;
+  // Without --correction nothing is replayed: a replay keeps every row's compared tokens.
+  if (values.correction === undefined)
+    return { main: correction("token-trunc", { cap }), choices: [] };
   const names = values.correction
     .split(",")
     .map((s) => s.trim())

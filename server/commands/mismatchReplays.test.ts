@@ -60,6 +60,20 @@ describe("mismatch --correction NAME,NAME…", () => {
     expect(tis.fractionClipped).toBe(0);
   });
 
+  it("replays nothing without --correction (no row is kept), and token-trunc when it is named", async () => {
+    const plain = await run(["mismatch", replayFile, "--json"]);
+    expect(plain.code).toBe(0);
+    const report = JSON.parse(plain.out);
+    expect(report.correction.kind).toBe("token-trunc");
+    expect(report.files[0].summary.compared).toBe(4);
+    expect(report.files[0].replays).toEqual([]);
+    expect((await run(["mismatch", replayFile])).out).not.toMatch(/corrections replayed/);
+    const named = await run(["mismatch", replayFile, "--json", "--correction", "token-trunc"]);
+    expect(JSON.parse(named.out).files[0].replays.map((r: { name: string }) => r.name)).toEqual([
+      "token-trunc",
+    ]);
+  });
+
   it("takes each correction's thresholds as options, and prints them in text", async () => {
     const { code, out } = await run([
       "mismatch",

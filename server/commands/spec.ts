@@ -200,8 +200,7 @@ export function mismatchSpec(): Command {
     .addOption(
       option(
         "--correction <NAME[,NAME...]>",
-        `corrections to replay, side by side: ${MISMATCH_CORRECTIONS.join("|")}`,
-        "token-trunc",
+        `corrections to replay over each file, side by side: ${MISMATCH_CORRECTIONS.join("|")} (default: token-trunc's statistics, nothing replayed; a replay keeps every compared token, 20 bytes each)`,
       ),
     )
     .addOption(option("--cap <C>", "truncation cap, and the upper mask bound", "2"))
