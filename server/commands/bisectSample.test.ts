@@ -148,4 +148,17 @@ describe("rollout-lens bisect --sample", () => {
     expect(code).toBe(2);
     expect(err).toMatch(message);
   });
+
+  it("says which file cannot be read, and when no row can be drawn (exit 2)", async () => {
+    const missing = join(dir, "missing.jsonl");
+    const gone = await run(["bisect", missing, "--sample", "2", "--sglang", sim.url]);
+    expect(gone.code).toBe(2);
+    expect(gone.err).toMatch(new RegExp(`^bisect: ${missing} cannot be read: ENOENT`));
+    const none = join(dir, "none.jsonl");
+    writeFileSync(none, "{not json\n");
+    const empty = await run(["bisect", none, "--sample", "2", "--sglang", sim.url]);
+    expect(empty.code).toBe(2);
+    expect(empty.err).toContain("no row to bisect among 0: none has trained tokens");
+    expect(empty.err).toContain("1 bad line(s) are not rows");
+  });
 });

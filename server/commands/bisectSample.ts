@@ -56,7 +56,10 @@ async function sampleInputs(path: string, n: number, seed: number) {
   const { candidates, badLines } = await sampleCandidates(resolve(path), path);
   const pick = pickSample(candidates, n, seed);
   if (pick.rows.length === 0) {
-    const bad = badLines.length > 0 ? `; ${badLines.length} bad line(s) are not rows` : "";
+    const bad =
+      badLines.length > 0
+        ? `; ${badLines.length} bad line(s) are not rows (rollout-lens validate FILE names them)`
+        : "";
     return {
       ok: false as const,
       error: `${path}: no row to bisect among ${candidates.length}: none has trained tokens with sampled logprobs${bad}`,
@@ -102,7 +105,8 @@ export async function runSampleCommand(
   try {
     input = await sampleInputs(path, n.value, seed.value);
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    const why = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: `${path} cannot be read: ${why}` };
   }
   if (!input.ok) return input;
   const family = await checkAllFamilies(
