@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { startBranches } from "./agent/branches";
-import type { BisectUpstreams } from "./bisect/runBisect";
 import { createFileRegistry } from "./files/fileRegistry";
 import { packageVersion } from "./paths";
 import { lazyFamilyGuard } from "./rescore/familyGuard";
@@ -14,7 +13,6 @@ import { type AccessPolicy, resolveAccess } from "./security/access";
 import { applySecurity } from "./security/middleware";
 import { SseGate } from "./security/sseGate";
 import type { Services } from "./services";
-import { SglangClient } from "./sglang/sglangClient";
 import { loadTokenizer } from "./tokenizers/loadTokenizer";
 
 /** Builds the HTTP app (middleware + routes); tests call it without a port. */
@@ -114,8 +112,9 @@ export function buildApp(
   app.route(
     "/api/bisect",
     bisectRoutes({
-      upstreams: bisectUpstreams(services),
-      guard: familyGuard,
+      upstreams: () => services.bisect.upstreams(),
+      guard: services.bisect.guards?.a ?? familyGuard,
+      ...(services.bisect.guards ? { guardB: services.bisect.guards.b } : {}),
       liveTrajectory: (id) => manager.trajectory(id),
       findStored: (id) => index.find(id),
     }),
@@ -125,24 +124,4 @@ export function buildApp(
     return c.json({ error: `internal error: ${error.message}` }, 500);
   });
   return app;
-}
-
-/**
- * The bisect lab's upstreams (docs/bisect.md): one configured upstream is `a` through the shared
- * client; with two or more, the first is `a` and the second `b`, each with a client of its own
- * (made on first use), so each knob asks exactly the upstream it names.
- */
-function bisectUpstreams(services: Services): () => BisectUpstreams {
-  let made: BisectUpstreams | undefined;
-  return () => {
-    if (made) return made;
-    const [a, b] = services.upstreamUrls;
-    const own = (url: string) =>
-      new SglangClient({ upstreams: [url], health: { intervalMs: 0, reprobeMs: 60_000 } });
-    made =
-      a === undefined || b === undefined
-        ? { a: { url: a ?? "", client: services.sglang } }
-        : { a: { url: a, client: own(a) }, b: { url: b, client: own(b) } };
-    return made;
-  };
 }

@@ -5,6 +5,7 @@ import { EpisodeManager } from "./agent/episodeManager";
 import type { ModelClient } from "./agent/modelClient";
 import { type RunnerDeps, runEpisode } from "./agent/runEpisode";
 import { createSglangModelClient } from "./agent/sglangModelClient";
+import { type BisectServices, createBisectServices } from "./bisect/bisectServices";
 import type { ServerConfig } from "./config";
 import { SglangClient, type SglangClientOptions } from "./sglang/sglangClient";
 import type { SimOptionsInput } from "./sim/options";
@@ -38,6 +39,8 @@ export interface Services {
    * the default runner for none. Rejects a name the catalog lacks.
    */
   runnerFor(name: string | undefined): Promise<RunnerDeps>;
+  /** The bisect lab's upstreams a and b and their family checks (docs/bisect.md#in-the-app). */
+  readonly bisect: BisectServices;
   close(): Promise<void>;
 }
 
@@ -122,6 +125,12 @@ export async function createServices(
     run: async (request, sink) => runEpisode(await runnerFor(request.tokenizer), request, sink),
   });
 
+  const bisect = createBisectServices(
+    urls,
+    sglang,
+    tokenizers.list.tokenizers.map((t) => t.name),
+    (name) => loadTokenizer(tokenizers.resolve(name) ?? name),
+  );
   return {
     config,
     tokenizer,
@@ -136,8 +145,10 @@ export async function createServices(
     runner,
     tokenizers,
     runnerFor,
+    bisect,
     async close() {
       await manager.shutdown();
+      await bisect.close();
       await sglang.close();
       await sim?.close();
       await encoder.close();

@@ -232,6 +232,20 @@ describe("rollout-lens bisect", () => {
     }
   });
 
+  it("refuses an upstream b of another family too (exit 2), unless --force", async () => {
+    const llamaB = await startSim({ port: 0 }, { tokenizer: "llama3" });
+    try {
+      const args = ["bisect", rowFile, "--sglang", sim.url, "--sglang-b", llamaB.url];
+      const refused = await run([...args, "--knobs", "upstream"]);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain(`bisect: ${llamaB.url}: family mismatch: `);
+      const forced = await run([...args, "--knobs", "upstream", "--force"]);
+      expect(forced.code).not.toBe(2);
+    } finally {
+      await llamaB.close();
+    }
+  });
+
   it("refuses a bad bundle naming the field, and an unreachable upstream, exit 2", async () => {
     const bad = join(dir, "bad.json");
     const text = readFileSync(bundlePath, "utf8").replace('"version":1', '"version":2');

@@ -2,6 +2,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type BisectBundle, parseBundle } from "../../src/core/bisect/bundle";
 import { type KnobName, parseKnobList } from "../../src/core/bisect/knobs";
+import {
+  checkSampleBundle,
+  isSampleBundle,
+  type SampleBundle,
+} from "../../src/core/bisect/sampleBundle";
 import { type BisectRow, bisectTable, tableDifferences } from "../../src/core/bisect/table";
 import type { IdsOnly } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
@@ -12,21 +17,22 @@ import { type BisectUpstreams, rerunBundle, runBisect } from "../bisect/runBisec
 import { outputOverInput } from "../files/outputGuard";
 import { refusalText } from "../rescore/familyGuard";
 import { SglangClient } from "../sglang/sglangClient";
+import { rerunSampleCommand, runSampleCommand } from "./bisectSample";
 import type { BisectFlags } from "./bisectSpec";
 import type { ParsedArgs } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
 import { probe } from "./rescore";
 
-type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
-function wholeNumber(flag: string, text: string, min: number, max: number): Checked<number> {
+export function wholeNumber(flag: string, text: string, min: number, max: number): Checked<number> {
   const n = Number(text);
   return Number.isInteger(n) && n >= min && n <= max
     ? { ok: true, value: n }
     : { ok: false, error: `${flag}: expected a whole number ${min}-${max}, got "${text}"` };
 }
 
-interface Plan {
+export interface Plan {
   readonly row: number;
   readonly knobs: KnobName[];
   readonly baseline: "sampled" | "reference" | "auto";
@@ -35,7 +41,7 @@ interface Plan {
 
 /** The flags as a plan, or the first wrong one. */
 function planOf(v: BisectFlags): Checked<Plan> {
-  const row = wholeNumber("--row", v.row, 0, Number.MAX_SAFE_INTEGER);
+  const row = wholeNumber("--row", v.row ?? "0", 0, Number.MAX_SAFE_INTEGER);
   const batch = wholeNumber("--batch-size", v.batchSize, 2, 256);
   const top = wholeNumber("--top-logprobs", v.topLogprobs, 1, 1000);
   const decode = wholeNumber("--decode-max-tokens", v.decodeMaxTokens, 1, 1_000_000);
@@ -96,7 +102,10 @@ function clientOf(url: string): SglangClient {
 }
 
 /** One probe of each upstream (what model it serves): an unreachable one is an error. */
-async function probeAll(a: string, b: string | undefined): Promise<Checked<ProbedUpstream[]>> {
+export async function probeAll(
+  a: string,
+  b: string | undefined,
+): Promise<Checked<ProbedUpstream[]>> {
   const probed: ProbedUpstream[] = [];
   for (const url of b === undefined ? [a] : [a, b]) {
     const p = await probe([url]);
@@ -107,7 +116,7 @@ async function probeAll(a: string, b: string | undefined): Promise<Checked<Probe
 }
 
 /** Clients for a (and b). */
-function upstreams(a: string, b: string | undefined): BisectUpstreams {
+export function upstreams(a: string, b: string | undefined): BisectUpstreams {
   return {
     a: { url: a, client: clientOf(a) },
     ...(b === undefined ? {} : { b: { url: b, client: clientOf(b) } }),
@@ -118,7 +127,7 @@ function upstreams(a: string, b: string | undefined): BisectUpstreams {
  * The family check of every upstream against the ids: a mismatch refuses the run (exit 2) unless
  * `--force`; an unchecked family is said, and makes the exit status at least 1.
  */
-async function checkFamilies(
+export async function checkFamilies(
   io: CommandIo,
   probed: readonly ProbedUpstream[],
   target: Trajectory | IdsOnly,
@@ -136,7 +145,7 @@ async function checkFamilies(
   return { ok: true, value: code };
 }
 
-async function closeAll(up: BisectUpstreams): Promise<void> {
+export async function closeAll(up: BisectUpstreams): Promise<void> {
   for (const u of [up.a, up.b]) if (u?.client instanceof SglangClient) await u.client.close();
 }
 
@@ -173,6 +182,44 @@ async function rowInput(path: string, plan: Plan) {
   return { ok: true as const, trajectory: t, target, source, tokenizer: await tokenizerFacts(t) };
 }
 
+/** A bundle file: one row's bundle or a sample's, or an error naming the file and the field. */
+async function readBundleFile(path: string): Promise<Checked<BisectBundle | SampleBundle>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    return {
+      ok: false,
+      error: `--bundle: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  const parsed = parseBundle(text, path);
+  if (parsed.ok) return { ok: true, value: parsed.bundle };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return parsed;
+  }
+  if (!isSampleBundle(value)) return parsed;
+  const sample = checkSampleBundle(value, path);
+  return sample.ok ? { ok: true, value: sample.bundle } : sample;
+}
+
+/** `--sample N [--seed S]`: FILE only, not with `--row` or `--bundle`. */
+async function sampleRoute(
+  values: BisectFlags,
+  path: string,
+  plan: Plan,
+  io: CommandIo,
+): Promise<Checked<number>> {
+  if (values.sample === undefined) return { ok: false, error: "--seed: only with --sample N" };
+  if (values.row !== undefined) return { ok: false, error: "give --row or --sample, not both" };
+  if (values.bundle !== undefined)
+    return { ok: false, error: "--sample: a bundle reruns its own rows; give FILE, not --bundle" };
+  return runSampleCommand(values, path, plan, io);
+}
+
 function exitOf(rows: readonly BisectRow[]): number {
   return rows.some((r) => r.status === "unchecked") ? 1 : 0;
 }
@@ -199,18 +246,20 @@ export async function runBisectCommand(
     ]);
     if (over !== undefined) return fail(`--bundle-out: ${over}`);
   }
+  if (values.sample !== undefined || values.seed !== undefined) {
+    const sample = await sampleRoute(values, positionals[0] ?? "", plan.value, io);
+    return sample.ok ? sample.value : fail(sample.error);
+  }
   let recorded: BisectBundle | undefined;
   let input: Awaited<ReturnType<typeof rowInput>> | undefined;
   if (values.bundle !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(values.bundle, "utf8");
-    } catch (error) {
-      return fail(`--bundle: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    const parsed = parseBundle(text, values.bundle);
+    const parsed = await readBundleFile(values.bundle);
     if (!parsed.ok) return fail(parsed.error);
-    recorded = parsed.bundle;
+    if ("sample" in parsed.value) {
+      const rerun = await rerunSampleCommand(values, parsed.value, io);
+      return rerun.ok ? rerun.value : fail(rerun.error);
+    }
+    recorded = parsed.value;
   } else {
     input = await rowInput(positionals[0] ?? "", plan.value);
     if (!input.ok) return fail(input.error);

@@ -4,7 +4,9 @@ import { conventions, option } from "./spec";
 
 /** `rollout-lens bisect` flags; numbers stay strings until the command checks them. */
 export interface BisectFlags {
-  readonly row: string;
+  readonly row?: string;
+  readonly sample?: string;
+  readonly seed?: string;
   readonly sglang: string;
   readonly sglangB?: string;
   readonly knobs?: string;
@@ -34,8 +36,18 @@ export function bisectSpec(): Command {
     )
     .argument("[FILE]", "rollout file (JSONL); only read (not with --bundle)")
     .addOption(
-      option("--row <R>", "the R-th trajectory of FILE (0-based, as the file table counts)", "0"),
+      option(
+        "--row <R>",
+        "the R-th trajectory of FILE (0-based, as the file table counts; default 0)",
+      ),
     )
+    .addOption(
+      option(
+        "--sample <N>",
+        "instead of --row: N rows picked by a seeded draw among those with trained tokens and sampled logprobs; the table pools them",
+      ),
+    )
+    .addOption(option("--seed <S>", "the --sample draw's seed (default 0)"))
     .requiredOption("--sglang <URL>", "SGLang server (or `rollout-lens sim`): upstream a")
     .addOption(
       option("--sglang-b <URL>", "a second upstream for the upstream knob (engine, TP, version)"),

@@ -1,12 +1,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { checkBundle } from "../../src/core/bisect/bundle";
 import { fixtureLines } from "../../src/test/fixtureFiles";
 import { buildApp } from "../app";
 import { parseServerConfig } from "../config";
 import { createServices, type Services } from "../services";
+import { SglangClient } from "../sglang/sglangClient";
 import { type RunningSim, startSim } from "../sim/start";
 
 // POST /api/bisect with the server's own upstreams: two configured upstreams are a and b, each
@@ -18,11 +19,15 @@ afterAll(async () => {
 });
 
 async function server(sglang: string[]) {
+  return (await serverWith(sglang)).post;
+}
+
+async function serverWith(sglang: string[]) {
   const data = mkdtempSync(join(tmpdir(), "rl-bisect-api-"));
   const services: Services = await createServices(parseServerConfig({ data, sglang }));
   opened.push(services);
   const app = buildApp(services);
-  return (body: unknown) =>
+  const post = (body: unknown) =>
     app.request(
       new Request("http://127.0.0.1/api/bisect", {
         method: "POST",
@@ -30,6 +35,7 @@ async function server(sglang: string[]) {
         body: JSON.stringify(body),
       }),
     );
+  return { services, post };
 }
 
 async function sim(noise = 0): Promise<RunningSim> {
@@ -76,6 +82,38 @@ describe("POST /api/bisect", () => {
     expect(((await refused.json()) as { error: string }).error).toMatch(
       /^family mismatch: .*send "force": true to rescore anyway/,
     );
+  }, 120_000);
+
+  it("refuses upstream b of another family with 409 when the upstream knob runs, unless force", async () => {
+    const qwen = await startSim({ port: 0 }, { tokenizer: "qwen3" });
+    const llama = await startSim({ port: 0 }, { tokenizer: "llama3" });
+    opened.push(qwen, llama);
+    const post = await server([qwen.url, llama.url]);
+    const refused = await post({ record: line, row: 0, knobs: ["upstream"] });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: string }).error).toMatch(
+      /^upstream b: family mismatch: .*send "force": true to rescore anyway/,
+    );
+    // Without the upstream knob, b is not asked: its family does not matter.
+    expect((await post({ record: line, row: 0, knobs: ["batch"] })).status).toBe(200);
+    const forced = await post({ record: line, row: 0, knobs: ["upstream"], force: true });
+    expect(forced.status).toBe(200);
+  }, 120_000);
+
+  it("closes the clients of upstreams a and b with the server", async () => {
+    const [a, b] = [await sim(), await sim()];
+    const { services, post } = await serverWith([a.url, b.url]);
+    expect((await post({ record: line, row: 0, knobs: ["upstream"] })).status).toBe(200);
+    const up = services.bisect.upstreams();
+    expect(up.a.client).not.toBe(services.sglang);
+    const [ca, cb] = [up.a.client, up.b?.client];
+    if (!(ca instanceof SglangClient && cb instanceof SglangClient))
+      throw new Error("a and b should have SGLang clients of their own");
+    const closeA = vi.spyOn(ca, "close");
+    const closeB = vi.spyOn(cb, "close");
+    await services.close();
+    expect(closeA).toHaveBeenCalledTimes(1);
+    expect(closeB).toHaveBeenCalledTimes(1);
   }, 120_000);
 
   it("answers 400 naming the field for a bad request", async () => {

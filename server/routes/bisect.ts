@@ -45,6 +45,23 @@ export interface BisectRoutesOptions {
   readonly findStored: (id: string) => Promise<unknown | undefined>;
   /** The family check of the ids against the upstream's model (docs/mismatch.md#the-family-guard). */
   readonly guard?: (t: Trajectory) => Promise<FamilyVerdict>;
+  /** The same check against upstream b, when there is one (asked only when the upstream knob runs). */
+  readonly guardB?: (t: Trajectory) => Promise<FamilyVerdict>;
+}
+
+/** Why the family check refuses the run (a on every run, b when the upstream knob runs), if it does. */
+async function familyRefusal(
+  options: BisectRoutesOptions,
+  t: Trajectory,
+  usesB: boolean,
+  isForced: boolean,
+): Promise<string | undefined> {
+  if (isForced) return undefined;
+  const a = await options.guard?.(t);
+  if (a?.status === "mismatch") return refusalText(a, 'send "force": true');
+  const b = usesB ? await options.guardB?.(t) : undefined;
+  if (b?.status === "mismatch") return `upstream b: ${refusalText(b, 'send "force": true')}`;
+  return undefined;
 }
 
 /**
@@ -65,11 +82,10 @@ export function bisectRoutes(options: BisectRoutesOptions) {
     const target = bisectTargetOf(t);
     if (!target.mask.includes(1))
       return c.json({ error: "no trained token (loss mask 1) to compare" }, 400);
-    const verdict = await options.guard?.(t);
-    if (verdict?.status === "mismatch" && v.force !== true)
-      return c.json({ error: refusalText(verdict, 'send "force": true') }, 409);
-    const up = options.upstreams();
     const knobs = v.knobs ?? KNOB_NAMES;
+    const refused = await familyRefusal(options, t, knobs.includes("upstream"), v.force === true);
+    if (refused !== undefined) return c.json({ error: refused }, 409);
+    const up = options.upstreams();
     try {
       const bundle = await runBisect(
         {
