@@ -98,6 +98,10 @@ describe("the API surface", () => {
         // Rescoring sends ids only to the configured upstreams; the body (zod-checked, size-capped
         // by the middleware) names an episode, carries a record, or ids, never a URL or a path.
         "POST /api/rescore",
+        // Reviewed: the bisect lab rescores through the same client and upstreams as rescore; the
+        // body (zod-checked, strict, size-capped) names an episode or carries a record, and caps
+        // the work it asks for (batch ≤ 256, top-k ≤ 1000, ≤ 4,096 decode calls); no URL, no path.
+        "POST /api/bisect",
         // Reviewed: the MCP tools read only the files named at start, by id (as /api/files does),
         // take no URL or path from a request, and start nothing (server/mcp, docs/agents.md).
         "GET /mcp",
