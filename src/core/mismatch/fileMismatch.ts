@@ -4,6 +4,8 @@ import type { FormatId } from "../formats/types";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { LaneValues, Trajectory } from "../trajectory/types";
 import { chartRow, rowScratchOf } from "./chartScan";
+import { addDecomposition, addUnknownRow, emptyDecompositionCharts } from "./decompositionCharts";
+import { trajectoryDecomposition } from "./decompositionInputs";
 import { type Correction, correction, type MismatchStats } from "./mismatch";
 import {
   countLanePair,
@@ -121,7 +123,13 @@ export function rowIntoCharts(
   }
   const c = options.correction ?? DEFAULT_CORRECTION;
   countLanePair(charts.lanePairs, lanes[0], lanes[1]);
-  return { ok: true, lanes, row: addToCharts(charts, t, row, line, a, b, c) };
+  const summary = addToCharts(charts, t, row, line, a, b, c);
+  const split = trajectoryDecomposition(t, lanes);
+  charts.decomposition ??= emptyDecompositionCharts();
+  const decomposition = split.ok
+    ? addDecomposition(charts.decomposition, split.result)
+    : addUnknownRow(charts.decomposition, summary.compared);
+  return { ok: true, lanes, row: { ...summary, decomposition } };
 }
 
 const DEFAULT_CORRECTION = correction("token-trunc");
@@ -175,7 +183,10 @@ export function scanMismatchLine(
       const row = firstRow + scan.rows.length;
       countLanePair(scan.charts.lanePairs, result.lanes[0], result.lanes[1]);
       const n = gatherWire(rowScratchOf(scan.charts), lanes);
-      scan.rows.push(chartRow(scan.charts, n, row, lineNo, c));
+      const summary = chartRow(scan.charts, n, row, lineNo, c);
+      scan.charts.decomposition ??= emptyDecompositionCharts();
+      const decomposition = addUnknownRow(scan.charts.decomposition, summary.compared);
+      scan.rows.push({ ...summary, decomposition });
     }
     return;
   }
