@@ -3,7 +3,7 @@ import { stringifyJsonLine } from "../formats/jsonLine";
 import { writeRolloutLens } from "../formats/rolloutLens";
 import { seededRandom } from "../random";
 import type { Trajectory } from "../trajectory/types";
-import { trajectoryDecomposition } from "./decompositionInputs";
+import { trajectoryDecomposition, unknownRowCounts } from "./decompositionInputs";
 import {
   createFileMismatchScan,
   finishCharts,
@@ -116,6 +116,33 @@ describe("the decomposition in the file scan", () => {
     charts.byPosition.forEach((b, i) => {
       expect(b.known).toBe(byBucket.get(i) ?? 0);
     });
+  });
+
+  it("counts a row without a temperature as the full decomposition does, without walking it", () => {
+    const cases: Trajectory[] = trajectories.slice(0, 4).flatMap((t) => [
+      { ...t, samplingParams: { top_p: 0.7 } },
+      { ...t, samplingParams: {}, metadata: {} },
+      { ...t, samplingParams: undefined, metadata: {} },
+    ]);
+    for (const t of cases) {
+      for (const lanes of [
+        ["rescored", "sampled"],
+        ["trainer", "sampled"],
+      ] as const) {
+        const full = trajectoryDecomposition(
+          { ...t, logprobLanes: { ...t.logprobLanes, trainer: t.logprobLanes?.rescored ?? [] } },
+          lanes,
+        );
+        if (!full.ok) throw new Error(full.message);
+        const s = full.result.summary;
+        expect(unknownRowCounts(t, lanes, s.compared)).toEqual({
+          unknownTemperature: s.unknownTemperature,
+          unknownSupport: s.unknownSupport,
+        });
+      }
+    }
+    const known = trajectories[0] as Trajectory;
+    expect(unknownRowCounts(known, ["rescored", "sampled"], 5)).toBeUndefined();
   });
 
   it("merges two halves into the counts of one scan", () => {

@@ -125,15 +125,20 @@ export function addDecomposition(charts: DecompositionCharts, d: Decomposition):
 }
 
 /**
- * A row compared without a trajectory (the lanes read straight from the line): nothing says how
- * its lanes were produced, so every term is unknown and the row unchecked.
+ * A row whose every temperature term is unknown, counted without walking its tokens: compared
+ * without a trajectory (the lanes read straight from the line: nothing says how they were
+ * produced), or a lane without a temperature. The row is unchecked.
  */
-export function addUnknownRow(charts: DecompositionCharts, compared: number): RowDecomposition {
+export function addUnknownRow(
+  charts: DecompositionCharts,
+  compared: number,
+  unknownSupport = compared,
+): RowDecomposition {
   const verdict: RowVerdict = compared === 0 ? "none" : "unchecked";
   charts.rows[verdict]++;
   charts.compared += compared;
   charts.unknownTemperature += compared;
-  charts.unknownSupport += compared;
+  charts.unknownSupport += unknownSupport;
   return {
     verdict,
     compared,

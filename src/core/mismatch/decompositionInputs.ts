@@ -4,6 +4,7 @@ import {
   type Decomposition,
   type DecompositionInput,
   decomposeMismatch,
+  isFiltering,
   type LaneConvention,
   type SamplingFilter,
   type TopEntry,
@@ -120,6 +121,26 @@ const topKTemperature = (t: number | undefined) => (t === undefined ? {} : { top
 
 /** Conventions the caller states for lanes the record says nothing about (a trainer lane). */
 export type LaneConventions = Readonly<Record<string, LaneConvention>>;
+
+/**
+ * Without a temperature for one of the lanes every token's temperature term is unknown, and the
+ * row is unchecked whatever the top-k says: its unknown counts, for a file scan that need not
+ * walk its tokens (`compared` as the mismatch counts it). Undefined when the terms may be known.
+ */
+export function unknownRowCounts(
+  t: Trajectory,
+  lanes: readonly [string, string],
+  compared: number,
+): { unknownTemperature: number; unknownSupport: number } | undefined {
+  const a = laneConvention(t, lanes[0]);
+  const b = laneConvention(t, lanes[1]);
+  if (a.temperature !== undefined && b.temperature !== undefined) return undefined;
+  const filter = samplingFilter(t);
+  const isPlain = filter !== undefined && !isFiltering(filter) && !keptSetReader(t);
+  const isSupportKnown = (c: LaneConvention) => c.renormalized === false || isPlain;
+  const unknownSupport = isSupportKnown(a) && isSupportKnown(b) ? 0 : compared;
+  return { unknownTemperature: compared, unknownSupport };
+}
 
 /** The decomposition of lane a against lane b over `t`'s trained tokens, or why not. */
 export function trajectoryDecomposition(

@@ -4,8 +4,13 @@ import type { FormatId } from "../formats/types";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { LaneValues, Trajectory } from "../trajectory/types";
 import { chartRow, rowScratchOf } from "./chartScan";
-import { addDecomposition, addUnknownRow, emptyDecompositionCharts } from "./decompositionCharts";
-import { trajectoryDecomposition } from "./decompositionInputs";
+import {
+  addDecomposition,
+  addUnknownRow,
+  emptyDecompositionCharts,
+  type RowDecomposition,
+} from "./decompositionCharts";
+import { trajectoryDecomposition, unknownRowCounts } from "./decompositionInputs";
 import { type Correction, correction, type MismatchStats } from "./mismatch";
 import {
   countLanePair,
@@ -124,15 +129,29 @@ export function rowIntoCharts(
   const c = options.correction ?? DEFAULT_CORRECTION;
   countLanePair(charts.lanePairs, lanes[0], lanes[1]);
   const summary = addToCharts(charts, t, row, line, a, b, c);
-  const split = trajectoryDecomposition(t, lanes);
-  charts.decomposition ??= emptyDecompositionCharts();
-  const decomposition = split.ok
-    ? addDecomposition(charts.decomposition, split.result)
-    : addUnknownRow(charts.decomposition, summary.compared);
-  return { ok: true, lanes, row: { ...summary, decomposition } };
+  return {
+    ok: true,
+    lanes,
+    row: { ...summary, decomposition: decomposeRow(charts, t, lanes, summary) },
+  };
 }
 
 const DEFAULT_CORRECTION = correction("token-trunc");
+
+/** The row's decomposition into the charts: counted alone when no term can be known. */
+function decomposeRow(
+  charts: MismatchCharts,
+  t: Trajectory,
+  lanes: readonly [string, string],
+  summary: RowMismatch,
+): RowDecomposition {
+  charts.decomposition ??= emptyDecompositionCharts();
+  const into = charts.decomposition;
+  const unknown = unknownRowCounts(t, lanes, summary.compared);
+  if (unknown) return addUnknownRow(into, summary.compared, unknown.unknownSupport);
+  const split = trajectoryDecomposition(t, lanes);
+  return split.ok ? addDecomposition(into, split.result) : addUnknownRow(into, summary.compared);
+}
 
 /**
  * rowIntoCharts with the trajectory's full statistics (computeMismatch's), as
