@@ -48,22 +48,33 @@ function unknownSpans(status: Uint8Array, bits: number): [number, number][] {
   return spans;
 }
 
+/** max |term| over the three lanes (NaN skipped), at least 1e-9. */
+function largestTerm(d: Decomposition): number {
+  let max = 1e-9;
+  for (const values of [d.temperature, d.support, d.residual]) {
+    for (const v of values) if (Math.abs(v) > max) max = Math.abs(v);
+  }
+  return max;
+}
+
 function Lane({
   values,
   status,
   unknownBits,
   index,
   n,
+  extent,
 }: {
   readonly values: Float64Array;
   readonly status: Uint8Array;
   readonly unknownBits: number;
   readonly index: number;
   readonly n: number;
+  /** The largest |term| of the three lanes: one scale, so their sizes compare. */
+  readonly extent: number;
 }) {
   const buckets = useMemo(() => envelope(values, BUCKETS), [values]);
   const spans = useMemo(() => unknownSpans(status, unknownBits), [status, unknownBits]);
-  const extent = Math.max(1e-9, ...buckets.map((b) => Math.max(Math.abs(b.min), Math.abs(b.max))));
   const top = index * LANE;
   const mid = top + LANE / 2;
   const x = (token: number) => (token / Math.max(1, n)) * WIDTH;
@@ -97,8 +108,8 @@ function Lane({
 
 /**
  * Where the mismatch comes from (docs/mismatch.md "Decomposition"): δ split per token into the
- * temperature, truncated-support and residual terms, as three stacked lanes along the sequence
- * (grey where a term is unknown), with the row's verdict and mean |terms|; click to jump.
+ * temperature, truncated-support and residual terms, as three stacked lanes along the sequence on
+ * one scale (grey where a term is unknown), with the row's verdict and mean |terms|; click to jump.
  */
 export const DecompositionLanes = memo(function DecompositionLanes({
   decomposition,
@@ -107,6 +118,7 @@ export const DecompositionLanes = memo(function DecompositionLanes({
 }: DecompositionLanesProps) {
   const { summary } = decomposition;
   const n = decomposition.residual.length;
+  const extent = useMemo(() => largestTerm(decomposition), [decomposition]);
   const height = LANE * LANES.length;
   return (
     <figure className={styles.figure} data-testid="decomposition">
@@ -151,6 +163,7 @@ export const DecompositionLanes = memo(function DecompositionLanes({
               unknownBits={l.unknown}
               index={i}
               n={n}
+              extent={extent}
             />
           ))}
           {selected !== undefined && (
