@@ -164,13 +164,19 @@ export function mismatchIntoCharts(
   line: number,
   options: MismatchScanOptions,
 ):
-  | { ok: true; lanes: readonly [string, string]; stats: MismatchStats }
+  | {
+      ok: true;
+      lanes: readonly [string, string];
+      stats: MismatchStats;
+      decomposition: RowDecomposition | undefined;
+    }
   | { ok: false; reason: string } {
   const into = rowIntoCharts(charts, t, row, line, options);
   if (!into.ok) return into;
   const out = trajectoryMismatch(t, into.lanes, options.correction ?? DEFAULT_CORRECTION);
   if (!out.ok) return { ok: false, reason: out.message };
-  return { ok: true, lanes: into.lanes, stats: out.result.stats };
+  const decomposition = into.row.decomposition;
+  return { ok: true, lanes: into.lanes, stats: out.result.stats, decomposition };
 }
 
 /**
