@@ -1,9 +1,9 @@
 // The browser's whole-file drift scan as a user meets it, next to the native HF tokenizer doing the
-// same check as a whole process on the same file, in the same run, on the CLI bench's corpus of
-// diverse real text (bench/driftCorpus.ts: prose, code, JSON). The app is the production build
-// served by the real CLI (`vite build`, then `rollout-lens view FILE --no-open`), driven by
-// Playwright on the e2e browser. Per round it prints: native's whole process (read, parse,
-// decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
+// same check as a whole process on the same file, in the same run, on the CLI bench's corpus
+// (bench/driftCorpus.ts: by default the hard one, CJK, emoji, whitespace and digit runs mixed
+// into real prose, code and JSON). The app is the production build served by the real CLI
+// (`vite build`, then `rollout-lens view FILE --no-open`), driven by Playwright on the e2e browser.
+// Per round it prints: native's whole process (read, parse, decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
 // browser's scan from the click on "Check drift" to the first frame showing the summary (a fresh
 // page each round: worker start-up and tokenizer loading are part of it); the ratio native time /
 // browser time (target >= 3x); the main thread's work during the scan (longest task and worst
@@ -20,7 +20,7 @@ import { type Browser, chromium, type Page } from "@playwright/test";
 import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { resolveE2eBrowser } from "../e2e/browser/resolveBrowser";
 import { resolveTokenizerDir } from "../server/tokenizers/loadTokenizer";
-import { writeRealTextCorpus } from "./driftCorpus";
+import { describeCorpus, isHardCorpus, writeRealTextCorpus } from "./driftCorpus";
 
 const TOKENIZER = "qwen3";
 const TARGET_BYTES = Number(process.env.DRIFT_BENCH_MB ?? 20) * 1e6;
@@ -56,7 +56,13 @@ interface Corpus {
  */
 async function writeCorpus(path: string, targetBytes: number): Promise<Corpus> {
   const native = NativeTokenizer.fromFile(tokenizerJson());
-  const made = await writeRealTextCorpus(path, native, { targetBytes, seed: 15, driftRate: 0.02 });
+  const made = await writeRealTextCorpus(path, native, {
+    targetBytes,
+    seed: 15,
+    driftRate: 0.02,
+    hard: isHardCorpus(),
+  });
+  console.log(`browser corpus: ${describeCorpus(made)}`);
   const ids = Array.from({ length: made.trajectories }, (_, k) => `L${k + 1}`);
   return { path, ids, textBytes: made.textBytes, fileBytes: made.fileBytes };
 }
@@ -465,10 +471,6 @@ export default async function driftBrowserBench() {
   try {
     console.log(`load average at start: ${load()} (1, 5, 15 min; this machine has 2 cores)`);
     const corpus = await writeCorpus(join(work, "corpus.jsonl"), TARGET_BYTES);
-    console.log(
-      `corpus: ${count(corpus.ids.length)} trajectories, ${(corpus.textBytes / 1e6).toFixed(1)} MB ` +
-        `of real text (prose, code, JSON from node_modules), ${(corpus.fileBytes / 1e6).toFixed(1)} MB of slime JSONL`,
-    );
     buildApp();
     mkdirSync(join(work, "data"));
     const { url, server } = await startView(corpus.path, join(work, "data"));

@@ -13,7 +13,7 @@ import { Tokenizer as NativeTokenizer } from "tokenizers";
 import { buildServer } from "../scripts/buildServer";
 import { resolveTokenizerDir } from "../server/tokenizers/loadTokenizer";
 import { fixtureLines } from "../src/test/fixtureFiles";
-import { writeRealTextCorpus } from "./driftCorpus";
+import { describeCorpus, isHardCorpus, writeRealTextCorpus } from "./driftCorpus";
 
 const root = join(import.meta.dirname, "..");
 
@@ -81,12 +81,9 @@ export async function cliWholeProcess(): Promise<void> {
     targetBytes,
     seed: 15,
     driftRate: 0.02,
+    hard: isHardCorpus(),
   });
-  console.log(
-    `CLI corpus: ${made.trajectories} trajectories, ${(made.textBytes / 1e6).toFixed(1)} MB of real text ` +
-      `(prose, code, JSON from node_modules), ${(made.fileBytes / 1e6).toFixed(1)} MB of slime JSONL, ` +
-      `${made.injected} injected E1 splits`,
-  );
+  console.log(`CLI corpus: ${describeCorpus(made)}`);
   const oneLine = join(dir, "one-line-llama3.jsonl");
   writeFileSync(oneLine, `${fixtureLines("atropos-rubiks-trimmed.jsonl")[0]}\n`);
   const native = join(root, "bench", "nativeDriftCheck.mjs");

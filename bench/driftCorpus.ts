@@ -3,11 +3,15 @@
 // packages installed in node_modules/ — real text every clone has, no download. Chosen and cut
 // deterministically (sorted file lists, a seeded generator), tokenized with the native tokenizer
 // as slime Sample lines (qwen3 chat turns: user = one chunk, assistant = another), a share of the
-// assistant turns carrying an E1 drift (a token split into two non-canonical pieces).
+// assistant turns carrying an E1 drift (a token split into two non-canonical pieces). With `hard`
+// (the default of the benches) the rows are made hard for the fast path (bench/hardText.ts): CJK,
+// emoji, long whitespace and digit runs mixed into the real text, many short rows and a few rows
+// of over 100,000 tokens.
 import { createWriteStream, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Tokenizer as NativeTokenizer } from "tokenizers";
 import { seededRandom } from "../src/core/random";
+import { hardChunk } from "./hardText";
 
 const KINDS = {
   prose: [".md", ".markdown", ".txt"],
@@ -67,8 +71,13 @@ const QWEN_USER = (text: string) => `<|im_start|>user\n${text}<|im_end|>\n<|im_s
 export async function writeRealTextCorpus(
   path: string,
   native: NativeTokenizer,
-  options: { readonly targetBytes: number; readonly seed: number; readonly driftRate: number },
-): Promise<{ trajectories: number; textBytes: number; injected: number; fileBytes: number }> {
+  options: {
+    readonly targetBytes: number;
+    readonly seed: number;
+    readonly driftRate: number;
+    readonly hard?: boolean;
+  },
+): Promise<CorpusMade> {
   const r = seededRandom(options.seed);
   const files = new Map<Kind, string[]>([
     ["prose", []],
@@ -84,19 +93,35 @@ export async function writeRealTextCorpus(
   let injected = 0;
   let fileBytes = 0;
   let turn = 0;
+  // Mixed kinds in every batch: prose, code and JSON in turn, user and assistant alike.
+  const next = () => {
+    for (let tries = 0; tries < sources.length; tries++) {
+      const got = sources[turn++ % sources.length]?.next();
+      if (got && !got.done) return got.value;
+    }
+    throw new Error("node_modules holds too little text for the corpus");
+  };
+  const mix = options.hard ? hardMix(r, next) : () => next();
+  let batchNo = 0;
+  let longRows = 0;
+  let shortRows = 0;
   while (textBytes < options.targetBytes) {
-    // Mixed kinds in every batch: prose, code and JSON in turn, user and assistant alike.
     const pairs: [string, string][] = [];
     for (let k = 0; k < 256; k++) {
-      const next = () => {
-        for (let tries = 0; tries < sources.length; tries++) {
-          const got = sources[turn++ % sources.length]?.next();
-          if (got && !got.done) return got.value;
-        }
-        throw new Error("node_modules holds too little text for the corpus");
-      };
-      pairs.push([QWEN_USER(next()), next()]);
+      const isLong = options.hard === true && k === 0 && batchNo % 4 === 1 && longRows < LONG_ROWS;
+      if (isLong) longRows += 1;
+      // A third of the hard corpus's rows are short: a few words asked, a few answered.
+      const isShort = options.hard === true && !isLong && r() < 0.34;
+      const user = isShort ? shortText(r, next) : mix();
+      const assistant = isLong
+        ? await longText(native, r, next)
+        : isShort
+          ? shortText(r, next)
+          : mix();
+      if (user.length + assistant.length < 300) shortRows += 1;
+      pairs.push([QWEN_USER(user), assistant]);
     }
+    batchNo += 1;
     const encoded = await native.encodeBatch(
       pairs.flat().map((t) => t),
       { addSpecialTokens: false },
@@ -129,7 +154,46 @@ export async function writeRealTextCorpus(
   await new Promise<void>((done, fail) =>
     out.end((error?: Error | null) => (error ? fail(error) : done())),
   );
-  return { trajectories, textBytes, injected, fileBytes };
+  return { trajectories, textBytes, injected, fileBytes, longRows, shortRows };
+}
+
+export interface CorpusMade {
+  readonly trajectories: number;
+  readonly textBytes: number;
+  readonly injected: number;
+  readonly fileBytes: number;
+  /** Rows of over LONG_TOKENS tokens. */
+  readonly longRows: number;
+  /** Rows of under 300 characters of text. */
+  readonly shortRows: number;
+}
+
+const LONG_ROWS = 3;
+const LONG_TOKENS = 100_000;
+
+/** The hard corpus's long turns: half hard text (CJK, emoji, whitespace and digit runs mixed
+ * into real text), half real text as it is. */
+function hardMix(r: () => number, next: () => string): () => string {
+  return () => (r() < 0.5 ? hardChunk(r, 200 + Math.floor(r() * 3_800), next) : next());
+}
+
+/** A short turn: 5–120 characters of hard or real text. */
+function shortText(r: () => number, next: () => string): string {
+  return hardChunk(r, 5 + Math.floor(r() * 115), next).slice(0, 120);
+}
+
+/** Text of over LONG_TOKENS tokens: hard chunks and real text until the encoder says so. */
+async function longText(
+  native: NativeTokenizer,
+  r: () => number,
+  next: () => string,
+): Promise<string> {
+  let text = "";
+  for (;;) {
+    while (text.length < 600_000) text += hardChunk(r, 4_000, next);
+    const ids = (await native.encode(text, null, { addSpecialTokens: false })).getIds();
+    if (ids.length > LONG_TOKENS) return text;
+  }
 }
 
 /** E1: one multi-character token replaced by the tokens of its two halves (same text). */
@@ -154,4 +218,16 @@ async function splitOneToken(
       return [...ids.slice(0, at), ...a, ...b, ...ids.slice(at + 1)];
   }
   return undefined;
+}
+
+/** The benches' corpus is the hard one unless DRIFT_CORPUS=real asks for real text only. */
+export const isHardCorpus = (): boolean => process.env.DRIFT_CORPUS !== "real";
+
+export function describeCorpus(made: CorpusMade): string {
+  return (
+    `${made.trajectories} trajectories (${made.shortRows} short, ${made.longRows} of over ` +
+    `${LONG_TOKENS.toLocaleString("en")} tokens), ${(made.textBytes / 1e6).toFixed(1)} MB of ` +
+    `${isHardCorpus() ? "hard text (CJK, emoji, whitespace and digit runs mixed into real prose, code, JSON)" : "real text (prose, code, JSON from node_modules)"}, ` +
+    `${(made.fileBytes / 1e6).toFixed(1)} MB of slime JSONL, ${made.injected} injected E1 splits`
+  );
 }

@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import { startBranches } from "./agent/branches";
+import type { BisectUpstreams } from "./bisect/runBisect";
 import { createFileRegistry } from "./files/fileRegistry";
 import { packageVersion } from "./paths";
 import { lazyFamilyGuard } from "./rescore/familyGuard";
+import { bisectRoutes } from "./routes/bisect";
 import { episodesRoutes } from "./routes/episodes";
 import { filesRoutes } from "./routes/files";
 import { mcpRoutes } from "./routes/mcp";
@@ -12,6 +14,7 @@ import { type AccessPolicy, resolveAccess } from "./security/access";
 import { applySecurity } from "./security/middleware";
 import { SseGate } from "./security/sseGate";
 import type { Services } from "./services";
+import { SglangClient } from "./sglang/sglangClient";
 import { loadTokenizer } from "./tokenizers/loadTokenizer";
 
 /** Builds the HTTP app (middleware + routes); tests call it without a port. */
@@ -88,17 +91,19 @@ export function buildApp(
       ...(config.map === undefined ? {} : { map: config.map }),
     }),
   );
+  // The family check of rescoring and the bisect lab: /model_info asked once, kept.
+  const familyGuard = lazyFamilyGuard(
+    () => services.sglang.modelInfo(),
+    services.tokenizers.list.tokenizers.map((t) => t.name),
+    (name) => loadTokenizer(services.tokenizers.resolve(name) ?? name),
+  );
   app.route(
     "/api/rescore",
     rescoreRoutes({
       sglang: services.sglang,
       liveTrajectory: (id) => manager.trajectory(id),
       findStored: (id) => index.find(id),
-      guard: lazyFamilyGuard(
-        () => services.sglang.modelInfo(),
-        services.tokenizers.list.tokenizers.map((t) => t.name),
-        (name) => loadTokenizer(services.tokenizers.resolve(name) ?? name),
-      ),
+      guard: familyGuard,
       // An added lane is the episode stored again; the index keeps an id's last line.
       persist: async (trajectory) => {
         index.add(trajectory, await services.store.finish(trajectory));
@@ -106,9 +111,38 @@ export function buildApp(
       },
     }),
   );
+  app.route(
+    "/api/bisect",
+    bisectRoutes({
+      upstreams: bisectUpstreams(services),
+      guard: familyGuard,
+      liveTrajectory: (id) => manager.trajectory(id),
+      findStored: (id) => index.find(id),
+    }),
+  );
   app.onError((error, c) => {
     console.error(error);
     return c.json({ error: `internal error: ${error.message}` }, 500);
   });
   return app;
+}
+
+/**
+ * The bisect lab's upstreams (docs/bisect.md): one configured upstream is `a` through the shared
+ * client; with two or more, the first is `a` and the second `b`, each with a client of its own
+ * (made on first use), so each knob asks exactly the upstream it names.
+ */
+function bisectUpstreams(services: Services): () => BisectUpstreams {
+  let made: BisectUpstreams | undefined;
+  return () => {
+    if (made) return made;
+    const [a, b] = services.upstreamUrls;
+    const own = (url: string) =>
+      new SglangClient({ upstreams: [url], health: { intervalMs: 0, reprobeMs: 60_000 } });
+    made =
+      a === undefined || b === undefined
+        ? { a: { url: a ?? "", client: services.sglang } }
+        : { a: { url: a, client: own(a) }, b: { url: b, client: own(b) } };
+    return made;
+  };
 }

@@ -1,29 +1,32 @@
 import { Command, CommanderError } from "commander";
+import { type BisectFlags, bisectSpec } from "./commands/bisectSpec";
+import type {
+  BranchFlags,
+  DriftFlags,
+  GroupsFlags,
+  McpFlags,
+  MergeReportsFlags,
+  MismatchFlags,
+  ParsedArgs,
+  RescoreFlags,
+  ServeFlags,
+  SimFlags,
+  ValidateFlags,
+  ViewFlags,
+} from "./commands/commandFlags";
 import { type CommandIo, processIo } from "./commands/commandIo";
 import {
-  type BranchFlags,
   branchSpec,
-  type DriftFlags,
   driftSpec,
   exitCodeOfCommanderError,
-  type GroupsFlags,
   groupsSpec,
-  type McpFlags,
-  type MergeReportsFlags,
-  type MismatchFlags,
   mcpSpec,
   mergeReportsSpec,
   mismatchSpec,
-  type ParsedArgs,
-  type RescoreFlags,
   rescoreSpec,
-  type ServeFlags,
-  type SimFlags,
   serveSpec,
   simSpec,
   USAGE_EXIT_CODE,
-  type ValidateFlags,
-  type ViewFlags,
   validateSpec,
   viewSpec,
 } from "./commands/spec";
@@ -83,6 +86,13 @@ function program(io: CommandIo, setExitCode: (code: number) => void): Command {
     rescoreSpec().action(
       action<RescoreFlags>(async (parsed) =>
         (await import("./commands/rescore")).runRescore(parsed, io),
+      ),
+    ),
+  );
+  root.addCommand(
+    bisectSpec().action(
+      action<BisectFlags>(async (parsed) =>
+        (await import("./commands/bisect")).runBisectCommand(parsed, io),
       ),
     ),
   );

@@ -148,28 +148,12 @@ export class EpisodeManager {
     return id;
   }
 
+  /** Runs an episode to its end: journaled as it goes, persisted, then its `end` published. */
   private async drive(episode: LiveEpisode): Promise<void> {
-    const { store } = this.options;
-    let journaled = false;
+    const journal = new SegmentJournal(this.options.store, episode);
     // The runner's `end` is held back until the episode is persisted, so a client that sees it can
     // fetch the finished trajectory at once.
     let endEvent: EpisodeEvent | undefined;
-    let pendingSegments: Segment[] = [];
-    let pendingIndices: number[] = [];
-    let journalError: Error | undefined;
-    const flushJournal = () => {
-      const batch = pendingSegments;
-      const indices = pendingIndices;
-      pendingSegments = [];
-      pendingIndices = [];
-      try {
-        store.appendSegments(episode.id, batch, indices);
-      } catch (error) {
-        // Surfaces at the episode's next segment (the runner ends it as a failure).
-        journalError = error instanceof Error ? error : new Error(String(error));
-        console.error(`episode ${episode.id}: could not journal: ${journalError.message}`);
-      }
-    };
     const sink: EpisodeSink = {
       id: episode.id,
       signal: episode.controller.signal,
@@ -178,79 +162,19 @@ export class EpisodeManager {
           endEvent = event;
           return;
         }
-        if (event.type === "segment") {
-          if (journalError) throw journalError;
-          if (!journaled && episode.snapshot) {
-            const { segments: _s, status: _st, ...header } = episode.snapshot();
-            store.begin(header);
-            journaled = true;
-          }
-          if (journaled) {
-            // Segments published in one go (a branch's copied prefix) share one write and fsync.
-            pendingSegments.push(event.segment);
-            pendingIndices.push(event.index);
-            if (pendingSegments.length === 1) queueMicrotask(flushJournal);
-          }
-        }
+        if (event.type === "segment") journal.record(event.segment, event.index);
         this.publish(episode, event);
       },
       askHuman: (callId, question, timeoutMs, signal) =>
-        new Promise<string>((resolve, reject) => {
-          // Every way out clears the timer and the abort listener, so nothing outlives the wait.
-          const settle = () => {
-            clearTimeout(timer);
-            signal.removeEventListener("abort", onAbort);
-            episode.pendingHuman = undefined;
-          };
-          const onAbort = () => {
-            settle();
-            reject(new Error("episode aborted while waiting for the human"));
-          };
-          const timer = setTimeout(() => {
-            settle();
-            reject(new Error(`no human reply within ${Math.round(timeoutMs / 1000)} s`));
-          }, timeoutMs);
-          signal.addEventListener("abort", onAbort, { once: true });
-          episode.pendingHuman = {
-            callId,
-            resolve: (reply) => {
-              settle();
-              resolve(reply);
-            },
-          };
-          this.publish(episode, {
-            type: "waiting_human",
-            callId,
-            question,
-            timeoutMs,
-            deadline: Date.now() + timeoutMs,
-          });
-        }),
+        this.askHuman(episode, callId, question, timeoutMs, signal),
       setSnapshot: (snapshot) => {
         episode.snapshot = snapshot;
       },
     };
-    let final: Trajectory;
-    try {
-      final = await (episode.run ? episode.run(sink) : this.options.run(episode.request, sink));
-    } catch (error) {
-      // The runner should never throw; if it does, keep what was recorded.
-      const partial = episode.snapshot?.();
-      final = {
-        ...(partial ?? {
-          id: episode.id,
-          source: { kind: "live" },
-          format: "rollout-lens/v1",
-          segments: [],
-          metadata: {},
-        }),
-        status: "aborted",
-        endReason: `internal error: ${String(error)}`,
-      };
-    }
+    const final = await this.runToEnd(episode, sink);
     episode.final = final;
     try {
-      const at = await store.finish(final);
+      const at = await this.options.store.finish(final);
       this.options.onStored?.(final, at);
     } catch (error) {
       console.error(`episode ${episode.id}: could not persist: ${String(error)}`);
@@ -264,6 +188,71 @@ export class EpisodeManager {
         ...(final.endReason === undefined ? {} : { reason: final.endReason }),
       },
     );
+    this.retire(episode);
+  }
+
+  /** The episode's final trajectory from its runner; what was recorded if the runner throws. */
+  private async runToEnd(episode: LiveEpisode, sink: EpisodeSink): Promise<Trajectory> {
+    try {
+      return await (episode.run ? episode.run(sink) : this.options.run(episode.request, sink));
+    } catch (error) {
+      // The runner should never throw; if it does, keep what was recorded.
+      const partial = episode.snapshot?.();
+      return {
+        ...(partial ?? {
+          id: episode.id,
+          source: { kind: "live" },
+          format: "rollout-lens/v1",
+          segments: [],
+          metadata: {},
+        }),
+        status: "aborted",
+        endReason: `internal error: ${String(error)}`,
+      };
+    }
+  }
+
+  /**
+   * The human tool's question published as `waiting_human`; settles with the reply, or fails on
+   * timeout or abort.
+   */
+  private askHuman(
+    episode: LiveEpisode,
+    callId: string,
+    question: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      // Every way out clears the timer and the abort listener, so nothing outlives the wait.
+      const settle = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        episode.pendingHuman = undefined;
+      };
+      const onAbort = () => {
+        settle();
+        reject(new Error("episode aborted while waiting for the human"));
+      };
+      const timer = setTimeout(() => {
+        settle();
+        reject(new Error(`no human reply within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      signal.addEventListener("abort", onAbort, { once: true });
+      episode.pendingHuman = {
+        callId,
+        resolve: (reply) => {
+          settle();
+          resolve(reply);
+        },
+      };
+      const deadline = Date.now() + timeoutMs;
+      this.publish(episode, { type: "waiting_human", callId, question, timeoutMs, deadline });
+    });
+  }
+
+  /** A finished episode's listeners dropped, and the oldest finished beyond keepFinished forgotten. */
+  private retire(episode: LiveEpisode): void {
     episode.hasEnded = true;
     episode.listeners.clear();
     this.finishedOrder.push(episode.id);
@@ -362,6 +351,50 @@ export class EpisodeManager {
       await Promise.race([Promise.allSettled([...this.driving]), deadline]);
     } finally {
       clearTimeout(timer);
+    }
+  }
+}
+
+/**
+ * An episode's segments journaled as they are published: the header on the first one (from the
+ * episode's snapshot), then the segments published in one go (a branch's copied prefix) in one
+ * write and fsync. A failed write surfaces at the episode's next segment (the runner ends it as a
+ * failure).
+ */
+class SegmentJournal {
+  private hasBegun = false;
+  private pendingSegments: Segment[] = [];
+  private pendingIndices: number[] = [];
+  private error: Error | undefined;
+
+  constructor(
+    private readonly store: EpisodeStore,
+    private readonly episode: LiveEpisode,
+  ) {}
+
+  record(segment: Segment, index: number): void {
+    if (this.error) throw this.error;
+    if (!this.hasBegun && this.episode.snapshot) {
+      const { segments: _s, status: _st, ...header } = this.episode.snapshot();
+      this.store.begin(header);
+      this.hasBegun = true;
+    }
+    if (!this.hasBegun) return;
+    this.pendingSegments.push(segment);
+    this.pendingIndices.push(index);
+    if (this.pendingSegments.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    const batch = this.pendingSegments;
+    const indices = this.pendingIndices;
+    this.pendingSegments = [];
+    this.pendingIndices = [];
+    try {
+      this.store.appendSegments(this.episode.id, batch, indices);
+    } catch (error) {
+      this.error = error instanceof Error ? error : new Error(String(error));
+      console.error(`episode ${this.episode.id}: could not journal: ${this.error.message}`);
     }
   }
 }

@@ -22,8 +22,8 @@ import { type RunningSim, startSim } from "../sim/start";
 import { buildTokenizerCatalog } from "../tokenizers/catalog";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
 import { createToolRegistry } from "../tools/registry";
+import type { BranchFlags, ParsedArgs } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
-import type { BranchFlags, ParsedArgs } from "./spec";
 
 /** A flag's number when it is written as one; else the string, for the schema to name. */
 function numeric(value: string | undefined): number | string | undefined {

@@ -4,11 +4,12 @@ import { driftFile, type FileDrift, hasDrift, type TrajectoryDrift } from "../dr
 import { driftExitCode, humanReport, jsonReport, jsonResults } from "../drift/driftReport";
 import { createDriftTokenizers } from "../drift/driftTokenizers";
 import { jsonWriter, openFiles } from "../scan/jsonStream";
+import type { DriftFlags, ParsedArgs } from "./commandFlags";
 import { type CommandIo, processIo } from "./commandIo";
 import { DRIFT_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
-import { type DriftFlags, driftSpec, type ParsedArgs, parseCommand } from "./spec";
+import { driftSpec, parseCommand } from "./spec";
 
 const MODE_FLAG: Readonly<Record<string, readonly DriftMode[]>> = {
   roundtrip: ["roundtrip"],

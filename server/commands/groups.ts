@@ -3,9 +3,9 @@ import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
 import { type FileGroupsReport, groupsUnit } from "../scan/groupsUnit";
 import { jsonWriter, openFiles } from "../scan/jsonStream";
 import { createScanWorkers, failureMessage, runInOrder } from "../scan/scanRunner";
+import type { GroupsFlags, ParsedArgs } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
 import { type ShardedInput, shardInputs } from "./shardInputs";
-import type { GroupsFlags, ParsedArgs } from "./spec";
 
 export { type FileGroupsReport, groupsOfFile } from "../scan/groupsUnit";
 
@@ -152,14 +152,14 @@ export async function runGroups(
   const sink = groupsSink(values.json === true, shard ? { shard } : {}, io);
   let isUnread = inputs.problems;
   let found = false;
-  const workers = jobs > 1 ? createScanWorkers(jobs) : undefined;
+  const workers = createScanWorkers(jobs);
   const options = { nearK };
   try {
     await runInOrder<never, FileGroupsReport>(
       inputs.files,
       jobs,
-      (unit) =>
-        workers
+      (unit, _onPart, lane) =>
+        workers?.isWorkerLane(lane)
           ? workers
               .run<never, FileGroupsReport>({ kind: "groups", unit, options }, () => {})
               .catch((error: unknown) => failedFile(unit, error))

@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
+import type { MismatchFlags } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
 import { driftCommand } from "./drift";
 import { runMismatch } from "./mismatch";
 import { serveConfigFrom } from "./serveOptions";
-import { type MismatchFlags, mismatchSpec, parseCommand, serveSpec, viewSpec } from "./spec";
+import { mismatchSpec, parseCommand, serveSpec, viewSpec } from "./spec";
 import { validateCommand } from "./validate";
 
 // JSONL dumps no known producer wrote (OpenRLHF/TRL-style prompt_ids + completion_ids), read

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { parseMapSpec } from "../../src/core/formats/columnMapping";
 import { createMcpServer, createToolContext } from "../mcp/mcpServer";
-import type { McpFlags, ParsedArgs } from "./spec";
+import type { McpFlags, ParsedArgs } from "./commandFlags";
 
 /**
  * `rollout-lens mcp [FILE|DIR...]`: the MCP tools over stdio (docs/agents.md). Exits when the

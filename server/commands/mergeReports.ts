@@ -2,8 +2,9 @@ import { readFile } from "node:fs/promises";
 import { mergeDriftReports, type NamedReport } from "../../src/core/drift/mergeReports";
 import { isGroupsReport, mergeGroupsReports } from "../../src/core/forest/mergeGroupsReports";
 import { mergeMismatchReports } from "../../src/core/mismatch/mergeMismatchReports";
+import type { MergeReportsFlags, ParsedArgs } from "./commandFlags";
 import { type CommandIo, processIo } from "./commandIo";
-import { type MergeReportsFlags, mergeReportsSpec, type ParsedArgs, parseCommand } from "./spec";
+import { mergeReportsSpec, parseCommand } from "./spec";
 
 /** `rollout-lens merge-reports REPORT... [--json]`. */
 export async function mergeReportsCommand(

@@ -15,11 +15,11 @@ import {
   type TrajectoryMismatchReport,
 } from "../scan/mismatchUnit";
 import { createScanWorkers, failureMessage, runInOrder, type UnitSink } from "../scan/scanRunner";
+import type { MismatchFlags, ParsedArgs } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
 import { mappingOfFlags } from "./mapFlag";
 import { parseCorrections } from "./mismatchCorrections";
 import { type ShardedInput, shardInputs } from "./shardInputs";
-import type { MismatchFlags, ParsedArgs } from "./spec";
 
 export type { TrajectoryMismatchReport } from "../scan/mismatchUnit";
 
@@ -257,13 +257,13 @@ export async function runMismatch(
   }
   const sink = mismatchSink(values.json === true, head, io);
   let code = inputs.problems ? 2 : 0;
-  const workers = jobs > 1 ? createScanWorkers(jobs) : undefined;
+  const workers = createScanWorkers(jobs);
   try {
     await runInOrder<TrajectoryMismatchReport[], MismatchUnitDone>(
       inputs.files,
       jobs,
-      (unit, onRows) =>
-        workers
+      (unit, onRows, lane) =>
+        workers?.isWorkerLane(lane)
           ? workers
               .run<TrajectoryMismatchReport[], MismatchUnitDone>(
                 { kind: "mismatch", unit, options },

@@ -9,7 +9,7 @@ import {
   ruleNamed,
 } from "../../src/core/mismatch/corrections/registry";
 import { type Correction, type CorrectionKind, correction } from "../../src/core/mismatch/mismatch";
-import type { MismatchFlags } from "./spec";
+import type { MismatchFlags } from "./commandFlags";
 
 /** What `mismatch --correction A,B --cap C --bounds LO,HI --icepop-alpha X …` asks for. */
 export interface CorrectionsAsked {

@@ -13,14 +13,14 @@ import { SglangError, SglangHttpError } from "../sglang/errors";
 import { SglangClient } from "../sglang/sglangClient";
 import { buildTokenizerCatalog } from "../tokenizers/catalog";
 import { loadDriftTokenizer } from "../tokenizers/compactTokenizers";
+import type { ParsedArgs, RescoreFlags } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
-import type { ParsedArgs, RescoreFlags } from "./spec";
 
 /**
  * One probe of the upstreams before any trajectory (one attempt, short timeouts): what model
  * they serve, or why they cannot be reached (then nothing is rescored).
  */
-async function probe(
+export async function probe(
   urls: readonly string[],
 ): Promise<{ ok: true; info: ModelInfoWire | undefined } | { ok: false; error: string }> {
   const once = new SglangClient({

@@ -1,6 +1,6 @@
 import { startServer } from "../index";
+import type { ParsedArgs, ServeFlags } from "./commandFlags";
 import { serveConfigFrom } from "./serveOptions";
-import type { ParsedArgs, ServeFlags } from "./spec";
 import { viewUrl } from "./view";
 
 /** `rollout-lens serve` (flags from `serveSpec`): serves the app until interrupted. */

@@ -2,8 +2,9 @@ import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { readLines } from "../files/readLines";
+import type { ServeFlags } from "./commandFlags";
 import { demoRolloutFiles, serveConfigFrom } from "./serveOptions";
-import { parseCommand, type ServeFlags, serveSpec } from "./spec";
+import { parseCommand, serveSpec } from "./spec";
 
 /** The config the `serve` command line gives, parsed as the CLI parses it. */
 function configOf(args: string[]) {

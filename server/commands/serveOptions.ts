@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseServerConfig, type ServerConfig } from "../config";
 import { PACKAGE_ROOT } from "../paths";
-import type { ServeFlags } from "./spec";
+import type { ServeFlags } from "./commandFlags";
 
 const DEMO_DIR = join(PACKAGE_ROOT, "demo");
 

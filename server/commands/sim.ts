@@ -1,6 +1,6 @@
 import { parseSimOptions } from "../sim/options";
 import { startSim } from "../sim/start";
-import type { ParsedArgs, SimFlags } from "./spec";
+import type { ParsedArgs, SimFlags } from "./commandFlags";
 
 function number(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -4,11 +4,12 @@ import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { FileShard } from "../drift/driftFile";
 import { readRecords } from "../files/readLines";
+import type { ParsedArgs, ValidateFlags } from "./commandFlags";
 import { type CommandIo, processIo } from "./commandIo";
 import { VALIDATE_FORMAT_FLAGS as FORMAT_FLAG } from "./formatFlags";
 import { mappingOfFlags } from "./mapFlag";
 import { shardInputs } from "./shardInputs";
-import { type ParsedArgs, parseCommand, type ValidateFlags, validateSpec } from "./spec";
+import { parseCommand, validateSpec } from "./spec";
 
 /** What `validate` found in one file. */
 export interface FileReport {

@@ -2,8 +2,9 @@ import { spawn as nodeSpawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isDirectory, listRunDirectory } from "../files/runDirectory";
 import { startServer } from "../index";
+import type { ParsedArgs, ViewFlags } from "./commandFlags";
 import { serveConfigFrom } from "./serveOptions";
-import { type ParsedArgs, parseCommand, type ViewFlags, viewSpec } from "./spec";
+import { parseCommand, viewSpec } from "./spec";
 
 /** Where the browser should land: the one file's table, or the file list for several (or a run). */
 export function viewUrl(host: string, port: number, fileCount: number): string {

@@ -242,51 +242,134 @@ function roundTripOf(
  * tokenizer the whole file's first lines fix, so N shards report what one run over the file does.
  */
 export async function driftFile(path: string, options: DriftFileOptions): Promise<FileDrift> {
-  let format = options.format;
-  let validLines = 0;
-  let file: FileTokenizer | undefined;
-  // Checked trajectories in file order, from slot `head` on: a slot is PENDING while its pool
-  // batch runs, and FAILED when the batch fails (those rows are then unchecked). Final slots at
-  // the front are passed on (`settle`) and dropped, so memory holds only what is in flight.
-  const slots: (TrajectoryDrift | typeof PENDING | typeof FAILED)[] = [];
-  let head = 0;
+  const run = new FileDriftRun(path, options);
+  try {
+    if (options.picked !== undefined) run.file = await fileTokenizerFor(undefined, options);
+    if (options.shard !== undefined && options.shard.start > 0) {
+      // A later byte range is judged as the whole file is: with the format of the file's first
+      // valid line and the tokenizer of its first trajectory (usually line 1: a short read).
+      const head = await rolloutFileHead(path, run.format, options.mapping);
+      run.format ??= head.format;
+      if (head.trajectory !== undefined)
+        run.file ??= await fileTokenizerFor(head.trajectory, options);
+    }
+    const reading = { format: run.format, mapping: options.mapping, range: options.shard };
+    for await (const { result } of readRecords(path, reading)) {
+      run.throwIfFailed();
+      if (result.kind === "blank") continue;
+      if (result.kind === "error") {
+        run.errors.add(result.error);
+        continue;
+      }
+      run.validLines += 1;
+      run.format ??= result.format;
+      for (const t of result.trajectories) await run.check(t);
+    }
+    await run.drain();
+  } catch (error) {
+    await run.abandon();
+    return run.finish(messageOf(error));
+  }
+  return run.finish();
+}
+
+type Slot = TrajectoryDrift | typeof PENDING | typeof FAILED;
+
+/** One file's drift checks under way: the trajectories in flight and the file's counts so far. */
+class FileDriftRun {
+  format: FormatId | undefined;
+  validLines = 0;
+  file: FileTokenizer | undefined;
+  readonly errors = createErrorLog<LineError>();
+  /**
+   * Checked trajectories in file order, from slot `head` on: a slot is PENDING while its pool
+   * batch runs, and FAILED when the batch fails (those rows are then unchecked). Final slots at
+   * the front are passed on (`settle`) and dropped, so memory holds only what is in flight.
+   */
+  private slots: Slot[] = [];
+  private head = 0;
   /** Slot index = absolute index - offset (after the front is dropped). */
-  let offset = 0;
-  const kept: TrajectoryDrift[] = [];
-  let [checked, drifted, trainableAffected] = [0, 0, 0];
-  const tally = createTally(options.modes);
-  const { modes, unchecked, notChecked, allModes } = tally;
-  const settle = () => {
-    let k = head;
-    for (; k < slots.length; k++) {
-      const slot = slots[k];
-      if (slot === PENDING) break;
-      if (slot === FAILED || slot === undefined) continue;
-      if (slot.unchecked.length === 0) checked += 1;
-      if (hasDrift(slot)) drifted += 1;
-      tally.results(slot.results);
-      for (const r of slot.results) trainableAffected += r.trainableTokensAffected;
-      options.onChecked?.(slot);
-      if (options.keep === undefined || options.keep(slot)) kept.push(slot);
+  private offset = 0;
+  private readonly kept: TrajectoryDrift[] = [];
+  private checked = 0;
+  private drifted = 0;
+  private trainableAffected = 0;
+  private readonly tally: ReturnType<typeof createTally>;
+  private readonly pending: Promise<void>[] = [];
+  /** A pool worker died: the file cannot be finished. */
+  private failure: WorkerFailure | undefined;
+  private batch: { t: Trajectory; gaps: UncheckedMode[] }[] = [];
+  private readonly maxTokens: number;
+
+  constructor(
+    private readonly path: string,
+    private readonly options: DriftFileOptions,
+  ) {
+    this.format = options.format;
+    this.tally = createTally(options.modes);
+    this.maxTokens = options.maxTokens ?? DRIFT_MAX_TOKENS;
+  }
+
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** One trajectory checked, in this thread or queued for the pool; or counted unchecked. */
+  async check(t: Trajectory): Promise<void> {
+    const { options, tally } = this;
+    // Text only, or too long: no reason to load (or name) a tokenizer for it.
+    const unfit = unfitForDrift(t, this.maxTokens);
+    if (unfit !== undefined) {
+      tally.allModes(t, unfit);
+      return;
     }
-    head = k;
-    if (head > 4096 && head * 2 > slots.length) {
-      slots.splice(0, head);
-      offset += head;
-      head = 0;
+    this.file ??= await fileTokenizerFor(t, options);
+    const file = this.file;
+    // The core's rules (core/drift/driftRules.ts), as the browser's file scan runs them.
+    const gate = gateOf(file, options);
+    const gaps = uncheckedFor(t, { modes: options.modes, gate, maxTokens: this.maxTokens });
+    if (gaps.length >= options.modes.length) {
+      tally.notChecked(t, gaps);
+      return;
     }
-  };
-  const errors = createErrorLog<LineError>();
-  const pending: Promise<void>[] = [];
-  let failure: WorkerFailure | undefined; // a pool worker died: the file cannot be finished
-  let batch: { t: Trajectory; gaps: UncheckedMode[] }[] = [];
-  const flush = () => {
-    const pool = file?.engine.pool;
-    if (!pool || batch.length === 0) return;
-    const sent = batch;
-    const at = sent.map(() => slots.push(PENDING) - 1 + offset);
+    if (file.engine.pool) {
+      this.batch.push({ t, gaps });
+      if (this.batch.length >= POOL_BATCH) this.flush();
+      return;
+    }
+    // The plan is built once per tokenizer (cached), so this is a lookup.
+    const { accelerator } = roundTripPlanFor(file.engine.tokenizer);
+    const verdict = runDriftChecks(t, file.engine.tokenizer, options.modes, accelerator);
+    if (verdict.unchecked.length > 0) {
+      // This trajectory cannot be checked; the rest of the file still is.
+      tally.notChecked(t, verdict.unchecked);
+      return;
+    }
+    this.slots.push(entry(t, verdict.results, gaps));
+    if (gaps.length > 0) tally.notChecked(t, gaps);
+    this.settle();
+  }
+
+  /** The last batch sent and every batch waited for; throws when a pool worker died. */
+  async drain(): Promise<void> {
+    this.flush();
+    await Promise.all(this.pending);
+    this.throwIfFailed();
+  }
+
+  /** After a failure: the batches in flight waited for, whatever they give. */
+  async abandon(): Promise<void> {
+    await Promise.allSettled(this.pending);
+  }
+
+  /** The queued trajectories sent to the pool as one batch, their slots reserved in file order. */
+  private flush(): void {
+    const pool = this.file?.engine.pool;
+    if (!pool || this.batch.length === 0) return;
+    const sent = this.batch;
+    this.batch = [];
+    const at = sent.map(() => this.slots.push(PENDING) - 1 + this.offset);
     const ts = sent.map((x) => x.t);
-    batch = [];
     const done = (verdicts: readonly DriftVerdict[]) => {
       at.forEach((slot, k) => {
         const x = sent[k];
@@ -294,96 +377,63 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
         const verdict = verdicts[k] ?? { results: [], unchecked: [] };
         if (verdict.unchecked.length > 0) {
           // The check failed on this trajectory (core/drift/driftRules.ts): unchecked, not clean.
-          slots[slot - offset] = FAILED;
-          notChecked(x.t, verdict.unchecked);
+          this.slots[slot - this.offset] = FAILED;
+          this.tally.notChecked(x.t, verdict.unchecked);
           return;
         }
-        slots[slot - offset] = entry(x.t, verdict.results, x.gaps);
-        if (x.gaps.length > 0) notChecked(x.t, x.gaps);
+        this.slots[slot - this.offset] = entry(x.t, verdict.results, x.gaps);
+        if (x.gaps.length > 0) this.tally.notChecked(x.t, x.gaps);
       });
-      settle();
+      this.settle();
     };
     const failed = (error: unknown) => {
-      if (error instanceof WorkerFailure) failure ??= error;
+      if (error instanceof WorkerFailure) this.failure ??= error;
       for (const [k, t] of ts.entries()) {
-        allModes(t, `cannot check drift: ${messageOf(error)}`);
-        slots[(at[k] ?? 0) - offset] = FAILED;
+        this.tally.allModes(t, `cannot check drift: ${messageOf(error)}`);
+        this.slots[(at[k] ?? 0) - this.offset] = FAILED;
       }
-      settle();
+      this.settle();
     };
-    pending.push(pool.check(ts, options.modes, batchLabel(path, ts)).then(done, failed));
-  };
-  const chooseFor = (t: Trajectory | undefined) => fileTokenizerFor(t, options);
-  const maxTokens = options.maxTokens ?? DRIFT_MAX_TOKENS;
-  const finish = (readError?: string): FileDrift => {
-    settle();
+    const label = batchLabel(this.path, ts);
+    this.pending.push(pool.check(ts, this.options.modes, label).then(done, failed));
+  }
+
+  /** The final slots at the front counted and passed on, in file order; the front dropped. */
+  private settle(): void {
+    const { slots, options } = this;
+    let k = this.head;
+    for (; k < slots.length; k++) {
+      const slot = slots[k];
+      if (slot === PENDING) break;
+      if (slot === FAILED || slot === undefined) continue;
+      if (slot.unchecked.length === 0) this.checked += 1;
+      if (hasDrift(slot)) this.drifted += 1;
+      this.tally.results(slot.results);
+      for (const r of slot.results) this.trainableAffected += r.trainableTokensAffected;
+      options.onChecked?.(slot);
+      if (options.keep === undefined || options.keep(slot)) this.kept.push(slot);
+    }
+    this.head = k;
+    if (this.head > 4096 && this.head * 2 > slots.length) {
+      slots.splice(0, this.head);
+      this.offset += this.head;
+      this.head = 0;
+    }
+  }
+
+  /** The file's report (with `readError` when it could not be read to the end). */
+  finish(readError?: string): FileDrift {
+    this.settle();
+    const { path, format, file, errors, options } = this;
+    const { unchecked, modes } = this.tally;
     unchecked.sort((a, b) => a.line - b.line || a.row - b.row);
+    const { validLines, checked, drifted, trainableAffected } = this;
     const counts = { validLines, checked, drifted, trainableAffected, unchecked, modes };
     return {
       ...{ path, format: format ?? null, tokenizer: file?.choice ?? null, ...roundTripOf(file) },
-      ...{ trajectories: kept, ...counts, errors: errors.listed, badLines: errors.count },
+      ...{ trajectories: this.kept, ...counts, errors: errors.listed, badLines: errors.count },
       ...(readError === undefined ? {} : { readError }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
     };
-  };
-  try {
-    if (options.picked !== undefined) file = await chooseFor(undefined);
-    if (options.shard !== undefined && options.shard.start > 0) {
-      // A later byte range is judged as the whole file is: with the format of the file's first
-      // valid line and the tokenizer of its first trajectory (usually line 1: a short read).
-      const head = await rolloutFileHead(path, format, options.mapping);
-      format ??= head.format;
-      if (head.trajectory !== undefined) file ??= await chooseFor(head.trajectory);
-    }
-    const reading = { format, mapping: options.mapping, range: options.shard };
-    for await (const { result } of readRecords(path, reading)) {
-      if (failure) throw failure;
-      if (result.kind === "blank") continue;
-      if (result.kind === "error") {
-        errors.add(result.error);
-        continue;
-      }
-      validLines += 1;
-      format ??= result.format;
-      for (const t of result.trajectories) {
-        // Text only, or too long: no reason to load (or name) a tokenizer for it.
-        const unfit = unfitForDrift(t, maxTokens);
-        if (unfit !== undefined) {
-          allModes(t, unfit);
-          continue;
-        }
-        file ??= await chooseFor(t);
-        // The core's rules (core/drift/driftRules.ts), as the browser's file scan runs them.
-        const gate = gateOf(file, options);
-        const gaps = uncheckedFor(t, { modes: options.modes, gate, maxTokens });
-        if (gaps.length >= options.modes.length) {
-          notChecked(t, gaps);
-          continue;
-        }
-        if (file.engine.pool) {
-          batch.push({ t, gaps });
-          if (batch.length >= POOL_BATCH) flush();
-          continue;
-        }
-        // The plan is built once per tokenizer (cached), so this is a lookup.
-        const { accelerator } = roundTripPlanFor(file.engine.tokenizer);
-        const verdict = runDriftChecks(t, file.engine.tokenizer, options.modes, accelerator);
-        if (verdict.unchecked.length > 0) {
-          // This trajectory cannot be checked; the rest of the file still is.
-          notChecked(t, verdict.unchecked);
-          continue;
-        }
-        slots.push(entry(t, verdict.results, gaps));
-        if (gaps.length > 0) notChecked(t, gaps);
-        settle();
-      }
-    }
-    flush();
-    await Promise.all(pending);
-    if (failure) throw failure;
-  } catch (error) {
-    await Promise.allSettled(pending);
-    return finish(messageOf(error));
   }
-  return finish();
 }

@@ -1,5 +1,7 @@
 import { DRIFT_MODES, type DriftMode } from "../../src/core/drift/types";
 import { mergeStepStats, type StepStats } from "../../src/core/files/stepStats";
+import { type CorrectionChoice, choose } from "../../src/core/mismatch/corrections/registry";
+import type { ReplaySummary } from "../../src/core/mismatch/corrections/replay";
 import { type Correction, type CorrectionKind, correction } from "../../src/core/mismatch/mismatch";
 import { jsonReport } from "../drift/driftReport";
 import { mappingOf } from "../files/fileRegistry";
@@ -69,10 +71,42 @@ function correctionOf(args: Record<string, unknown>): Correction {
   return correction(kind, { cap: Number(args.cap ?? 2) });
 }
 
+/**
+ * The corrections `replay` names, thresholds from `thresholds[name]` (defaults for the rest), as
+ * `mismatch --correction` resolves them; throws the CLI's words for an unknown name or threshold.
+ */
+function replayChoices(args: Record<string, unknown>): CorrectionChoice[] {
+  const names = (args.replay as string[] | undefined) ?? [];
+  const given = (args.thresholds as Record<string, Record<string, number>> | undefined) ?? {};
+  const unused = Object.keys(given).filter((name) => !names.includes(name));
+  if (unused.length > 0) {
+    throw new Error(`thresholds given for ${unused.join(", ")}, which replay does not name`);
+  }
+  return names.map((name) => {
+    const choice = choose(name, given[name] ?? {});
+    if (typeof choice === "string") throw new Error(choice);
+    return choice;
+  });
+}
+
+/** A replay as `mismatch --json` prints it, its row lists cut to a page. */
+function replayAnswer(r: ReplaySummary) {
+  const { rowsDropped, rowsUnchecked, ...rest } = r;
+  return {
+    ...rest,
+    rows_dropped: rowsDropped.slice(0, 50),
+    rows_dropped_count: rowsDropped.length,
+    rows_unchecked: rowsUnchecked.slice(0, 50),
+    rows_unchecked_count: rowsUnchecked.length,
+  };
+}
+
 export const checkMismatch: ToolRun = async (args, rt, ctx) => {
   const loaded = await rt.files.load(String(args.file));
   const c = correctionOf(args);
-  const r = await rt.checks.mismatch(loaded, c, args.lanes as [string, string] | undefined);
+  const choices = replayChoices(args);
+  const lanes = args.lanes as [string, string] | undefined;
+  const r = await rt.checks.mismatch(loaded, c, lanes, choices);
   const worst = [...r.trajectories].sort((a, b) => b.stats.maxAbsDelta - a.stats.maxAbsDelta);
   const { items, next } = paged(worst, args, 20);
   return {
@@ -92,6 +126,7 @@ export const checkMismatch: ToolRun = async (args, rt, ctx) => {
     skipped: r.skipped.slice(0, 20),
     skipped_count: r.skipped.length,
     bad_lines: r.errors.length,
+    ...(choices.length === 0 ? {} : { replays: r.replays.map(replayAnswer) }),
     ...(r.readError === undefined ? {} : { read_error: r.readError }),
   };
 };

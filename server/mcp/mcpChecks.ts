@@ -3,6 +3,7 @@ import { rowDriftOf } from "../../src/core/drift/rowDrift";
 import type { DriftMode } from "../../src/core/drift/types";
 import type { DriftByRow, MismatchByRow } from "../../src/core/files/rowQuery";
 import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
+import type { CorrectionChoice } from "../../src/core/mismatch/corrections/registry";
 import type { RowMismatch } from "../../src/core/mismatch/fileMismatch";
 import { type Correction, correction } from "../../src/core/mismatch/mismatch";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
@@ -17,10 +18,12 @@ export interface McpChecks {
   /** The tokenizer the file's ids are read with; undefined when the file has no rows. */
   tokenizerOf(loaded: LoadedFile): Promise<Tokenizer | undefined>;
   drift(loaded: LoadedFile, modes: readonly DriftMode[]): Promise<FileDrift>;
+  /** `choices` are replayed over the file as one batch (the report's `replays`), as the CLI does. */
   mismatch(
     loaded: LoadedFile,
     c: Correction,
     lanes: readonly [string, string] | undefined,
+    choices?: readonly CorrectionChoice[],
   ): Promise<FileMismatchReport>;
   /** The `groups` command's forests and forensics of the file. */
   groups(loaded: LoadedFile): Promise<FileGroupsReport>;
@@ -67,10 +70,10 @@ export function createMcpChecks(files: McpFiles): McpChecks {
         }),
       );
     },
-    mismatch(loaded, c, lanes) {
-      const key = `mismatch:${JSON.stringify([c, lanes ?? null])}`;
+    mismatch(loaded, c, lanes, choices = []) {
+      const key = `mismatch:${JSON.stringify([c, lanes ?? null, choices])}`;
       return once(loaded, key, () =>
-        mismatchFile(loaded.file.path, c, lanes, mappingOf(loaded.file)),
+        mismatchFile(loaded.file.path, c, lanes, mappingOf(loaded.file), choices),
       );
     },
     groups(loaded) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SORT_COLUMNS } from "../../src/core/files/rowQuery";
+import { CORRECTION_PARAMS } from "../../src/core/mismatch/corrections/catalog";
 import type { McpTool, ToolRun } from "./toolTypes";
 
 // The tools' names, words and argument schemas: all that start-up loads. Each implementation
@@ -24,6 +25,8 @@ const fileTools = () => import("./fileTools");
 const checkTools = () => import("./checkTools");
 const groupTools = () => import("./groupTools");
 const upstreamTools = () => import("./upstreamTools");
+/** Every correction `replay` may name (`mismatch --correction`'s names). */
+const CORRECTION_NAMES = Object.keys(CORRECTION_PARAMS) as [string, ...string[]];
 const FINDINGS = ["zero-variance", "duplicates", "multiplicity"] as const;
 
 function tool(
@@ -128,6 +131,19 @@ export const MCP_TOOLS: readonly McpTool[] = [
         .enum(["token-trunc", "token-mask", "seq", "seq-trunc", "geo"])
         .default("token-trunc"),
       cap: z.number().positive().max(1e6).default(2),
+      replay: z
+        .array(z.enum(CORRECTION_NAMES))
+        .max(CORRECTION_NAMES.length)
+        .optional()
+        .describe(
+          "corrections replayed over the whole file as one batch, as `mismatch --correction A,B` does: per correction the fraction masked/clipped, ESS and the rows it drops (docs/mismatch.md lists them)",
+        ),
+      thresholds: z
+        .record(z.string().max(32), z.record(z.string().max(32), z.number().finite()))
+        .optional()
+        .describe(
+          'thresholds by correction, e.g. {"icepop": {"alpha": 0.5, "beta": 5}}; defaults for the rest',
+        ),
       ...page(20),
     },
     async () => (await checkTools()).checkMismatch,

@@ -48,7 +48,7 @@ export interface RescoreRoutesOptions {
   readonly persist?: (t: Trajectory) => Promise<void>;
 }
 
-type Found =
+export type Found =
   | {
       ok: true;
       trajectory: Trajectory;
@@ -166,7 +166,11 @@ async function persistLane(
   return true;
 }
 
-async function episode(options: RescoreRoutesOptions, id: string): Promise<Found> {
+/** The trajectory of a live or stored episode, or why there is none (also the bisect route's). */
+export async function episode(
+  options: Pick<RescoreRoutesOptions, "liveTrajectory" | "findStored">,
+  id: string,
+): Promise<Found> {
   const found = await findTrajectory(options, id);
   if (found.kind === "unknown") return { ok: false, status: 404, error: `no episode "${id}"` };
   if (found.kind === "unreadable") {
@@ -179,7 +183,11 @@ async function episode(options: RescoreRoutesOptions, id: string): Promise<Found
   return { ok: true, trajectory: found.trajectory };
 }
 
-function record(value: string | Readonly<Record<string, unknown>> | unknown, row: number): Found {
+/** Row `row` of one record (text or parsed), or why it cannot be scored (also the bisect route's). */
+export function record(
+  value: string | Readonly<Record<string, unknown>> | unknown,
+  row: number,
+): Found {
   const text = typeof value === "string" ? value : stringifyJsonLine(value);
   const read = readRolloutLine(text, 1);
   if (read.kind === "blank") return { ok: false, status: 400, error: "record: empty" };

@@ -79,7 +79,7 @@ export async function mismatchUnit(
   const charts = emptyCharts();
   const totals = mismatchTotals();
   const { mapping, lanes, correction, choices = [] } = options;
-  // Rows are kept for the replays only when some are asked for (the MCP server asks for none).
+  // Rows are kept for the replays only when some are asked for (the MCP server's check_mismatch asks only with `replay`).
   const collector = choices.length > 0 ? replayCollector(lanes) : undefined;
   let readError: string | undefined;
   let row = 0;

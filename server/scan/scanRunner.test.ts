@@ -97,6 +97,30 @@ describe("the scanning commands' runner", () => {
     );
     expect(seen).toEqual(["a:a1", "a:a2", "a:a done", "b:b1", "b:b done", "c:c1", "c:c done"]);
   });
+
+  it("runs each lane's units one at a time, every lane busy, the first units on the first lanes", async () => {
+    const units = ["a", "b", "c", "d", "e"].map((path) => ({ path }));
+    const running = new Map<number, string>();
+    const lanesOf = new Map<string, number>();
+    await runInOrder<never, string>(
+      units,
+      2,
+      async (unit, _onPart, lane) => {
+        expect(running.has(lane)).toBe(false);
+        running.set(lane, unit.path);
+        lanesOf.set(unit.path, lane);
+        await new Promise((resolve) => setTimeout(resolve, unit.path === "a" ? 30 : 1));
+        running.delete(lane);
+        return unit.path;
+      },
+      { part: () => {}, done: () => {} },
+    );
+    expect(lanesOf.get("a")).toBe(0);
+    expect(lanesOf.get("b")).toBe(1);
+    // "a" holds lane 0 while lane 1 takes the next units.
+    expect(lanesOf.get("c")).toBe(1);
+    expect(new Set(lanesOf.values())).toEqual(new Set([0, 1]));
+  });
 });
 
 describe("mismatch on the runner: globs, directories, --jobs, --shard, merge-reports, streamed --json", () => {

@@ -16,10 +16,14 @@ export interface UnitSink<Part, Done> {
   done(unit: ShardedInput, done: Done): void;
 }
 
-/** Runs one unit; `onPart` gets its pieces in order. Never rejects: failures are in `Done`. */
+/**
+ * Runs one unit on `lane` (0 to concurrency - 1); `onPart` gets its pieces in order. Never
+ * rejects: failures are in `Done`.
+ */
 export type RunUnit<Part, Done> = (
   unit: ShardedInput,
   onPart: (part: Part) => void,
+  lane: number,
 ) => Promise<Done>;
 
 /**
@@ -50,20 +54,25 @@ export async function runInOrder<Part, Done>(
       sink.done(unit, value);
     }
   };
-  const work = async () => {
+  const work = async (lane: number) => {
     while (next < units.length) {
       const k = next++;
       const unit = units[k] as ShardedInput;
       const slot = held[k] as (typeof held)[number];
-      const value = await run(unit, (part) => {
-        if (k === head) sink.part(unit, part);
-        else slot.parts.push(part);
-      });
+      const value = await run(
+        unit,
+        (part) => {
+          if (k === head) sink.part(unit, part);
+          else slot.parts.push(part);
+        },
+        lane,
+      );
       slot.done = { value };
       drain();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, units.length)) }, work));
+  const lanes = Math.max(1, Math.min(concurrency, units.length));
+  await Promise.all(Array.from({ length: lanes }, (_, lane) => work(lane)));
 }
 
 /** What a unit is called in a worker's failure: its file, and the byte range of a shard. */
@@ -74,19 +83,28 @@ export function unitLabel(unit: ShardedInput): string {
 
 /** The scan workers of one run: each unit a call, its pieces passed on as they come. */
 export interface ScanWorkers {
+  /** Whether units of `lane` run on a worker (the last lane runs in process). */
+  isWorkerLane(lane: number): boolean;
   /** `Part` and `Done` are what the worker's handler of `request.kind` posts and returns. */
   run<Part, Done>(request: ScanRequest, onPart: (part: Part) => void): Promise<Done>;
   close(): Promise<void>;
 }
 
-/** Starts `jobs` scan workers ("scan" in a failure's message: `scan worker exited …`). */
-export function createScanWorkers(jobs: number): ScanWorkers {
+/**
+ * The scan workers of a `--jobs` run: `jobs - 1` worker threads, the main thread being the last
+ * lane (it scans too: each worker costs its own start-up, module loading and heap, which made
+ * `--jobs 2` on two workers slower than `--jobs 1` on a 2-core machine). Undefined for one job.
+ * "scan" names them in a failure's message: `scan worker exited …`.
+ */
+export function createScanWorkers(jobs: number): ScanWorkers | undefined {
+  if (jobs < 2) return undefined;
   const pool = createWorkerPool<ScanRequest, unknown>({
     name: "scan",
     url: workerUrl("scan", "scan.worker"),
-    size: jobs,
+    size: jobs - 1,
   });
   return {
+    isWorkerLane: (lane) => lane < jobs - 1,
     // The worker answers each kind with that kind's pieces and result (scan.worker.ts).
     run: <Part, Done>(request: ScanRequest, onPart: (part: Part) => void) =>
       pool.call(request, {

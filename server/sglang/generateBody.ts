@@ -48,3 +48,23 @@ export function checkRequest(request: GenerateRequest): void {
     );
   }
 }
+
+/**
+ * The JSON body of one batch /generate (spec §3): per-item lists for every per-item field, and
+ * one string rid, which SGLang expands to `<rid>_<i>` (an /abort_request for the rid, matched by
+ * prefix, then stops every item).
+ */
+export function buildBatchBody(
+  requests: readonly GenerateRequest[],
+  rid: string,
+): Record<string, unknown> {
+  return {
+    input_ids: requests.map((r) => r.inputIds),
+    sampling_params: requests.map((r) => r.samplingParams),
+    return_logprob: requests.map((r) => r.returnLogprob ?? true),
+    logprob_start_len: requests.map((r) => r.logprobStartLen ?? r.inputIds.length - 1),
+    top_logprobs_num: requests.map((r) => r.topLogprobsNum ?? 0),
+    rid,
+    stream: false,
+  };
+}

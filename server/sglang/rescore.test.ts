@@ -130,3 +130,57 @@ describe("SglangClient.rescore", () => {
     await expect(pending).rejects.toThrow();
   });
 });
+
+describe("SglangClient.rescoreBatch and partial rescores (the bisect lab)", () => {
+  it("sends one batch /generate with per-item lists and one rid, and reads each item's lane", async () => {
+    const a = [5, 6, 7];
+    const b = [8, 9, 10, 11];
+    const s = await upstream(100, (req) => {
+      const body = req.body as { input_ids: number[][]; rid: string };
+      return body.input_ids.map((ids, i) => ({
+        ...rescoreReply({ input_ids: ids, rid: `${body.rid}_${i}` }, score),
+      }));
+    });
+    const [ra, rb] = await client(s.url).rescoreBatch([
+      { inputIds: a, temperature: 0.7 },
+      { inputIds: b, temperature: 0.7 },
+    ]);
+    expect(s.count("/generate")).toBe(1);
+    const body = s.bodies("/generate")[0] as Record<string, unknown>;
+    expect(body).toMatchObject({
+      input_ids: [a, b],
+      logprob_start_len: [0, 0],
+      return_logprob: [true, true],
+      sampling_params: [
+        { max_new_tokens: 0, temperature: 0.7 },
+        { max_new_tokens: 0, temperature: 0.7 },
+      ],
+    });
+    expect(typeof body.rid).toBe("string");
+    expect(ra?.lane).toEqual([null, score(1, 6), score(2, 7)]);
+    expect(rb?.lane).toEqual([null, score(1, 9), score(2, 10), score(3, 11)]);
+  });
+
+  it("fails a batch answered with another number of items", async () => {
+    const s = await upstream(100, () => [rescoreReply({ input_ids: [1, 2] }, score)]);
+    await expect(
+      client(s.url).rescoreBatch([{ inputIds: [1, 2] }, { inputIds: [3, 4] }]),
+    ).rejects.toThrow(/a batch of 2 got 1 items/);
+  });
+
+  it("reads a rescore from logprob_start_len S: entries cover ids[S..], the first null", async () => {
+    const ids = [3, 4, 5, 6];
+    const s = await upstream(100, (req) => {
+      const body = req.body as { input_ids: number[]; logprob_start_len: number };
+      const from = body.input_ids.slice(body.logprob_start_len);
+      const reply = rescoreReply({ input_ids: from }, (k, id) => score(k + 2, id));
+      return reply;
+    });
+    const r = await client(s.url).rescore({ inputIds: ids, logprobStartLen: 2 });
+    expect(r.lane).toEqual([null, null, null, score(3, 6)]);
+    const s2 = await upstream(100, () => rescoreReply({ input_ids: [5] }, score));
+    await expect(client(s2.url).rescore({ inputIds: ids, logprobStartLen: 2 })).rejects.toThrow(
+      /has 1 entries for 2 input ids \(logprob_start_len 2\)/,
+    );
+  });
+});

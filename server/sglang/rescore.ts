@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { isLogprobTuple } from "../../src/core/wire/sglang";
+import type { TopLogprob } from "../../src/core/trajectory/types";
+import { isLogprobTuple, topLogprobsSchema } from "../../src/core/wire/sglang";
 import { SglangContextLengthError, SglangDecodingError } from "./errors";
 import type { GenerateRequest } from "./generateBody";
 import type { ClientGenerateResult } from "./normalize";
@@ -17,12 +18,21 @@ export interface RescoreRequest {
   /** Sent as `sampling_seed` when the trajectory was sampled with one. */
   readonly samplingSeed?: number;
   readonly rid?: string;
+  /**
+   * First id scored (default 0, every id). The bisect lab's token-by-token scoring sends the
+   * ids up to token t with start t − 1: the prefix before it can come from the cache.
+   */
+  readonly logprobStartLen?: number;
+  /** Ask `input_top_logprobs` with this many alternatives per position (0 or absent: none). */
+  readonly topLogprobsNum?: number;
 }
 
 /** The lane and where it came from. */
 export interface RescoreResult {
   /** One logprob per input id, null at position 0 (nothing precedes it). */
   readonly lane: (number | null)[];
+  /** One entry per input id when top logprobs were asked (null where none came), else undefined. */
+  readonly topLogprobs?: (readonly TopLogprob[] | null)[];
   readonly model?: string;
   readonly weightVersion?: string;
   readonly upstream: string;
@@ -40,7 +50,8 @@ export function rescoreGenerateRequest(r: RescoreRequest): GenerateRequest {
       ...(r.samplingSeed === undefined ? {} : { sampling_seed: r.samplingSeed }),
     },
     returnLogprob: true,
-    logprobStartLen: 0,
+    logprobStartLen: r.logprobStartLen ?? 0,
+    ...(r.topLogprobsNum ? { topLogprobsNum: r.topLogprobsNum } : {}),
     ...(r.rid === undefined ? {} : { rid: r.rid }),
   };
 }
@@ -65,12 +76,14 @@ export function checkContextLength(length: number, contextLength: number | undef
 const inputLogprobsSchema = z.array(z.custom<readonly [number | null, number]>(isLogprobTuple));
 
 /**
- * The lane from a rescore reply: entry k of `input_token_logprobs` must be about ids[k] (its
- * token id slot), and there must be exactly one entry per id; entry 0 is null whatever it says.
+ * The lane from a rescore reply: entry k of `input_token_logprobs` must be about ids[start + k]
+ * (its token id slot), and there must be exactly one entry per id from `start` on; the first
+ * entry is null whatever it says, and so is every position before `start`.
  */
 export function laneFromRescore(
   ids: readonly number[],
   result: ClientGenerateResult,
+  start = 0,
 ): (number | null)[] {
   const parsed = inputLogprobsSchema.safeParse(result.meta.input_token_logprobs);
   const where = `${result.upstream}/generate`;
@@ -78,18 +91,71 @@ export function laneFromRescore(
     new SglangDecodingError(`${where}: ${message}`, false, "", { upstream: result.upstream });
   if (!parsed.success) throw fail("meta_info.input_token_logprobs is missing or malformed");
   const tuples = parsed.data;
-  if (tuples.length !== ids.length) {
+  if (tuples.length !== ids.length - start) {
     throw fail(
-      `meta_info.input_token_logprobs has ${tuples.length} entries for ${ids.length} input ids (logprob_start_len 0)`,
+      `meta_info.input_token_logprobs has ${tuples.length} entries for ${ids.length - start} input ids (logprob_start_len ${start})`,
     );
   }
-  const lane: (number | null)[] = new Array(ids.length);
-  for (let k = 0; k < ids.length; k++) {
+  const lane: (number | null)[] = new Array(ids.length).fill(null);
+  for (let k = 0; k < tuples.length; k++) {
     const t = tuples[k] as readonly [number | null, number];
-    if (t[1] !== ids[k]) {
-      throw fail(`input_token_logprobs[${k}] is about token ${t[1]}, not input id ${ids[k]}`);
+    if (t[1] !== ids[start + k]) {
+      throw fail(
+        `input_token_logprobs[${k}] is about token ${t[1]}, not input id ${ids[start + k]}`,
+      );
     }
-    lane[k] = k === 0 ? null : t[0];
+    lane[start + k] = k === 0 ? null : t[0];
   }
   return lane;
+}
+
+/**
+ * `input_top_logprobs` spread over the ids (entry k about ids[start + k]); undefined when the
+ * reply has none. A malformed list is a decoding error, as a malformed lane is.
+ */
+export function topLogprobsFromRescore(
+  ids: readonly number[],
+  result: ClientGenerateResult,
+  start = 0,
+): (readonly TopLogprob[] | null)[] | undefined {
+  const raw = result.meta.input_top_logprobs;
+  if (raw === undefined) return undefined;
+  const parsed = topLogprobsSchema.safeParse(raw);
+  if (!parsed.success || parsed.data.length !== ids.length - start) {
+    throw new SglangDecodingError(
+      `${result.upstream}/generate: meta_info.input_top_logprobs is malformed or not one list per scored id`,
+      false,
+      "",
+      { upstream: result.upstream },
+    );
+  }
+  const out: (readonly TopLogprob[] | null)[] = new Array(ids.length).fill(null);
+  parsed.data.forEach((list, k) => {
+    out[start + k] =
+      list === null
+        ? null
+        : list.flatMap(([logprob, tokenId]) => (logprob === null ? [] : [{ tokenId, logprob }]));
+  });
+  return out;
+}
+
+/** A rescore's result from its reply: the lane, the top-k when asked, and where it came from. */
+export function rescoreResultOf(
+  request: RescoreRequest,
+  result: ClientGenerateResult,
+  model: string | undefined,
+): RescoreResult {
+  const start = request.logprobStartLen ?? 0;
+  const topLogprobs = request.topLogprobsNum
+    ? topLogprobsFromRescore(request.inputIds, result, start)
+    : undefined;
+  return {
+    lane: laneFromRescore(request.inputIds, result, start),
+    ...(topLogprobs === undefined ? {} : { topLogprobs }),
+    model,
+    weightVersion: result.usage.weightVersion,
+    upstream: result.upstream,
+    attempts: result.attempts,
+    createdAt: new Date().toISOString(),
+  };
 }

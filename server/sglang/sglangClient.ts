@@ -6,18 +6,23 @@ import {
   type ServerInfoWire,
   serverInfoSchema,
 } from "../../src/core/wire/sglang";
-import { SglangConnectionError } from "./errors";
-import { buildGenerateBody, checkRequest, type GenerateRequest } from "./generateBody";
+import { SglangConnectionError, SglangDecodingError } from "./errors";
+import {
+  buildBatchBody,
+  buildGenerateBody,
+  checkRequest,
+  type GenerateRequest,
+} from "./generateBody";
 import { type ClientStreamStep, generateStream } from "./generateStream";
 import type { ClientGenerateResult } from "./normalize";
 import { parseJson, rejectAbort, resultFromJson } from "./replies";
 import {
   checkContextLength,
   contextLengthOf,
-  laneFromRescore,
   type RescoreRequest,
   type RescoreResult,
   rescoreGenerateRequest,
+  rescoreResultOf,
 } from "./rescore";
 import { type Attempt, contextOf, type SglangClientOptions, Transport } from "./transport";
 
@@ -137,14 +142,55 @@ export class SglangClient {
       this.#serverFacts = undefined;
     checkContextLength(request.inputIds.length, facts.contextLength);
     const result = await this.generate(rescoreGenerateRequest(request), options);
-    return {
-      lane: laneFromRescore(request.inputIds, result),
-      model: facts.model,
-      weightVersion: result.usage.weightVersion,
-      upstream: result.upstream,
-      attempts: result.attempts,
-      createdAt: new Date().toISOString(),
+    return rescoreResultOf(request, result, facts.model);
+  }
+
+  /**
+   * Rescores several sequences in one batch `/generate` (spec §3; the bisect lab's co-tenants):
+   * one string rid, which SGLang expands to `<rid>_<i>`, so one /abort_request (by prefix) stops
+   * them all. Every item must come back, or the call fails; retried as a whole like generate().
+   */
+  async rescoreBatch(
+    requests: readonly RescoreRequest[],
+    options: CallOptions = {},
+  ): Promise<RescoreResult[]> {
+    if (requests.length === 0) throw new RangeError("rescoreBatch: requests is empty");
+    this.#serverFacts ??= this.#askServerFacts(options.signal);
+    const facts = await this.#serverFacts;
+    const generates = requests.map((r) => {
+      checkContextLength(r.inputIds.length, facts.contextLength);
+      const g = rescoreGenerateRequest(r);
+      checkRequest(g);
+      return g;
+    });
+    const signal = options.signal;
+    const run = async (attempt: Attempt): Promise<RescoreResult[]> => {
+      const body = JSON.stringify(buildBatchBody(generates, attempt.rid));
+      const reply = await this.#t.exchange(attempt, "POST", "/generate", body, signal);
+      const ctx = contextOf(attempt);
+      const json = parseJson(reply, ctx);
+      const where = `${attempt.upstream.url}/generate`;
+      if (!Array.isArray(json) || json.length !== requests.length) {
+        const got = Array.isArray(json) ? `${json.length} items` : "a non-array";
+        throw new SglangDecodingError(
+          `${where}: a batch of ${requests.length} got ${got}`,
+          false,
+          "",
+          ctx,
+        );
+      }
+      return json.map((item: unknown, i) => {
+        const result = rejectAbort(resultFromJson(item, `${where} item ${i}`, ctx), ctx);
+        const full = {
+          ...result,
+          upstream: attempt.upstream.url,
+          attempts: attempt.number,
+          retries: [...attempt.failed],
+        };
+        return rescoreResultOf(requests[i] as RescoreRequest, full, facts.model);
+      });
     };
+    return this.#t.withRetries(undefined, signal, run);
   }
 
   #serverFacts: Promise<{ contextLength?: number; model?: string }> | undefined;

@@ -7,7 +7,7 @@ import { distributionAt } from "./explicitModel";
 import { prefixKeys } from "./logprobs";
 
 /*
- * issue #30's "Done when": episodes sampled by the simulator at T = 0.7 with top_p = 0.9 and
+ * Episodes sampled by the simulator at T = 0.7 with top_p = 0.9 and
  * rescored; the decomposition recovers the injected temperature and truncated-support terms to
  * 1e-6 per token and its residual is the injected noise. The reference is written here from the
  * definitions, from the simulator's logits; the noise is the difference between a noisy and a

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createBpeWordModel, idMergesOf } from "../../src/core/tokenizer/bpeWord";
+import { createBpeWordModel, idMergesOf, SCAN_UP_TO } from "../../src/core/tokenizer/bpeWord";
 import { createCompactBpe } from "../../src/core/tokenizer/compactBpe";
 import {
   buildCompactTokenizer,
@@ -59,7 +59,40 @@ describe.each(["qwen3", "llama3"])("the one word BPE (%s)", (name) => {
       check(Buffer.from(text, "utf8"));
     }
     check(Buffer.from("x".repeat(600), "utf8"));
-  }, 60_000);
+    // Words longer than SCAN_UP_TO merge through the heap: CJK and Hangul runs (one pre-token
+    // each), long whitespace runs, long identifiers, repeated pairs, random bytes.
+    const long = [
+      "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她",
+      "あいうえおかきくけこさしすせそたちつてとアイウエオカキクケコ",
+      "한국어텍스트입니다가나다라마바사아자차카타파하",
+      " ".repeat(37),
+      "\t".repeat(29),
+      " \n".repeat(20),
+      " supercalifragilisticexpialidociousAntidisestablishmentarianism",
+      "ab".repeat(40),
+      "0".repeat(50),
+    ];
+    for (const text of long) {
+      expect(Buffer.byteLength(text)).toBeGreaterThan(SCAN_UP_TO);
+      check(Buffer.from(text, "utf8"));
+    }
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: SCAN_UP_TO + 1, maxLength: 300 }), (bytes) =>
+        check(bytes),
+      ),
+      { numRuns: 150 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(..."的一是不了人我在あいうアイ한국어 \n\t00aab"), {
+          minLength: 9,
+          maxLength: 200,
+        }),
+        (cs) => check(Buffer.from(cs.join(""), "utf8")),
+      ),
+      { numRuns: 150 },
+    );
+  }, 120_000);
 });
 
 describe("the word BPE's merges by id", () => {
@@ -85,6 +118,13 @@ describe("the word BPE's merges by id", () => {
     // (b, a) now ranks first: "aba" -> a + ba; "baba" -> ba + ba.
     expect(model.encode(Uint8Array.from([0, 1, 0]), 0, 3)).toEqual([0, 257]);
     expect(model.encode(Uint8Array.from([1, 0, 1, 0]), 0, 4)).toEqual([257, 257]);
+    // The same past SCAN_UP_TO bytes (the heap): "abab…ab" -> a + ba… + b.
+    const abs = Uint8Array.from({ length: 2 * SCAN_UP_TO }, (_, k) => k % 2);
+    expect(model.encode(abs, 0, abs.length)).toEqual([
+      0,
+      ...Array.from({ length: SCAN_UP_TO - 1 }, () => 257),
+      1,
+    ]);
     // With one rank each, the leftmost of equal pairs merges first: "aaa" -> aa + a.
     const aa = idMergesOf(
       [["a", "a"]],
@@ -96,6 +136,11 @@ describe("the word BPE's merges by id", () => {
     if (typeof aa === "string") throw new Error(aa);
     const runs = createBpeWordModel({ byteIds, merges: () => aa });
     expect(runs.encode(Uint8Array.from([0, 0, 0]), 0, 3)).toEqual([300, 0]);
+    const odd = new Uint8Array(2 * SCAN_UP_TO + 1);
+    expect(runs.encode(odd, 0, odd.length)).toEqual([
+      ...Array.from({ length: SCAN_UP_TO }, () => 300),
+      0,
+    ]);
   });
   it("leaves out merges whose sides are no pieces, and refuses one making a missing piece", () => {
     const idOf = new Map([

@@ -1,5 +1,6 @@
 import { useEffect } from "react";
 import { BrowserRouter, Link, NavLink, Route, Routes } from "react-router";
+import { EpisodeBisectPage } from "../features/bisect/EpisodeBisectPage";
 import { BranchGroupPage } from "../features/branches/BranchGroupPage";
 import { EpisodeComparePage } from "../features/branches/EpisodeComparePage";
 import { EpisodeDriftPage } from "../features/drift/EpisodeDriftPage";
@@ -62,11 +63,13 @@ export function App() {
               <Route path="episodes/:id/branches" element={<BranchGroupPage />} />
               <Route path="episodes/compare/:a/:b" element={<EpisodeComparePage />} />
               <Route path="episodes/:id/drift" element={<EpisodeDriftPage />} />
+              <Route path="episodes/:id/bisect" element={<EpisodeBisectPage />} />
               <Route path="files" element={<FilesPage />} />
               <Route path="files/:fileId" element={<FileRoute />}>
                 <Route index element={<RolloutsPage />} />
                 <Route path=":row" element={<FileTrajectoryPage />} />
                 <Route path=":row/drift" element={<FileTrajectoryPage view="drift" />} />
+                <Route path=":row/bisect" element={<FileTrajectoryPage view="bisect" />} />
                 <Route path="compare/:a/:b" element={<ComparePage />} />
                 <Route path="groups/:group" element={<FileForestPage />} />
               </Route>

@@ -14,7 +14,7 @@ import type { DriftRangeJob } from "./scanProtocol";
 const RECORD_CHUNK = 256;
 
 /** The drift service's scan of one range of a file (its bytes or its records). */
-type RangeScan = (
+export type RangeScan = (
   id: number,
   job: DriftRangeJob,
   range: ScanRange,

@@ -14,7 +14,7 @@ import { roundTripPlanFor } from "../core/tokenizer/roundTripPlan";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { Trajectory } from "../core/trajectory/types";
 import { byteSource } from "./recordFiles";
-import { forEachRecord, openRecords, withRecordRanges } from "./recordScan";
+import { forEachRecord, openRecords, type RangeScan, withRecordRanges } from "./recordScan";
 import type { RolloutFileSource } from "./rolloutFileProtocol";
 import type {
   DriftRangeJob,
@@ -137,6 +137,142 @@ async function mismatchRange(
   return { lines, badLines, format: state.format, charts: finishCharts(state.charts) };
 }
 
+/** What the service's requests share: its tokenizers (each loaded once) and its cancelled ids. */
+interface ScanContext {
+  readonly tokenizerOf: (name: string) => Promise<Tokenizer>;
+  /** The ids of requests cancelled and not yet stopped. */
+  readonly cancelled: Set<number>;
+  /** A range of any file: lines of a JSONL file, records of a Parquet table or JSON document. */
+  readonly scanAnyRange: RangeScan;
+}
+
+/** One trajectory's drift in every mode asked, with its pieces. */
+async function checkTrajectory(
+  { tokenizerOf }: ScanContext,
+  name: string,
+  trajectory: Trajectory,
+  modes: readonly DriftMode[],
+): Promise<TrajectoryDrift> {
+  const tok = await tokenizerOf(name);
+  const ids = trajectory.segments.flatMap((s) => s.tokenIds);
+  const { accelerator } = roundTripPlanFor(tok);
+  return {
+    results: detectDrift(trajectory, tok, { modes, accelerator }),
+    pieces: displayPieces(ids, (id) => tok.tokenBytes(id)),
+  };
+}
+
+/**
+ * Checks the lines in bytes [start, end) of `source` (whole lines; numbered from `firstLine`),
+ * calling `onChunk` after every chunk read with the scan so far and the bytes read.
+ */
+async function scanDriftLines(
+  { tokenizerOf, cancelled }: Omit<ScanContext, "scanAnyRange">,
+  id: number,
+  job: DriftRangeJob,
+  range: ByteRange,
+  onChunk: (state: FileDriftScan, bytesRead: number) => void,
+): Promise<FileDriftScan> {
+  const { source, mode, format, chosen } = job;
+  const tok = await tokenizerOf(job.tokenizer);
+  const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping, chosen);
+  try {
+    await forEachLine(
+      source,
+      range,
+      (text, lineNo) => scanDriftLine(state, text, lineNo, checkOne, source.name),
+      (bytes) => onChunk(state, bytes),
+      () => cancelled.delete(id),
+    );
+  } catch (error) {
+    throw isCancel(error) ? new Error("drift scan cancelled") : error;
+  }
+  cancelled.delete(id);
+  return state;
+}
+
+/** A whole JSONL file's drift in one mode, with progress in bytes and rows. */
+async function scanWholeFile(
+  context: ScanContext,
+  request: Extract<ScanRequest, { type: "scan" }>,
+  onProgress: (progress: ScanProgress) => void,
+): Promise<FileDriftScan> {
+  const { id, tokenizer, source, mode } = request;
+  await context.tokenizerOf(tokenizer);
+  const totalBytes = await sizeOf(source);
+  const range = { start: 0, end: totalBytes, firstLine: 1 };
+  const job = { tokenizer, source, mode, format: undefined };
+  return scanDriftLines(context, id, job, range, (state, bytes) =>
+    onProgress({ bytes, totalBytes, rows: state.rows.length }),
+  );
+}
+
+/** One range of a file, its rows posted as they are checked (a delta per chunk). */
+async function driftRange(
+  { scanAnyRange }: ScanContext,
+  request: Extract<ScanRequest, { type: "driftRange" }>,
+  onRows: (rows: RangeRows) => void,
+): Promise<RangeScanned> {
+  const { id, range, type: _type, ...job } = request;
+  let posted = 0;
+  const postNew = (state: FileDriftScan, bytes: number) => {
+    onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
+    posted = state.rows.length;
+  };
+  const state = await scanAnyRange(id, job, range, postNew);
+  if (state.rows.length > posted) postNew(state, range.end - range.start);
+  const { lines, badLines, roundTrip, unchecked } = state;
+  return roundTrip ? { lines, badLines, unchecked, roundTrip } : { lines, badLines, unchecked };
+}
+
+/** Answers one request through `post` (throws on failure; `handle` turns that into a message). */
+async function answer(
+  context: ScanContext,
+  request: ScanRequest,
+  post: (response: ScanResponse) => void,
+): Promise<void> {
+  const { id } = request;
+  switch (request.type) {
+    case "check": {
+      const { tokenizer, trajectory, modes } = request;
+      post({
+        type: "checked",
+        id,
+        drift: await checkTrajectory(context, tokenizer, trajectory, modes),
+      });
+      return;
+    }
+    case "scan": {
+      const onProgress = (p: ScanProgress) => post({ type: "progress", id, ...p });
+      post({ type: "scanned", id, scan: await scanWholeFile(context, request, onProgress) });
+      return;
+    }
+    case "driftRange": {
+      const onRows = (rows: RangeRows) => post({ type: "rangeRows", id, ...rows });
+      post({ type: "rangeScanned", id, ...(await driftRange(context, request, onRows)) });
+      return;
+    }
+    case "mismatchRange": {
+      const onRows = (rows: RangeRows<FileMismatchScan["rows"][number]>) =>
+        post({ type: "mismatchRows", id, ...rows });
+      const done = await mismatchRange(request, onRows, context.cancelled);
+      post({ type: "mismatchScanned", id, ...done });
+      return;
+    }
+    case "cancel":
+      context.cancelled.add(id);
+      return;
+    default: {
+      const never: never = request;
+      throw new Error(`unknown drift request ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Drift checks with each tokenizer loaded once: one trajectory (all modes, with pieces) or a whole
  * file (one mode, compact rows). The worker wraps it; the client runs it on the main thread when
@@ -145,133 +281,20 @@ async function mismatchRange(
 export function createScanService(load: (name: string) => Promise<Tokenizer>) {
   const tokenizerOf = loadOnce(load);
   const cancelled = new Set<number>();
-  const scanAnyRange = withRecordRanges(scanBytes, tokenizerOf, cancelled);
-
-  async function check(
-    name: string,
-    trajectory: Trajectory,
-    modes: readonly DriftMode[],
-  ): Promise<TrajectoryDrift> {
-    const tok = await tokenizerOf(name);
-    const ids = trajectory.segments.flatMap((s) => s.tokenIds);
-    const { accelerator } = roundTripPlanFor(tok);
-    return {
-      results: detectDrift(trajectory, tok, { modes, accelerator }),
-      pieces: displayPieces(ids, (id) => tok.tokenBytes(id)),
-    };
-  }
-
-  /**
-   * Checks the lines in bytes [start, end) of `source` (whole lines; numbered from `firstLine`),
-   * calling `onChunk` after every chunk read with the scan so far and the bytes read.
-   */
-  async function scanBytes(
-    id: number,
-    job: DriftRangeJob,
-    range: { readonly start: number; readonly end: number; readonly firstLine: number },
-    onChunk: (state: FileDriftScan, bytesRead: number) => void,
-  ): Promise<FileDriftScan> {
-    const { source, mode, format, chosen } = job;
-    const tok = await tokenizerOf(job.tokenizer);
-    const { state, checkOne } = startFileDriftScan(tok, mode, format, source.mapping, chosen);
-    try {
-      await forEachLine(
-        source,
-        range,
-        (text, lineNo) => scanDriftLine(state, text, lineNo, checkOne, source.name),
-        (bytes) => onChunk(state, bytes),
-        () => cancelled.delete(id),
-      );
-    } catch (error) {
-      throw isCancel(error) ? new Error("drift scan cancelled") : error;
-    }
-    cancelled.delete(id);
-    return state;
-  }
-
-  async function scan(
-    id: number,
-    name: string,
-    source: RolloutFileSource,
-    mode: DriftMode,
-    onProgress: (progress: ScanProgress) => void,
-  ): Promise<FileDriftScan> {
-    await tokenizerOf(name);
-    const totalBytes = await sizeOf(source);
-    const range = { start: 0, end: totalBytes, firstLine: 1 };
-    const job = { tokenizer: name, source, mode, format: undefined };
-    return scanBytes(id, job, range, (state, bytes) =>
-      onProgress({ bytes, totalBytes, rows: state.rows.length }),
-    );
-  }
-
-  /** One range of a file, its rows posted as they are checked (a delta per chunk). */
-  async function driftRange(
-    request: Extract<ScanRequest, { type: "driftRange" }>,
-    onRows: (rows: RangeRows) => void,
-  ): Promise<RangeScanned> {
-    const { id, range, type: _type, ...job } = request;
-    let posted = 0;
-    const postNew = (state: FileDriftScan, bytes: number) => {
-      onRows({ bytes, from: posted, rows: state.rows.slice(posted) });
-      posted = state.rows.length;
-    };
-    const state = await scanAnyRange(id, job, range, postNew);
-    if (state.rows.length > posted) postNew(state, range.end - range.start);
-    const { lines, badLines, roundTrip, unchecked } = state;
-    return roundTrip ? { lines, badLines, unchecked, roundTrip } : { lines, badLines, unchecked };
-  }
-
-  function message(error: unknown): string {
-    return error instanceof Error ? error.message : String(error);
-  }
+  const scanLines: RangeScan = (id, job, range, onChunk) =>
+    scanDriftLines({ tokenizerOf, cancelled }, id, job, range, onChunk);
+  const context: ScanContext = {
+    tokenizerOf,
+    cancelled,
+    scanAnyRange: withRecordRanges(scanLines, tokenizerOf, cancelled),
+  };
 
   /** Answers one request through `post`; never throws: failures become `error` messages. */
   async function handle(request: ScanRequest, post: (response: ScanResponse) => void) {
-    const { id } = request;
     try {
-      switch (request.type) {
-        case "check":
-          post({
-            type: "checked",
-            id,
-            drift: await check(request.tokenizer, request.trajectory, request.modes),
-          });
-          return;
-        case "scan": {
-          const onProgress = (p: ScanProgress) => post({ type: "progress", id, ...p });
-          const result = await scan(
-            id,
-            request.tokenizer,
-            request.source,
-            request.mode,
-            onProgress,
-          );
-          post({ type: "scanned", id, scan: result });
-          return;
-        }
-        case "driftRange": {
-          const onRows = (rows: RangeRows) => post({ type: "rangeRows", id, ...rows });
-          post({ type: "rangeScanned", id, ...(await driftRange(request, onRows)) });
-          return;
-        }
-        case "mismatchRange": {
-          const onRows = (rows: RangeRows<FileMismatchScan["rows"][number]>) =>
-            post({ type: "mismatchRows", id, ...rows });
-          const done = await mismatchRange(request, onRows, cancelled);
-          post({ type: "mismatchScanned", id, ...done });
-          return;
-        }
-        case "cancel":
-          cancelled.add(id);
-          return;
-        default: {
-          const never: never = request;
-          throw new Error(`unknown drift request ${JSON.stringify(never)}`);
-        }
-      }
+      await answer(context, request, post);
     } catch (error) {
-      post({ type: "error", id, message: message(error) });
+      post({ type: "error", id: request.id, message: message(error) });
     }
   }
 

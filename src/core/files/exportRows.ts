@@ -1,4 +1,4 @@
-import { trajectoryToAtif } from "../formats/atif";
+import { trajectoryToAtif } from "../formats/atifWrite";
 import { stringifyJsonLine } from "../formats/jsonLine";
 import { writeRolloutLens } from "../formats/rolloutLens";
 import { writeSlime } from "../formats/slime";

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { turnsOf } from "../trajectory/flatten";
-import { turnTexts } from "../trajectory/turnTexts";
 import type { ChatMessage, Segment, SegmentKind, ToolCall, Trajectory } from "../trajectory/types";
 import { isLogprobArray, isTokenIdArray } from "./fastArrays";
 import { nulls } from "./maskSegments";
@@ -117,7 +116,7 @@ export interface AtifLinks {
   readonly nextPart?: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -221,6 +220,16 @@ interface Collected {
   readonly trajectories: Trajectory[];
 }
 
+/** A document read by readDocument, and where it sits: what its rows are built from. */
+interface ReadDocument {
+  readonly doc: AtifDocument;
+  readonly raw: Record<string, unknown>;
+  readonly context: ReadContext;
+  readonly path: readonly number[];
+  readonly parent: string | undefined;
+  readonly id: string;
+}
+
 /**
  * Reads one document (the root, or an embedded subagent at `path`) into trajectories appended to
  * `out`; returns the id of its first trajectory, or a field error (paths prefixed by `prefix`).
@@ -242,7 +251,37 @@ function readDocument(
     doc.trajectory_id ??
     (own === undefined ? (doc.session_id ?? `L${context.line}`) : `subagent-${own}`);
   const id = own === undefined ? baseId : `${parent ?? `L${context.line}`}/${baseId}`;
+  const parts = tokenParts(doc, at);
+  if (!parts.ok) return parts;
+  const raw = isRecord(value) ? value : {};
+  const first = out.trajectories.length;
+  pushDocumentRows({ doc, raw, context, path, parent, id }, parts.parts, parts.consumed, out);
+  const children: string[] = [];
+  for (const [i, sub] of (doc.subagent_trajectories ?? []).entries()) {
+    const result = readDocument(
+      sub,
+      context,
+      [...path, i],
+      at(`subagent_trajectories[${i}]`),
+      id,
+      out,
+    );
+    if (!result.ok) return result;
+    children.push(result.id);
+  }
+  if (children.length > 0) linkChildren(out, first, children);
+  return { ok: true, id };
+}
 
+/**
+ * The token contexts of a document's agent steps with token ids: the first prompt, then each
+ * completion, the tokens a later prompt adds as a tool segment; a prompt that does not extend the
+ * tokens so far starts a new context. With the indices of the steps whose token arrays were read.
+ */
+function tokenParts(
+  doc: AtifDocument,
+  at: (field: string) => string,
+): { ok: true; parts: Part[]; consumed: Set<number> } | { ok: false; error: FieldError } {
   const parts: Part[] = [];
   const consumed = new Set<number>();
   for (const [i, step] of doc.steps.entries()) {
@@ -279,21 +318,16 @@ function readDocument(
     part.steps.push({ index: i, prompt: !!prompt, logprobs: !!lp });
     consumed.add(i);
   }
+  return { ok: true, parts, consumed };
+}
 
-  const raw = isRecord(value) ? value : {};
-  const rl = isRecord(doc.extra?.rollout_lens) ? doc.extra.rollout_lens : undefined;
-  // Our own export keeps tokens after the last completion (a tool result it was never sent back
-  // with) here, since ATIF has no place for them.
-  const trailing = rl && isTokenIdArray(rl.trailing_token_ids) ? rl.trailing_token_ids : undefined;
-  const lastPart = parts.at(-1);
-  if (trailing && trailing.length > 0 && lastPart)
-    lastPart.segments.push(segment("tool", trailing.slice()));
-
-  const subagentRefs: AtifLinks["subagentRefs"][number][] = [];
+/** The subagent runs a document's observations reference (`subagent_trajectory_ref`). */
+function subagentRefsOf(doc: AtifDocument): AtifLinks["subagentRefs"][number][] {
+  const refs: AtifLinks["subagentRefs"][number][] = [];
   for (const [i, step] of doc.steps.entries()) {
     for (const result of step.observation?.results ?? []) {
       for (const ref of result.subagent_trajectory_ref ?? []) {
-        subagentRefs.push({
+        refs.push({
           step: i,
           sessionId: ref.session_id ?? undefined,
           trajectoryId: ref.trajectory_id ?? undefined,
@@ -302,10 +336,31 @@ function readDocument(
       }
     }
   }
+  return refs;
+}
 
-  const document = skeleton(raw, consumed);
+/**
+ * One trajectory per token context of the document onto `out` (one without segments when it has
+ * none), each with its placement for the writer and its links to the other parts.
+ */
+function pushDocumentRows(
+  read: ReadDocument,
+  parts: Part[],
+  consumed: ReadonlySet<number>,
+  out: Collected,
+): void {
+  const { doc, context, path, parent, id } = read;
+  const rl = isRecord(doc.extra?.rollout_lens) ? doc.extra.rollout_lens : undefined;
+  // Our own export keeps tokens after the last completion (a tool result it was never sent back
+  // with) here, since ATIF has no place for them.
+  const trailing = rl && isTokenIdArray(rl.trailing_token_ids) ? rl.trailing_token_ids : undefined;
+  const hasTrailing = trailing !== undefined && trailing.length > 0;
+  const lastPart = parts.at(-1);
+  if (trailing && hasTrailing && lastPart)
+    lastPart.segments.push(segment("tool", trailing.slice()));
+  const subagentRefs = subagentRefsOf(doc);
+  const document = skeleton(read.raw, consumed);
   const partIds = parts.length <= 1 ? [id] : parts.map((_, k) => (k === 0 ? id : `${id}#${k + 1}`));
-  const first = out.trajectories.length;
   const messages = chatMessages(doc.steps);
   const reward = typeof rl?.reward === "number" ? rl.reward : undefined;
   const rows = parts.length === 0 ? [undefined] : parts;
@@ -315,7 +370,7 @@ function readDocument(
       path,
       part: k,
       steps: part?.steps ?? [],
-      trailingTokens: k === rows.length - 1 && trailing && trailing.length > 0 ? true : undefined,
+      trailingTokens: k === rows.length - 1 && hasTrailing ? true : undefined,
       document,
     };
     const links: AtifLinks = {
@@ -339,31 +394,17 @@ function readDocument(
       metadata: { [ATIF_META]: placement, [ATIF_LINKS]: links },
     });
   });
+}
 
-  const children: string[] = [];
-  for (const [i, sub] of (doc.subagent_trajectories ?? []).entries()) {
-    const result = readDocument(
-      sub,
-      context,
-      [...path, i],
-      at(`subagent_trajectories[${i}]`),
-      id,
-      out,
-    );
-    if (!result.ok) return result;
-    children.push(result.id);
-  }
-  if (children.length > 0) {
-    const t = out.trajectories[first];
-    if (t) {
-      const links = t.metadata[ATIF_LINKS] as AtifLinks;
-      out.trajectories[first] = {
-        ...t,
-        metadata: { ...t.metadata, [ATIF_LINKS]: { ...links, children } },
-      };
-    }
-  }
-  return { ok: true, id };
+/** The embedded subagents' ids into the links of the document's first trajectory (at `first`). */
+function linkChildren(out: Collected, first: number, children: readonly string[]): void {
+  const t = out.trajectories[first];
+  const links = t && linksOf(t);
+  if (!t || !links) return;
+  out.trajectories[first] = {
+    ...t,
+    metadata: { ...t.metadata, [ATIF_LINKS]: { ...links, children } },
+  };
 }
 
 /**
@@ -381,155 +422,6 @@ export function readAtif(
   if (!result.ok) return { ok: false, error: result.error };
   const trajectories = out.trajectories.map((t, row) => ({ ...t, source: { ...t.source, row } }));
   return { ok: true, trajectories };
-}
-
-function placementOf(t: Trajectory): AtifPlacement | undefined {
-  const p = t.metadata[ATIF_META];
-  return isRecord(p) && isRecord(p.document) && Array.isArray(p.steps) && Array.isArray(p.path)
-    ? (p as unknown as AtifPlacement)
-    : undefined;
-}
-
-function documentAt(
-  root: Record<string, unknown>,
-  path: readonly number[],
-): Record<string, unknown> | undefined {
-  let doc: Record<string, unknown> = root;
-  for (const i of path) {
-    const subs: unknown[] = Array.isArray(doc.subagent_trajectories)
-      ? doc.subagent_trajectories
-      : [];
-    const next = subs[i];
-    if (!isRecord(next)) return undefined;
-    doc = next;
-  }
-  return doc;
-}
-
-function clone(doc: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  // Structured data read from JSON: a JSON round trip is an exact deep copy.
-  return JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
-}
-
-/**
- * Writes the trajectories read from one ATIF document back into that document, token arrays
- * refilled from their segments (`readAtif` inverse). Throws when a row was not read from ATIF.
- */
-export function writeAtifDocument(rows: readonly Trajectory[]): Record<string, unknown> {
-  const rootPlacement = rows.map(placementOf).find((p) => p?.path.length === 0);
-  if (!rootPlacement) throw new Error("no row of this group was read from an ATIF document");
-  const root = clone(rootPlacement.document);
-  for (const t of rows) {
-    const placement = placementOf(t);
-    if (!placement) throw new Error(`${t.id} was not read from an ATIF document`);
-    const doc = placement.path.length === 0 ? root : documentAt(root, placement.path);
-    if (!doc || !Array.isArray(doc.steps))
-      throw new Error(`${t.id}: no document at ${placement.path.join("/")}`);
-    const steps = doc.steps;
-    let before: number[] = [];
-    let model = 0;
-    for (const s of t.segments) {
-      if (s.kind === "model") {
-        const where = placement.steps[model];
-        model += 1;
-        if (!where) throw new Error(`${t.id}: model segment ${model} has no ATIF step`);
-        const step = steps[where.index];
-        if (!isRecord(step)) throw new Error(`${t.id}: step ${where.index} is missing`);
-        const metrics = isRecord(step.metrics) ? { ...step.metrics } : {};
-        if (where.prompt) metrics.prompt_token_ids = before.slice();
-        metrics.completion_token_ids = s.tokenIds.slice();
-        if (where.logprobs) metrics.logprobs = s.logprobs.slice();
-        steps[where.index] = { ...step, metrics };
-      }
-      before = before.concat(s.tokenIds);
-    }
-  }
-  return root;
-}
-
-/** Model-segment logprobs as ATIF writes them: omitted when none was recorded. */
-function completionLogprobs(s: Segment): (number | null)[] | undefined {
-  return s.logprobs.some((v) => v !== null) ? s.logprobs.slice() : undefined;
-}
-
-/**
- * Any trajectory with token ids as an ATIF v1.7 document: a user step with the prompt, then one
- * agent step per model segment carrying `prompt_token_ids` (every token before it),
- * `completion_token_ids` and `logprobs` in its metrics, its tool calls and their results. Tokens
- * after the last model segment go to `extra.rollout_lens.trailing_token_ids`. Logprobs recorded on
- * prompt or tool tokens have no place in ATIF and are not written.
- */
-export function trajectoryToAtif(t: Trajectory): Record<string, unknown> {
-  const placement = placementOf(t);
-  const links = linksOf(t);
-  const isWholeDocument =
-    placement?.path.length === 0 &&
-    !links?.nextPart &&
-    !links?.previousPart &&
-    links?.children.length === 0;
-  if (isWholeDocument) {
-    return writeAtifDocument([t]);
-  }
-  const steps: Record<string, unknown>[] = [];
-  const texts = turnTexts(t);
-  const prompt = t.segments[0]?.kind === "prompt" ? t.segments[0] : undefined;
-  steps.push({ step_id: 1, source: "user", message: texts.firstUser ?? prompt?.text ?? "" });
-  let turn = 0;
-  let before: number[] = [];
-  let trailing: number[] = [];
-  for (const [i, s] of t.segments.entries()) {
-    if (s.kind === "model") {
-      const next = t.segments[i + 1];
-      const results: Record<string, unknown>[] = (s.toolCalls ?? [])
-        .filter((c) => c.result !== undefined)
-        .map((c) => ({ source_call_id: c.id, content: c.result }));
-      if (results.length === 0 && next?.kind === "tool" && next.text !== undefined) {
-        results.push({ content: next.text });
-      }
-      const lp = completionLogprobs(s);
-      const step: Record<string, unknown> = {
-        step_id: steps.length + 1,
-        source: "agent",
-        message: texts.model[turn++] ?? "",
-        metrics: {
-          prompt_tokens: before.length,
-          completion_tokens: s.tokenIds.length,
-          prompt_token_ids: before.slice(),
-          completion_token_ids: s.tokenIds.slice(),
-          ...(lp ? { logprobs: lp } : {}),
-        },
-      };
-      if (t.model !== undefined) step.model_name = t.model;
-      if (s.toolCalls && s.toolCalls.length > 0) {
-        step.tool_calls = s.toolCalls.map((c) => ({
-          tool_call_id: c.id,
-          function_name: c.name,
-          arguments: { ...c.arguments },
-        }));
-      }
-      if (results.length > 0) step.observation = { results };
-      steps.push(step);
-      trailing = [];
-    } else if (i > 0) {
-      for (const id of s.tokenIds) trailing.push(id);
-    }
-    before = before.concat(s.tokenIds);
-  }
-  const rollout: Record<string, unknown> = { id: t.id, format: t.format, status: t.status };
-  if (t.reward !== undefined) rollout.reward = t.reward;
-  if (t.tokenizer !== undefined) rollout.tokenizer = t.tokenizer;
-  if (trailing.length > 0) rollout.trailing_token_ids = trailing;
-  if (texts.missing !== undefined) rollout.message_text_missing = texts.missing;
-  const agent: Record<string, unknown> = { name: "rollout-lens", version: "1" };
-  if (t.model !== undefined) agent.model_name = t.model;
-  return {
-    schema_version: ATIF_WRITE_VERSION,
-    session_id: t.id,
-    trajectory_id: t.id,
-    agent,
-    steps,
-    extra: { rollout_lens: rollout },
-  };
 }
 
 /** The links of a trajectory read from ATIF, when it was. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fixtureLines } from "../../test/fixtureFiles";
-import { trajectoryToAtif, writeAtifDocument } from "./atif";
+import { trajectoryToAtif, writeAtifDocument } from "./atifWrite";
 import { readRolloutLine } from "./readRolloutLine";
 import type { FormatId } from "./types";
 

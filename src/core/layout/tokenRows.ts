@@ -74,136 +74,178 @@ export function layoutTokens(input: LayoutInput): TokenLayout {
   if (!Number.isInteger(input.columns) || input.columns < 1) {
     throw new Error(`layoutTokens: columns must be a positive integer, got ${input.columns}`);
   }
-  const columns = input.columns;
   const segmentCount = segmentStarts.length - 1;
   const tokenCount = segmentStarts[segmentCount] ?? 0;
   if (pieces.length !== tokenCount) {
     throw new Error(`layoutTokens: ${pieces.length} pieces for ${tokenCount} tokens`);
   }
-
-  // Capacities from the common case (a few cells per token); the arrays grow past them if needed.
-  const rowGuess = segmentCount * 4 + (tokenCount >> 3);
-  const rowKind = new GrowableInt32(rowGuess);
-  const rowSegment = new GrowableInt32(rowGuess);
-  const rowItem = new GrowableInt32(rowGuess);
-  const rowFragStart = new GrowableInt32(rowGuess);
-  const fragGuess = tokenCount + (tokenCount >> 4);
-  const fragToken = new GrowableInt32(fragGuess);
-  const fragStart = new GrowableInt32(fragGuess);
-  const fragEnd = new GrowableInt32(fragGuess);
-  const fragColumn = new GrowableInt32(fragGuess);
-  const tokenFirstRow = new Int32Array(tokenCount);
-  // Cells per distinct piece (HAS_NEWLINE for pieces that need splitting): vocabularies are small
-  // next to trajectories, so most tokens skip the per-character scan.
-  const widthOfPiece = new Map<string, number>();
-
-  let segment = 0;
-  let column = 0;
-  let isRowOpen = false;
-
-  const pushRow = (kind: RowKind, item: number) => {
-    rowKind.push(kind);
-    rowSegment.push(segment);
-    rowItem.push(item);
-    rowFragStart.push(fragToken.length);
-  };
-  const endRow = () => {
-    isRowOpen = false;
-    column = 0;
-  };
-  const pushFrag = (token: number, start: number, end: number, cells: number) => {
-    if (!isRowOpen) {
-      pushRow(RowKind.tokens, -1);
-      isRowOpen = true;
-    }
-    if (fragToken.last() !== token) tokenFirstRow[token] = rowKind.length - 1;
-    fragToken.push(token);
-    fragStart.push(start);
-    fragEnd.push(end);
-    fragColumn.push(column);
-    column += cells;
-  };
-
-  for (segment = 0; segment < segmentCount; segment++) {
-    pushRow(RowKind.header, -1);
-    endRow();
+  const rows = new RowBuilder(input.columns, segmentCount, tokenCount);
+  for (let segment = 0; segment < segmentCount; segment++) {
+    rows.segment = segment;
+    rows.pushRow(RowKind.header, -1);
+    rows.endRow();
     const first = segmentStarts[segment] ?? 0;
     const last = segmentStarts[segment + 1] ?? first;
-    for (let token = first; token < last; token++) {
-      const piece = pieces[token] ?? "";
-      if (piece.length === 0) {
-        // An empty piece still gets one cell so it stays visible and hoverable.
-        if (column + 1 > columns && column > 0) endRow();
-        pushFrag(token, 0, 0, 1);
-        continue;
-      }
-      let known = widthOfPiece.get(piece);
-      if (known === undefined) {
-        known = piece.includes("\n") ? HAS_NEWLINE : cellsOf(piece, 0, piece.length);
-        widthOfPiece.set(piece, known);
-      }
-      // Fast path: a newline-free piece that fits on this row, or on a fresh one.
-      if (known !== HAS_NEWLINE && known <= columns) {
-        if (column + known > columns && column > 0) endRow();
-        pushFrag(token, 0, piece.length, known);
-        continue;
-      }
-      let i = 0;
-      while (i < piece.length) {
-        const newline = piece.indexOf("\n", i);
-        const runEnd = newline === -1 ? piece.length : newline;
-        let width = cellsOf(piece, i, runEnd);
-        // Word-wrap: move a run that would fit on a fresh row instead of splitting it.
-        if (column + width > columns && column > 0 && width <= columns) endRow();
-        while (column + width > columns) {
-          let k = i;
-          let used = 0;
-          while (k < runEnd) {
-            const w = unitCells(piece.charCodeAt(k));
-            if (column + used + w > columns) break;
-            used += w;
-            k++;
-          }
-          // Never split a surrogate pair; a cell too narrow for one glyph still takes that glyph.
-          if (k > i && unitCells(piece.charCodeAt(k)) === 0) k--;
-          if (k === i && column === 0) {
-            k = i + (unitCells(piece.charCodeAt(i)) === 2 && i + 1 < runEnd ? 2 : 1);
-          }
-          if (k > i) pushFrag(token, i, k, cellsOf(piece, i, k));
-          endRow();
-          i = k;
-          width = cellsOf(piece, i, runEnd);
-        }
-        if (newline === -1) {
-          if (runEnd > i) pushFrag(token, i, runEnd, width);
-          break;
-        }
-        // The newline glyph hangs in the cell after the text, then the row ends.
-        pushFrag(token, i, newline + 1, width + 1);
-        endRow();
-        i = newline + 1;
-      }
+    for (let token = first; token < last; token++) rows.placeToken(token, pieces[token] ?? "");
+    rows.endRow();
+    for (let call = 0; call < (toolCallCounts[segment] ?? 0); call++) {
+      rows.pushRow(RowKind.toolCall, call);
     }
-    endRow();
-    for (let call = 0; call < (toolCallCounts[segment] ?? 0); call++)
-      pushRow(RowKind.toolCall, call);
-    if (cutSegments[segment]) pushRow(RowKind.cutoff, -1);
+    if (cutSegments[segment]) rows.pushRow(RowKind.cutoff, -1);
   }
-  rowFragStart.push(fragToken.length);
+  return rows.finish();
+}
 
-  return {
-    columns,
-    rowCount: rowKind.length,
-    rowKind: Uint8Array.from(rowKind.toArray()),
-    rowSegment: rowSegment.toArray(),
-    rowItem: rowItem.toArray(),
-    rowFragStart: rowFragStart.toArray(),
-    fragToken: fragToken.toArray(),
-    fragStart: fragStart.toArray(),
-    fragEnd: fragEnd.toArray(),
-    fragColumn: fragColumn.toArray(),
-    tokenFirstRow,
-  };
+/** A layout being built: its rows and fragments so far, and where the open row ends. */
+class RowBuilder {
+  readonly rowKind: GrowableInt32;
+  readonly rowSegment: GrowableInt32;
+  readonly rowItem: GrowableInt32;
+  readonly rowFragStart: GrowableInt32;
+  readonly fragToken: GrowableInt32;
+  readonly fragStart: GrowableInt32;
+  readonly fragEnd: GrowableInt32;
+  readonly fragColumn: GrowableInt32;
+  readonly tokenFirstRow: Int32Array;
+  /**
+   * Cells per distinct piece (HAS_NEWLINE for pieces that need splitting): vocabularies are small
+   * next to trajectories, so most tokens skip the per-character scan.
+   */
+  readonly widthOfPiece = new Map<string, number>();
+  segment = 0;
+  column = 0;
+  isRowOpen = false;
+
+  constructor(
+    readonly columns: number,
+    segmentCount: number,
+    tokenCount: number,
+  ) {
+    // Capacities from the common case (a few cells per token); the arrays grow past them if needed.
+    const rowGuess = segmentCount * 4 + (tokenCount >> 3);
+    this.rowKind = new GrowableInt32(rowGuess);
+    this.rowSegment = new GrowableInt32(rowGuess);
+    this.rowItem = new GrowableInt32(rowGuess);
+    this.rowFragStart = new GrowableInt32(rowGuess);
+    const fragGuess = tokenCount + (tokenCount >> 4);
+    this.fragToken = new GrowableInt32(fragGuess);
+    this.fragStart = new GrowableInt32(fragGuess);
+    this.fragEnd = new GrowableInt32(fragGuess);
+    this.fragColumn = new GrowableInt32(fragGuess);
+    this.tokenFirstRow = new Int32Array(tokenCount);
+  }
+
+  pushRow(kind: RowKind, item: number): void {
+    this.rowKind.push(kind);
+    this.rowSegment.push(this.segment);
+    this.rowItem.push(item);
+    this.rowFragStart.push(this.fragToken.length);
+  }
+
+  endRow(): void {
+    this.isRowOpen = false;
+    this.column = 0;
+  }
+
+  /** UTF-16 units [start, end) of `token`'s piece, `cells` wide, onto the open row (or a new one). */
+  pushFrag(token: number, start: number, end: number, cells: number): void {
+    if (!this.isRowOpen) {
+      this.pushRow(RowKind.tokens, -1);
+      this.isRowOpen = true;
+    }
+    if (this.fragToken.last() !== token) this.tokenFirstRow[token] = this.rowKind.length - 1;
+    this.fragToken.push(token);
+    this.fragStart.push(start);
+    this.fragEnd.push(end);
+    this.fragColumn.push(this.column);
+    this.column += cells;
+  }
+
+  /** One token's piece placed: on the open row if it fits, else wrapped. */
+  placeToken(token: number, piece: string): void {
+    const columns = this.columns;
+    if (piece.length === 0) {
+      // An empty piece still gets one cell so it stays visible and hoverable.
+      if (this.column + 1 > columns && this.column > 0) this.endRow();
+      this.pushFrag(token, 0, 0, 1);
+      return;
+    }
+    let known = this.widthOfPiece.get(piece);
+    if (known === undefined) {
+      known = piece.includes("\n") ? HAS_NEWLINE : cellsOf(piece, 0, piece.length);
+      this.widthOfPiece.set(piece, known);
+    }
+    // Fast path: a newline-free piece that fits on this row, or on a fresh one.
+    if (known !== HAS_NEWLINE && known <= columns) {
+      if (this.column + known > columns && this.column > 0) this.endRow();
+      this.pushFrag(token, 0, piece.length, known);
+      return;
+    }
+    this.placeWrapped(token, piece);
+  }
+
+  /** A piece with newlines or wider than a row: run by run, each wrapped at the row's edge. */
+  private placeWrapped(token: number, piece: string): void {
+    const columns = this.columns;
+    let i = 0;
+    while (i < piece.length) {
+      const newline = piece.indexOf("\n", i);
+      const runEnd = newline === -1 ? piece.length : newline;
+      let width = cellsOf(piece, i, runEnd);
+      // Word-wrap: move a run that would fit on a fresh row instead of splitting it.
+      if (this.column + width > columns && this.column > 0 && width <= columns) this.endRow();
+      while (this.column + width > columns) {
+        const k = this.rowBreak(piece, i, runEnd);
+        if (k > i) this.pushFrag(token, i, k, cellsOf(piece, i, k));
+        this.endRow();
+        i = k;
+        width = cellsOf(piece, i, runEnd);
+      }
+      if (newline === -1) {
+        if (runEnd > i) this.pushFrag(token, i, runEnd, width);
+        break;
+      }
+      // The newline glyph hangs in the cell after the text, then the row ends.
+      this.pushFrag(token, i, newline + 1, width + 1);
+      this.endRow();
+      i = newline + 1;
+    }
+  }
+
+  /** Where the open row must end inside `piece`'s run [i, runEnd): the unit index to break at. */
+  private rowBreak(piece: string, i: number, runEnd: number): number {
+    let k = i;
+    let used = 0;
+    while (k < runEnd) {
+      const w = unitCells(piece.charCodeAt(k));
+      if (this.column + used + w > this.columns) break;
+      used += w;
+      k++;
+    }
+    // Never split a surrogate pair; a cell too narrow for one glyph still takes that glyph.
+    if (k > i && unitCells(piece.charCodeAt(k)) === 0) k--;
+    if (k === i && this.column === 0) {
+      k = i + (unitCells(piece.charCodeAt(i)) === 2 && i + 1 < runEnd ? 2 : 1);
+    }
+    return k;
+  }
+
+  finish(): TokenLayout {
+    this.rowFragStart.push(this.fragToken.length);
+    return {
+      columns: this.columns,
+      rowCount: this.rowKind.length,
+      rowKind: Uint8Array.from(this.rowKind.toArray()),
+      rowSegment: this.rowSegment.toArray(),
+      rowItem: this.rowItem.toArray(),
+      rowFragStart: this.rowFragStart.toArray(),
+      fragToken: this.fragToken.toArray(),
+      fragStart: this.fragStart.toArray(),
+      fragEnd: this.fragEnd.toArray(),
+      fragColumn: this.fragColumn.toArray(),
+      tokenFirstRow: this.tokenFirstRow,
+    };
+  }
 }
 
 /** Row of a token's first fragment (token-index space to row-index space). */

@@ -99,6 +99,10 @@ export function chartLoop(
   const positions = scratch.byPosition;
   const starts = POSITION_STARTS_F64;
   const offers = scratch.offers;
+  // The histogram's constants as locals: an imported binding is read through its module cell.
+  const binScale = BIN_SCALE;
+  const binOffset = BIN_OFFSET;
+  const bins = HIST_BINS;
   let sum = 0;
   let sumAbs = 0;
   let maxAbs = 0;
@@ -134,9 +138,9 @@ export function chartLoop(
       if (abs > LN5) beyond5x++;
     }
     // histogramBin(d) written out; `| 0` is Math.floor on [0, HIST_BINS).
-    const binAt = d * BIN_SCALE + BIN_OFFSET;
+    const binAt = d * binScale + binOffset;
     if (binAt < 0) under++;
-    else if (binAt >= HIST_BINS) over++;
+    else if (binAt >= bins) over++;
     else {
       const bin = binAt | 0;
       histogram[bin] = (histogram[bin] as number) + 1;

@@ -164,12 +164,13 @@ function loadProbBuckets(into: BucketScratch, byProbability: readonly MismatchBu
 
 /** The scratch back into the probability buckets, at the end of a row. */
 function storeProbBuckets(from: BucketScratch, byProbability: readonly MismatchBucket[]): void {
-  byProbability.forEach((pb, p) => {
+  for (let p = 0; p < byProbability.length; p++) {
+    const pb = byProbability[p] as MismatchBucket;
     pb.count = from.count[p] as number;
     pb.sumAbsDelta = from.sum[p] as number;
     pb.maxAbsDelta = from.max[p] as number;
     pb.beyond2x = from.far[p] as number;
-  });
+  }
 }
 
 /** The pool of `charts`' scan into `charts.scatter` (the cut-offs stay valid). */

@@ -1,5 +1,5 @@
 /**
- * Where a token's mismatch comes from (issue #30 item 1; docs/mismatch.md "Decomposition"). For
+ * Where a token's mismatch comes from (docs/mismatch.md "Decomposition"). For
  * each compared token, δ = log π_a − log π_b splits into
  *
  *   δ = temperature + support + residual

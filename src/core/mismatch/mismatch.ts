@@ -178,10 +178,61 @@ export function computeMismatch(input: MismatchInput, c: Correction): MismatchRe
   const n = a.length;
   if (b.length !== n) throw new Error(`lanes differ in length: ${n} and ${b.length}`);
   if (mask && mask.length !== n) throw new Error(`mask has ${mask.length} entries, lanes ${n}`);
+  const lanes = compareLanes(input);
+  const { compared, sum } = lanes;
+  const replay = replayCorrection(lanes, c, input.segmentEnds ?? [n]);
+  const mean = (x: number) => (compared === 0 ? 0 : x / compared);
+  return {
+    stats: {
+      compared,
+      missing: lanes.missing,
+      meanAbsDelta: mean(lanes.sumAbs),
+      maxAbsDelta: lanes.maxAbs,
+      maxAt: lanes.maxAt,
+      meanAbsDp: mean(lanes.sumDp),
+      k1: mean(lanes.k1),
+      k2: mean(lanes.k2),
+      k3: mean(lanes.k3),
+      sumDelta: sum,
+      ess: essOf(lanes.rSum, lanes.rSumSq, compared),
+      essCorrected: essOf(replay.wSum, replay.wSumSq, compared),
+      clipped: replay.clipped,
+      masked: replay.masked,
+      fractionCorrected: compared === 0 ? 0 : (replay.clipped + replay.masked) / compared,
+      segments: replay.segments,
+    },
+    delta: lanes.delta,
+    cumDelta: lanes.cumDelta,
+    weight: lanes.weight,
+    verdict: replay.verdict,
+  };
+}
+
+/** Lanes a and b compared token by token (computeMismatch's first pass): δ, Σδ, r and the sums. */
+interface LaneComparison {
+  readonly delta: Float64Array;
+  readonly cumDelta: Float64Array;
+  /** r per compared token (NaN elsewhere); the second pass overwrites it with the weight. */
+  readonly weight: Float64Array;
+  readonly compared: number;
+  readonly missing: number;
+  readonly sum: number;
+  readonly sumAbs: number;
+  readonly maxAbs: number;
+  readonly maxAt: number;
+  readonly sumDp: number;
+  readonly k1: number;
+  readonly k2: number;
+  readonly k3: number;
+  readonly rSum: number;
+  readonly rSumSq: number;
+}
+
+function compareLanes({ a, b, mask }: MismatchInput): LaneComparison {
+  const n = a.length;
   const delta = new Float64Array(n).fill(Number.NaN);
   const cumDelta = new Float64Array(n);
   const weight = new Float64Array(n).fill(Number.NaN);
-  const verdict = new Uint8Array(n);
   let compared = 0;
   let missing = 0;
   let sumAbs = 0;
@@ -235,8 +286,33 @@ export function computeMismatch(input: MismatchInput, c: Correction): MismatchRe
     rSum += r;
     rSumSq += r * r;
   }
-  const rho = sequenceWeight(c, sum, compared);
-  const ends = input.segmentEnds ?? [n];
+  const sums = { sumAbs, maxAbs, maxAt, sumDp, k1, k2, k3, rSum, rSumSq };
+  return { delta, cumDelta, weight, compared, missing, sum, ...sums };
+}
+
+/** What replaying a correction did: each token's verdict, the counts by segment and in all. */
+interface CorrectionReplay {
+  readonly verdict: Uint8Array;
+  readonly segments: readonly SegmentCounts[];
+  readonly clipped: number;
+  readonly masked: number;
+  readonly wSum: number;
+  readonly wSumSq: number;
+}
+
+/**
+ * Correction `c` replayed on the compared tokens (computeMismatch's second pass): each token's
+ * weight (into `lanes.weight`, over r) and verdict, counted per segment of `ends`.
+ */
+function replayCorrection(
+  lanes: LaneComparison,
+  c: Correction,
+  ends: readonly number[],
+): CorrectionReplay {
+  const { delta, weight } = lanes;
+  const n = delta.length;
+  const verdict = new Uint8Array(n);
+  const rho = sequenceWeight(c, lanes.sum, lanes.compared);
   const segments: { compared: number; clipped: number; masked: number }[] = ends.map(() => ({
     compared: 0,
     clipped: 0,
@@ -293,29 +369,5 @@ export function computeMismatch(input: MismatchInput, c: Correction): MismatchRe
     masked += segMasked;
     from = Math.max(from, to);
   }
-  const mean = (x: number) => (compared === 0 ? 0 : x / compared);
-  return {
-    stats: {
-      compared,
-      missing,
-      meanAbsDelta: mean(sumAbs),
-      maxAbsDelta: maxAbs,
-      maxAt,
-      meanAbsDp: mean(sumDp),
-      k1: mean(k1),
-      k2: mean(k2),
-      k3: mean(k3),
-      sumDelta: sum,
-      ess: essOf(rSum, rSumSq, compared),
-      essCorrected: essOf(wSum, wSumSq, compared),
-      clipped,
-      masked,
-      fractionCorrected: compared === 0 ? 0 : (clipped + masked) / compared,
-      segments,
-    },
-    delta,
-    cumDelta,
-    weight,
-    verdict,
-  };
+  return { verdict, segments, clipped, masked, wSum, wSumSq };
 }

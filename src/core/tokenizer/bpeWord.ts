@@ -131,7 +131,12 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
   let ranks = new Int32Array(256);
   let slots = new Int32Array(256);
 
-  const merge = (t: PairTable, n: number): number[] => {
+  let next = new Int32Array(256);
+  let prev = new Int32Array(256);
+  const heap = new MergeHeap();
+
+  /** Short words: the lowest-ranked pair found by a scan, merged, until none is left. */
+  const mergeByScan = (t: PairTable, n: number): number[] => {
     const { rank, merged } = t;
     for (let i = 0; i < n - 1; i++) {
       const s = findPair(t, parts[i] as number, parts[i + 1] as number);
@@ -169,6 +174,48 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
     return ids;
   };
 
+  /**
+   * Long words (whitespace and CJK runs, long identifiers), in O(n log n): the pieces as a linked
+   * list by first byte, candidate pairs in a heap by (rank, position), so the lowest rank merges
+   * first and the leftmost on ties, as in the scan. An entry whose pair has changed since it was
+   * pushed is skipped (the pair at its position no longer has its rank).
+   */
+  const mergeByHeap = (t: PairTable, n: number): number[] => {
+    const { rank, merged } = t;
+    heap.clear();
+    for (let i = 0; i < n; i++) {
+      next[i] = i + 1;
+      prev[i] = i - 1;
+    }
+    const offer = (i: number) => {
+      const s = findPair(t, parts[i] as number, parts[next[i] as number] as number);
+      if (s >= 0) heap.push(rank[s] as number, i);
+    };
+    for (let i = 0; i < n - 1; i++) offer(i);
+    while (heap.size > 0) {
+      const key = heap.pop();
+      const r = Math.floor(key / POSITIONS);
+      const i = key - r * POSITIONS;
+      const j = next[i] as number;
+      if ((parts[i] as number) < 0 || j >= n) continue;
+      const s = findPair(t, parts[i] as number, parts[j] as number);
+      if (s < 0 || rank[s] !== r) continue;
+      parts[i] = merged[s] as number;
+      parts[j] = -1;
+      const k = next[j] as number;
+      next[i] = k;
+      if (k < n) {
+        prev[k] = i;
+        offer(i);
+      }
+      const h = prev[i] as number;
+      if (h >= 0) offer(h);
+    }
+    const ids: number[] = [];
+    for (let i = 0; i < n; i = next[i] as number) ids.push(parts[i] as number);
+    return ids;
+  };
+
   return {
     encode(bytes, from, to) {
       const n = to - from;
@@ -183,10 +230,64 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
         parts = new Int32Array(size);
         ranks = new Int32Array(size);
         slots = new Int32Array(size);
+        next = new Int32Array(size);
+        prev = new Int32Array(size);
       }
       for (let i = 0; i < n; i++) parts[i] = byteIds[bytes[from + i] as number] as number;
       if (table === undefined) table = pairTableOf(options.merges());
-      return merge(table, n);
+      return n <= SCAN_UP_TO || n >= POSITIONS ? mergeByScan(table, n) : mergeByHeap(table, n);
     },
   };
+}
+
+/** Words of up to this many bytes merge by scanning (faster for short words than a heap). */
+export const SCAN_UP_TO = 24;
+/** Heap keys are rank * POSITIONS + position (exact in a double for ranks below 2^31). */
+const POSITIONS = 2 ** 22;
+
+/** A binary min-heap of (rank, position) keys packed in doubles. */
+class MergeHeap {
+  private keys = new Float64Array(256);
+  size = 0;
+
+  clear(): void {
+    this.size = 0;
+  }
+
+  push(rank: number, position: number): void {
+    if (this.size === this.keys.length) {
+      const bigger = new Float64Array(2 * this.size);
+      bigger.set(this.keys);
+      this.keys = bigger;
+    }
+    const { keys } = this;
+    const key = rank * POSITIONS + position;
+    let i = this.size++;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if ((keys[up] as number) <= key) break;
+      keys[i] = keys[up] as number;
+      i = up;
+    }
+    keys[i] = key;
+  }
+
+  /** Removes and returns the smallest key. */
+  pop(): number {
+    const { keys } = this;
+    const top = keys[0] as number;
+    const last = keys[--this.size] as number;
+    const n = this.size;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && (keys[c + 1] as number) < (keys[c] as number)) c++;
+      if ((keys[c] as number) >= last) break;
+      keys[i] = keys[c] as number;
+      i = c;
+    }
+    keys[i] = last;
+    return top;
+  }
 }

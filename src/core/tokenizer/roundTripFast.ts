@@ -1,7 +1,13 @@
+import {
+  type AddedTokens,
+  indexAddedTokens,
+  overlapsStray,
+  strayAddedText,
+} from "./addedTokenText";
+import { CanonicalCache } from "./canonicalCache";
+import { isNfcStable } from "./nfcStable";
 import { PreTokenScanner } from "./preTokenScanner";
 import type { Tokenizer } from "./types";
-import { utf8CharLength, utf8CodePoint } from "./utf8";
-import { utf8Decode } from "./utf8Text";
 
 /** A faster `encode(decode(ids))` giving the very same ids (the same array when unchanged). */
 export interface RoundTripAccelerator {
@@ -22,9 +28,69 @@ export interface FastRoundTripSpec {
   encodeWord(bytes: Uint8Array): readonly number[];
 }
 
-const UNKNOWN = 0;
-const CANONICAL = 1;
-const NOT_CANONICAL = 2;
+/** Recorded ids' bytes laid end to end (`buf`) with each id's first byte (`offsets`). */
+class RecordedBytes {
+  buf = new Uint8Array(1 << 16);
+  offsets = new Int32Array(1 << 12);
+  // Every token's bytes in one flat pool (filled on first use): copying a token is then a loop
+  // over one typed array, with no per-token object.
+  private pool = new Uint8Array(1 << 16);
+  private poolUsed = 0;
+  private readonly poolStart: Int32Array;
+  private readonly poolLength: Int32Array;
+
+  constructor(private readonly tokenizer: Tokenizer) {
+    this.poolStart = new Int32Array(tokenizer.vocabSize).fill(-1);
+    this.poolLength = new Int32Array(tokenizer.vocabSize);
+  }
+
+  /** Start of token `id`'s bytes in `pool` (its length is in `poolLength`). */
+  private pooled(id: number): number {
+    const start = this.poolStart[id] ?? -1;
+    if (start >= 0) return start;
+    const b = this.tokenizer.tokenBytes(id);
+    if (this.poolUsed + b.length > this.pool.length) {
+      const bigger = new Uint8Array(Math.max(2 * this.pool.length, this.poolUsed + b.length));
+      bigger.set(this.pool.subarray(0, this.poolUsed));
+      this.pool = bigger;
+    }
+    this.pool.set(b, this.poolUsed);
+    this.poolStart[id] = this.poolUsed;
+    this.poolLength[id] = b.length;
+    this.poolUsed += b.length;
+    return this.poolUsed - b.length;
+  }
+
+  /**
+   * Copies the ids' bytes into `buf` and their offsets into `offsets`; returns the number of bytes
+   * copied, or -1 when an id is outside the vocabulary.
+   */
+  load(ids: readonly number[]): number {
+    const n = ids.length;
+    const vocabSize = this.poolStart.length;
+    if (this.offsets.length < n + 1) this.offsets = new Int32Array(2 * n + 2);
+    const { offsets, poolLength } = this;
+    let { buf } = this;
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i] ?? -1;
+      if (id < 0 || id >= vocabSize) return -1;
+      const start = this.pooled(id);
+      const length = poolLength[id] ?? 0;
+      if (total + length > buf.length) {
+        const bigger = new Uint8Array(Math.max(2 * buf.length, total + length));
+        bigger.set(buf.subarray(0, total));
+        buf = this.buf = bigger;
+      }
+      offsets[i] = total;
+      const { pool } = this;
+      for (let k = 0; k < length; k++) buf[total + k] = pool[start + k] ?? 0;
+      total += length;
+    }
+    offsets[n] = total;
+    return total;
+  }
+}
 
 /**
  * `encode(decode(ids))` without re-encoding what provably round-trips: the recorded bytes are cut
@@ -39,36 +105,9 @@ export function createRoundTripAccelerator(
   tokenizer: Tokenizer,
   spec: FastRoundTripSpec,
 ): RoundTripAccelerator {
-  const vocabSize = tokenizer.vocabSize;
-  const added = indexAddedTokens(tokenizer);
-  const { isAdded } = added;
-
-  // Every token's bytes in one flat pool (filled on first use): copying a token is then a loop
-  // over one typed array, with no per-token object.
-  let pool = new Uint8Array(1 << 16);
-  let poolUsed = 0;
-  const poolStart = new Int32Array(vocabSize).fill(-1);
-  const poolLength = new Int32Array(vocabSize);
-  const canonical = new CanonicalCache(spec, vocabSize);
-  let buf = new Uint8Array(1 << 16);
-  let offsets = new Int32Array(1 << 12);
-
-  /** Start of token `id`'s bytes in `pool` (its length is in `poolLength`). */
-  const pooled = (id: number): number => {
-    const start = poolStart[id] ?? -1;
-    if (start >= 0) return start;
-    const b = tokenizer.tokenBytes(id);
-    if (poolUsed + b.length > pool.length) {
-      const bigger = new Uint8Array(Math.max(2 * pool.length, poolUsed + b.length));
-      bigger.set(pool.subarray(0, poolUsed));
-      pool = bigger;
-    }
-    pool.set(b, poolUsed);
-    poolStart[id] = poolUsed;
-    poolLength[id] = b.length;
-    poolUsed += b.length;
-    return poolUsed - b.length;
-  };
+  const added: AddedTokens = indexAddedTokens(tokenizer);
+  const bytes = new RecordedBytes(tokenizer);
+  const canonical = new CanonicalCache(spec, tokenizer.vocabSize);
 
   /**
    * Round trip of the ordinary tokens [s, e) between two added tokens, appended to `out`, or
@@ -81,6 +120,7 @@ export function createRoundTripAccelerator(
     e: number,
     out: number[] | undefined,
   ): boolean => {
+    const { buf, offsets } = bytes;
     const from = offsets[s] ?? 0;
     const to = offsets[e] ?? 0;
     if (spec.nfc && !isNfcStable(buf, from, to)) return false;
@@ -107,32 +147,6 @@ export function createRoundTripAccelerator(
       t = u;
     }
     return true;
-  };
-
-  /**
-   * Copies the ids' bytes into `buf` and their offsets into `offsets`; returns the number of bytes
-   * copied, or -1 when an id is outside the vocabulary.
-   */
-  const loadBytes = (ids: readonly number[]): number => {
-    const n = ids.length;
-    if (offsets.length < n + 1) offsets = new Int32Array(2 * n + 2);
-    let total = 0;
-    for (let i = 0; i < n; i++) {
-      const id = ids[i] ?? -1;
-      if (id < 0 || id >= vocabSize) return -1;
-      const start = pooled(id);
-      const length = poolLength[id] ?? 0;
-      if (total + length > buf.length) {
-        const bigger = new Uint8Array(Math.max(2 * buf.length, total + length));
-        bigger.set(buf.subarray(0, total));
-        buf = bigger;
-      }
-      offsets[i] = total;
-      for (let k = 0; k < length; k++) buf[total + k] = pool[start + k] ?? 0;
-      total += length;
-    }
-    offsets[n] = total;
-    return total;
   };
 
   const plainRoundTrip = (ids: readonly number[]) => tokenizer.encode(tokenizer.decode(ids));
@@ -163,14 +177,14 @@ export function createRoundTripAccelerator(
 
   return {
     roundTrip(ids) {
-      const total = loadBytes(ids);
+      const total = bytes.load(ids);
       if (total < 0) return plainRoundTrip(ids);
       // An added token spelled across or inside ordinary text changes how the text around it
       // splits. A recorded added token no stray text overlaps is still matched as itself by the
       // leftmost-longest splitter, so it still cuts the text: only the runs between two such
       // tokens that hold stray text go through the real encoder.
-      const stray = strayAddedText(added, buf, offsets, ids, total);
-      return roundTripRuns(ids, offsets, isAdded, stray, fastSection, plainRoundTrip);
+      const stray = strayAddedText(added, bytes.buf, bytes.offsets, ids, total);
+      return roundTripRuns(ids, bytes.offsets, added.isAdded, stray, fastSection, plainRoundTrip);
     },
   };
 }
@@ -221,285 +235,4 @@ function roundTripRuns(
     s = i + 1;
   }
   return out ?? ids;
-}
-
-/** The tokenizer's added tokens, indexed for the stray-text scan. */
-interface AddedTokens {
-  /** 1 at an added token's id. */
-  readonly isAdded: Uint8Array;
-  /** Added tokens' bytes by their first byte. */
-  readonly byFirstByte: ReadonlyMap<number, readonly Uint8Array[]>;
-  /** 1 at a byte some added token starts with. */
-  readonly startsAdded: Uint8Array;
-  /** The one first byte every added token shares, or -1. */
-  readonly onlyFirst: number;
-}
-
-function indexAddedTokens(tokenizer: Tokenizer): AddedTokens {
-  const vocabSize = tokenizer.vocabSize;
-  const isAdded = new Uint8Array(vocabSize);
-  const byFirstByte = new Map<number, Uint8Array[]>();
-  for (let id = 0; id < vocabSize; id++) {
-    if (!tokenizer.isAdded(id)) continue;
-    isAdded[id] = 1;
-    const bytes = tokenizer.tokenBytes(id);
-    const first = bytes[0];
-    if (first === undefined) continue;
-    if (bytes.some((b) => b >= 0x80)) {
-      throw new Error(
-        `${tokenizer.id}: added token ${id} is not ASCII; the fast path assumes it is`,
-      );
-    }
-    const list = byFirstByte.get(first) ?? [];
-    list.push(bytes);
-    byFirstByte.set(first, list);
-  }
-  const startsAdded = new Uint8Array(256);
-  for (const b of byFirstByte.keys()) startsAdded[b] = 1;
-  const onlyFirst = byFirstByte.size === 1 ? ([...byFirstByte.keys()][0] ?? -1) : -1;
-  return { isAdded, byFirstByte, startsAdded, onlyFirst };
-}
-
-function sameIds(a: readonly number[], ids: readonly number[], from: number, to: number): boolean {
-  if (a.length !== to - from) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== ids[from + k]) return false;
-  return true;
-}
-
-/** Canonical encodings of pre-tokens: verdicts by id sequence, ids by bytes (both cached). */
-class CanonicalCache {
-  private readonly single: Uint8Array;
-  // Verdicts of multi-token pre-tokens by id sequence: no key string or object per entry.
-  private readonly multi = new SequenceVerdicts();
-  private readonly words = new Map<string, readonly number[]>();
-
-  constructor(
-    private readonly spec: FastRoundTripSpec,
-    vocabSize: number,
-  ) {
-    this.single = new Uint8Array(vocabSize);
-  }
-
-  /** Ids [from, to) are the canonical encoding of the pre-token bytes buf[p, q)? Cached. */
-  isCanonical(
-    ids: readonly number[],
-    from: number,
-    to: number,
-    buf: Uint8Array,
-    p: number,
-    q: number,
-  ): boolean {
-    const { spec, single } = this;
-    if (to - from === 1) {
-      const id = ids[from] ?? 0;
-      let v = single[id] ?? UNKNOWN;
-      if (v === UNKNOWN) {
-        v = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to) ? CANONICAL : NOT_CANONICAL;
-        single[id] = v;
-      }
-      return v === CANONICAL;
-    }
-    const { multi } = this;
-    const slot = multi.find(ids, from, to);
-    let v = multi.verdictAt(slot);
-    if (v === UNKNOWN) {
-      v = sameIds(spec.encodeWord(buf.slice(p, q)), ids, from, to) ? CANONICAL : NOT_CANONICAL;
-      multi.add(slot, ids, from, to, v);
-    }
-    return v === CANONICAL;
-  }
-
-  /** Canonical ids of the pre-token bytes buf[p, q), cached by its bytes. */
-  encodeWord(buf: Uint8Array, p: number, q: number): readonly number[] {
-    let key = "";
-    for (let k = p; k < q; k++) key += String.fromCharCode(buf[k] ?? 0);
-    let ids = this.words.get(key);
-    if (!ids) {
-      ids = this.spec.encodeWord(buf.slice(p, q));
-      this.words.set(key, ids);
-    }
-    return ids;
-  }
-}
-
-/** FNV-1a over ids [from, to), mixed. */
-function hashIds(ids: ArrayLike<number>, from: number, to: number): number {
-  let h = 0x811c9dc5 ^ (to - from);
-  for (let k = from; k < to; k++) h = Math.imul(h ^ (ids[k] ?? 0), 0x01000193);
-  return (h ^ (h >>> 15)) >>> 0;
-}
-
-/**
- * Verdicts keyed by id sequences, in an open-addressing table over typed arrays: each entry's ids
- * sit in one pool, so an entry costs a few bytes per id, not a Map per id.
- */
-class SequenceVerdicts {
-  /** Entry index + 1 per slot (0: empty). */
-  private slots = new Int32Array(1 << 12);
-  private starts = new Int32Array(1 << 11);
-  private lengths = new Int32Array(1 << 11);
-  private verdicts = new Uint8Array(1 << 11);
-  private pool = new Int32Array(1 << 14);
-  private used = 0;
-  private entries = 0;
-
-  /** The slot holding ids [from, to), or the empty slot where they would go. */
-  find(ids: readonly number[], from: number, to: number): number {
-    const { slots, starts, lengths, pool } = this;
-    const mask = slots.length - 1;
-    const n = to - from;
-    for (let s = hashIds(ids, from, to) & mask; ; s = (s + 1) & mask) {
-      const e = (slots[s] ?? 0) - 1;
-      if (e < 0) return s;
-      if (lengths[e] !== n) continue;
-      const at = starts[e] ?? 0;
-      let k = 0;
-      while (k < n && pool[at + k] === ids[from + k]) k++;
-      if (k === n) return s;
-    }
-  }
-
-  /** The verdict in a slot `find` gave (UNKNOWN when empty). */
-  verdictAt(slot: number): number {
-    const e = (this.slots[slot] ?? 0) - 1;
-    return e < 0 ? UNKNOWN : (this.verdicts[e] ?? UNKNOWN);
-  }
-
-  /** Stores the verdict of ids [from, to) in the empty slot `find` gave for them. */
-  add(slot: number, ids: readonly number[], from: number, to: number, verdict: number): void {
-    const n = to - from;
-    if (this.used + n > this.pool.length) {
-      const bigger = new Int32Array(Math.max(2 * this.pool.length, this.used + n));
-      bigger.set(this.pool.subarray(0, this.used));
-      this.pool = bigger;
-    }
-    if (this.entries === this.starts.length) {
-      const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-        const bigger = make(2 * a.length);
-        bigger.set(a);
-        return bigger;
-      };
-      this.starts = grow(this.starts, (k) => new Int32Array(k));
-      this.lengths = grow(this.lengths, (k) => new Int32Array(k));
-      this.verdicts = grow(this.verdicts, (k) => new Uint8Array(k));
-    }
-    const e = this.entries++;
-    for (let k = 0; k < n; k++) this.pool[this.used + k] = ids[from + k] ?? 0;
-    this.starts[e] = this.used;
-    this.lengths[e] = n;
-    this.verdicts[e] = verdict;
-    this.used += n;
-    this.slots[slot] = e + 1;
-    // Kept at most half full: rehash into twice the slots.
-    if (2 * this.entries > this.slots.length) this.rehash();
-  }
-
-  private rehash(): void {
-    const slots = new Int32Array(2 * this.slots.length);
-    const mask = slots.length - 1;
-    for (let e = 0; e < this.entries; e++) {
-      const at = this.starts[e] ?? 0;
-      let s = hashIds(this.pool, at, at + (this.lengths[e] ?? 0)) & mask;
-      while ((slots[s] ?? 0) !== 0) s = (s + 1) & mask;
-      slots[s] = e + 1;
-    }
-    this.slots = slots;
-  }
-}
-
-/**
- * Byte spans [start, end) of buf[0, total) where an added token's text occurs other than exactly
- * at a recorded added token (the same scan the real splitter's leftmost-longest match makes;
- * empty when none). `offsets` holds each id's first byte.
- */
-function strayAddedText(
-  added: AddedTokens,
-  buf: Uint8Array,
-  offsets: Int32Array,
-  ids: readonly number[],
-  total: number,
-): number[] {
-  const { isAdded, byFirstByte, startsAdded, onlyFirst } = added;
-  const spans: number[] = [];
-  let t = 0;
-  for (let p = 0; p < total; p++) {
-    // With one possible first byte (`<` for Qwen and Llama-3), jump to its next occurrence.
-    if (onlyFirst >= 0) {
-      p = buf.indexOf(onlyFirst, p);
-      if (p < 0 || p >= total) break;
-    } else if (startsAdded[buf[p] ?? 0] === 0) continue;
-    while ((offsets[t + 1] ?? total) <= p) t++;
-    const id = ids[t] ?? 0;
-    const tokenStart = offsets[t] ?? 0;
-    const tokenEnd = offsets[t + 1] ?? 0;
-    if (isAdded[id] === 1) {
-      if (tokenStart === p) {
-        for (const c of byFirstByte.get(buf[p] ?? 0) ?? []) {
-          if (c.length > tokenEnd - p && matchesAt(buf, total, p, c)) spans.push(p, p + c.length);
-        }
-      }
-      p = tokenEnd - 1;
-      continue;
-    }
-    for (const c of byFirstByte.get(buf[p] ?? 0) ?? []) {
-      if (matchesAt(buf, total, p, c)) spans.push(p, p + c.length);
-    }
-  }
-  return spans;
-}
-
-/** True when some stray span of `spans` overlaps bytes [from, to). */
-function overlapsStray(spans: readonly number[], from: number, to: number): boolean {
-  for (let k = 0; k < spans.length; k += 2) {
-    if ((spans[k] ?? 0) < to && (spans[k + 1] ?? 0) > from) return true;
-  }
-  return false;
-}
-
-const nfcSafe = new Map<number, boolean>();
-
-/**
- * A character NFC can never change, whatever surrounds it: unchanged on its own, not a combining
- * mark and not a Hangul jamo (the only non-mark characters that compose with a neighbour).
- */
-function isNfcSafe(cp: number): boolean {
-  let safe = nfcSafe.get(cp);
-  if (safe === undefined) {
-    const ch = String.fromCodePoint(cp);
-    safe = ch.normalize("NFC") === ch && !/\p{M}/u.test(ch) && !(cp >= 0x1100 && cp <= 0x11ff);
-    nfcSafe.set(cp, safe);
-  }
-  return safe;
-}
-
-/**
- * True when NFC leaves the well-formed UTF-8 bytes [from, to) unchanged: checked per character
- * (cached) while every character is one NFC never changes, else on the whole run's text (marks,
- * emoji variation selectors: NFC leaves most such text alone, and the run is the unit the
- * normalizer sees). False for ill-formed bytes (the scanner declines them anyway).
- */
-function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
-  // One bounded view per run, not one per character (a character must not borrow bytes past `to`).
-  let view: Uint8Array | undefined;
-  let allSafe = true;
-  for (let p = from; p < to; ) {
-    if ((buf[p] ?? 0) < 0x80) {
-      p++;
-      continue;
-    }
-    view ??= buf.subarray(0, to);
-    const length = utf8CharLength(view, p);
-    if (length < 0) return false;
-    if (allSafe && !isNfcSafe(utf8CodePoint(buf, p, length))) allSafe = false;
-    p += length;
-  }
-  if (allSafe) return true;
-  const text = utf8Decode(buf, from, to);
-  return text.normalize("NFC") === text;
-}
-
-function matchesAt(buf: Uint8Array, total: number, p: number, content: Uint8Array): boolean {
-  if (p + content.length > total) return false;
-  for (let k = 0; k < content.length; k++) if (buf[p + k] !== content[k]) return false;
-  return true;
 }

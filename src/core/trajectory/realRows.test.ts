@@ -4,7 +4,7 @@ import { fixtureLines } from "../../test/fixtureFiles";
 import { modeInputMissing } from "../drift/driftInputs";
 import { planTurnRenders } from "../drift/prefixCheck";
 import { summarizeTrajectory } from "../files/rowSummary";
-import { trajectoryToAtif } from "../formats/atif";
+import { trajectoryToAtif } from "../formats/atifWrite";
 import { readRolloutLine } from "../formats/readRolloutLine";
 import type { Tokenizer } from "../tokenizer/types";
 import { canonicalRole, isAssistantRole, ROLE_ALIASES } from "./roles";

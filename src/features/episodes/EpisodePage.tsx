@@ -54,6 +54,7 @@ export function EpisodePage() {
         <span>{trajectory.model}</span>
         <span>{trajectory.createdAt}</span>
         <Link to={`/episodes/${encodeURIComponent(trajectory.id)}/drift`}>Drift</Link>
+        <Link to={`/episodes/${encodeURIComponent(trajectory.id)}/bisect`}>Bisect</Link>
         {trajectory.lineage && (
           <span data-testid="episode-lineage">
             branch of{" "}

@@ -2,8 +2,11 @@ import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import type { RowSummary } from "../../core/files/rowSummary";
 import { formatReward } from "../../core/series/formatReward";
+import type { Trajectory } from "../../core/trajectory/types";
 import { useTurnChecks } from "../../hooks/useTurnChecks";
+import { BisectLab } from "../bisect/BisectLab";
 import { ForkForm } from "../branches/ForkForm";
+import type { ForkSource } from "../branches/forkRequest";
 import { DriftPanel } from "../drift/DriftPanel";
 import { TokenizerSelect } from "../drift/TokenizerSelect";
 import { useDriftModeParam, withToken } from "../drift/useDriftModeParam";
@@ -21,18 +24,21 @@ import { useFileOrder } from "./useFileRows";
 import { useFileSample, useFileTrajectory } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
 
+type View = "tokens" | "drift" | "bisect";
+
 /**
  * `/files/:fileId/:row[?token=N]`: one trajectory of a file, parsed from its line on demand; n/p
- * step. `/files/:fileId/:row/drift` shows its retokenization drift instead of its tokens.
+ * step. `/files/:fileId/:row/drift` shows its retokenization drift instead of its tokens,
+ * `/files/:fileId/:row/bisect` its rescoring bisect lab (docs/bisect.md).
  */
-export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: "tokens" | "drift" }) {
+export function FileTrajectoryPage({ view = "tokens" }: { readonly view?: View }) {
   const { fileId = "", row = "" } = useParams();
   // A fresh page per sample: scroll position, selection and the pending read start clean.
   return <FileTrajectory key={`${fileId}/${row}/${view}`} view={view} />;
 }
 
-/** The path tail of a view: the drift tab's `/drift`, none for tokens. */
-const tabPath = (view: "tokens" | "drift") => (view === "drift" ? "/drift" : "");
+/** The path tail of a view: `/drift`, `/bisect`, none for tokens. */
+const tabPath = (view: View) => (view === "tokens" ? "" : `/${view}`);
 
 /**
  * The rows before and after `rowIndex` in the list's `order`, with `n`, `p` and Escape bound to
@@ -71,7 +77,7 @@ function useTokenParam(): number | undefined {
   return tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
 }
 
-function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
+function FileTrajectory({ view }: { readonly view: View }) {
   const { fileId = "", row: rowParam = "" } = useParams();
   const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
   const { client, reason } = useFileClient(fileId);
@@ -82,7 +88,6 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
   const order = useFileOrder(state, query, fileDrift.rows);
   const summary = state?.rows[rowIndex];
   const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
-  const [forkAt, setForkAt] = useState<number>();
   const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
   const { tokenizer } = useDriftTokenizer(trajectory.data);
   // A row of a server file can be branched (into the episode store) once the one tokenizer rule
@@ -122,35 +127,17 @@ function FileTrajectory({ view }: { readonly view: "tokens" | "drift" }) {
         <TextRecord trajectory={trajectory.data} />
       )}
       {trajectory.data && view === "tokens" && trajectory.data.segments.length > 0 && (
-        <>
-          <div className={styles.decode}>
-            <TokenizerSelect trajectory={trajectory.data} />
-            {pieces.error && (
-              <span className={styles.error}>cannot decode with it: {pieces.error}</span>
-            )}
-          </div>
-          {forkAt !== undefined && summary && (
-            <ForkForm
-              key={forkAt}
-              parent={trajectory.data}
-              source={{ file: fileId, line: summary.line, row: summary.row }}
-              index={forkAt}
-              onClose={() => setForkAt(undefined)}
-            />
-          )}
-          <div className={styles.view}>
-            <TrajectoryView
-              trajectory={trajectory.data}
-              pieces={pieces.pieces}
-              tokenizer={pieces.tokenizer}
-              isTokenizerLoading={pieces.isLoading}
-              controlTokens={pieces.controlTokens}
-              initialToken={initialToken}
-              turnChecks={turnChecks}
-              {...(canBranch ? { onBranch: setForkAt } : {})}
-            />
-          </div>
-        </>
+        <RowTokens
+          trajectory={trajectory.data}
+          pieces={pieces}
+          initialToken={initialToken}
+          turnChecks={turnChecks}
+          canBranch={canBranch}
+          {...(summary ? { source: { file: fileId, line: summary.line, row: summary.row } } : {})}
+        />
+      )}
+      {trajectory.data && view === "bisect" && trajectory.data.segments.length > 0 && (
+        <BisectLab target={{ trajectory: trajectory.data }} />
       )}
       {trajectory.data && view === "drift" && (
         <DriftPanel
@@ -168,7 +155,7 @@ interface RowNavProps {
   readonly fileId: string;
   readonly fileName: string | undefined;
   readonly rowIndex: number;
-  readonly view: "tokens" | "drift";
+  readonly view: View;
   /** The list's query (`?…`), kept on every link. */
   readonly suffix: string;
   /** Where the row sits in the list's order (-1: not in it), its neighbours and the list's length. */
@@ -181,7 +168,7 @@ interface RowNavProps {
   readonly summary: RowSummary | undefined;
 }
 
-/** Back to the file, prev/next, the Tokens/Drift tabs, the row's place and its summary line. */
+/** Back to the file, prev/next, the Tokens/Drift/Bisect tabs, the row's place and its summary line. */
 function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }: RowNavProps) {
   const tab = tabPath(view);
   return (
@@ -206,6 +193,12 @@ function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }:
         >
           Drift
         </Link>
+        <Link
+          to={`/files/${fileId}/${rowIndex}/bisect${suffix}`}
+          aria-current={view === "bisect" ? "page" : undefined}
+        >
+          Bisect
+        </Link>
       </span>
       <span className={styles.meta} data-testid="sample-position">
         {stepping.position >= 0
@@ -220,5 +213,53 @@ function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }:
         </span>
       )}
     </nav>
+  );
+}
+
+interface RowTokensProps {
+  readonly trajectory: Trajectory;
+  readonly pieces: ReturnType<typeof useRecordedPieces>;
+  readonly initialToken: number | undefined;
+  readonly turnChecks: ReturnType<typeof useTurnChecks>;
+  /** The view offers "Branch here". */
+  readonly canBranch: boolean;
+  /** The server file's row the branches start from (once the row's summary is known). */
+  readonly source?: ForkSource;
+}
+
+/** The row's tokens: the decoding tokenizer, the branch form once asked for, and the view. */
+function RowTokens(props: RowTokensProps) {
+  const { trajectory, pieces, initialToken, turnChecks, canBranch, source } = props;
+  const [forkAt, setForkAt] = useState<number>();
+  return (
+    <>
+      <div className={styles.decode}>
+        <TokenizerSelect trajectory={trajectory} />
+        {pieces.error && (
+          <span className={styles.error}>cannot decode with it: {pieces.error}</span>
+        )}
+      </div>
+      {forkAt !== undefined && source && (
+        <ForkForm
+          key={forkAt}
+          parent={trajectory}
+          source={source}
+          index={forkAt}
+          onClose={() => setForkAt(undefined)}
+        />
+      )}
+      <div className={styles.view}>
+        <TrajectoryView
+          trajectory={trajectory}
+          pieces={pieces.pieces}
+          tokenizer={pieces.tokenizer}
+          isTokenizerLoading={pieces.isLoading}
+          controlTokens={pieces.controlTokens}
+          initialToken={initialToken}
+          turnChecks={turnChecks}
+          {...(canBranch ? { onBranch: setForkAt } : {})}
+        />
+      </div>
+    </>
   );
 }

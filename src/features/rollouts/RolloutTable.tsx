@@ -25,8 +25,8 @@ export interface RolloutTableProps {
   readonly mismatch?: MismatchByRow | undefined;
 }
 
-/** The keys of the grid: j/k/arrows and PageUp/PageDown move the cursor, Home/End, Enter opens. */
-function useGridKeys(
+/** The grid's key handler: j/k/arrows and PageUp/PageDown move the cursor, Home/End, Enter opens. */
+function gridKeyHandler(
   {
     order,
     cursor,
@@ -83,7 +83,7 @@ export function RolloutTable(props: RolloutTableProps) {
   useEffect(() => {
     if (cursor >= 0 && cursor < order.length) virtualizer.scrollToIndex(cursor, { align: "auto" });
   }, [cursor, order.length, virtualizer]);
-  const handleKeyDown = useGridKeys(props, scrollRef);
+  const handleKeyDown = gridKeyHandler(props, scrollRef);
 
   return (
     // biome-ignore lint/a11y/useSemanticElements: virtualized absolute rows cannot live in a <table>

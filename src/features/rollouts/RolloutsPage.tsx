@@ -5,6 +5,8 @@ import { groupStats } from "../../core/files/groupStats";
 import type { SortColumn } from "../../core/files/rowQuery";
 import { rolloutSeries } from "../../core/series/rolloutSeries";
 import { useDocumentTitle } from "../../hooks/useDocumentTitle";
+import { useTokenizerPreload } from "../../hooks/useTokenizerPreload";
+import type { RolloutFileClient, RolloutFileState } from "../../workers/rolloutFileClient";
 import { FileDriftBar } from "../drift/FileDriftBar";
 import { useFileDrift } from "../drift/useFileDrift";
 import { FileMismatchBar } from "../mismatch/FileMismatchBar";
@@ -21,11 +23,24 @@ import { RolloutCharts } from "./RolloutCharts";
 import styles from "./RolloutsPage.module.css";
 import { RolloutTable } from "./RolloutTable";
 import { RunStepNav } from "./RunCharts";
-import { useColumnMapping } from "./useColumnMapping";
+import { type ColumnMappingView, useColumnMapping } from "./useColumnMapping";
 import { useFileForensics, useFindingFilter } from "./useFileForensics";
 import { useFileOrder } from "./useFileRows";
 import { useFileSample } from "./useFileTrajectory";
 import { useRowQuery } from "./useRowQuery";
+
+/** The charts' series of the shown rows and the file's group statistics, redone as the file grows. */
+function useRowStats(state: RolloutFileState | undefined, order: readonly number[]) {
+  const version = state?.version;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
+  const series = useMemo(
+    () => (state ? rolloutSeries(state.rows, order) : undefined),
+    [order, version],
+  );
+  // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
+  const groups = useMemo(() => (state ? groupStats(state.rows) : []), [version]);
+  return { series, groups };
+}
 
 /** `/files/:fileId`: one file's trajectories as a filterable table, with charts, groups, bad lines. */
 export function RolloutsPage() {
@@ -38,6 +53,8 @@ export function RolloutsPage() {
   const mapping = useColumnMapping(client, state);
   const sample = useFileSample(fileId, client, state?.rows.length ?? 0);
   const drift = useFileDrift(fileId, client, sample);
+  // The tokenizer the rows decode with loads while the table is read: a row opens with its text.
+  useTokenizerPreload(drift.tokenizer);
   const mismatch = useFileMismatch(fileId, client);
   const forensics = useFileForensics(fileId, client, state);
   const order = useFindingFilter(
@@ -46,16 +63,7 @@ export function RolloutsPage() {
     query.finding,
   );
   const [cursor, setCursor] = useState(0);
-  const [exportFormat, setExportFormat] = useState<ExportFormat>("rollout-lens/v1");
-  const [isExporting, setExporting] = useState(false);
-  const version = state?.version;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
-  const series = useMemo(
-    () => (state ? rolloutSeries(state.rows, order) : undefined),
-    [order, version],
-  );
-  // biome-ignore lint/correctness/useExhaustiveDependencies: rows grow in place; version marks growth
-  const groups = useMemo(() => (state ? groupStats(state.rows) : []), [version]);
+  const { series, groups } = useRowStats(state, order);
 
   if (!client || !state) {
     return (
@@ -74,62 +82,11 @@ export function RolloutsPage() {
       sort: column,
       descending: query.sort === column ? !query.descending : column !== "index" && column !== "id",
     });
-  const handleExport = async () => {
-    setExporting(true);
-    try {
-      const blob = await client.export(order, exportFormat);
-      const a = document.createElement("a");
-      a.href = URL.createObjectURL(blob);
-      a.download = `${state.name.replace(/\.jsonl$/, "")}.filtered.${exportFormat.replace("/", "-")}.jsonl`;
-      a.click();
-      URL.revokeObjectURL(a.href);
-    } finally {
-      setExporting(false);
-    }
-  };
 
   return (
     <div className={styles.page}>
       <RunStepNav fileId={fileId} />
-      <div className={styles.top}>
-        <IndexStatus
-          state={state}
-          shown={order.length}
-          onTogglePause={() => client.setPaused(!state.isPaused)}
-        />
-        <div className={styles.actions}>
-          {mapping.canChange && !mapping.isOpen && (
-            <button type="button" onClick={mapping.open}>
-              column mapping
-            </button>
-          )}
-          <select
-            aria-label="export format"
-            value={exportFormat}
-            onChange={(e) =>
-              setExportFormat(EXPORT_FORMATS.find((f) => f === e.target.value) ?? "rollout-lens/v1")
-            }
-          >
-            {EXPORT_FORMATS.map((f) => (
-              <option key={f} value={f}>
-                {f}
-              </option>
-            ))}
-          </select>
-          <button type="button" onClick={handleExport} disabled={isExporting || order.length === 0}>
-            {isExporting ? "exporting…" : `export ${order.length.toLocaleString("en-US")} as JSONL`}
-          </button>
-        </div>
-      </div>
-      {mapping.isOpen && state.table && (
-        <ColumnMappingDialog
-          fileName={state.name}
-          columns={state.table.columns}
-          initial={state.table.mapping ?? state.table.suggested}
-          onApply={mapping.apply}
-          onCancel={state.table.mapping ? mapping.close : undefined}
-        />
-      )}
+      <FileTop client={client} state={state} order={order} mapping={mapping} />
       <FilterBar query={query} onChange={setQuery} />
       <FileDriftBar drift={drift} filter={query.drift} onFilter={(d) => setQuery({ drift: d })} />
       <FileMismatchBar
@@ -169,5 +126,91 @@ export function RolloutsPage() {
         <kbd>n</kbd>/<kbd>p</kbd> next/previous, <kbd>Esc</kbd> back
       </div>
     </div>
+  );
+}
+
+interface ExportControlsProps {
+  readonly client: RolloutFileClient;
+  readonly fileName: string;
+  /** The shown rows, in order: what the export writes. */
+  readonly order: readonly number[];
+}
+
+/** The export format and the button that downloads the shown rows in it. */
+function ExportControls({ client, fileName, order }: ExportControlsProps) {
+  const [exportFormat, setExportFormat] = useState<ExportFormat>("rollout-lens/v1");
+  const [isExporting, setExporting] = useState(false);
+  const handleExport = async () => {
+    setExporting(true);
+    try {
+      const blob = await client.export(order, exportFormat);
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = `${fileName.replace(/\.jsonl$/, "")}.filtered.${exportFormat.replace("/", "-")}.jsonl`;
+      a.click();
+      URL.revokeObjectURL(a.href);
+    } finally {
+      setExporting(false);
+    }
+  };
+  return (
+    <>
+      <select
+        aria-label="export format"
+        value={exportFormat}
+        onChange={(e) =>
+          setExportFormat(EXPORT_FORMATS.find((f) => f === e.target.value) ?? "rollout-lens/v1")
+        }
+      >
+        {EXPORT_FORMATS.map((f) => (
+          <option key={f} value={f}>
+            {f}
+          </option>
+        ))}
+      </select>
+      <button type="button" onClick={handleExport} disabled={isExporting || order.length === 0}>
+        {isExporting ? "exporting…" : `export ${order.length.toLocaleString("en-US")} as JSONL`}
+      </button>
+    </>
+  );
+}
+
+interface FileTopProps {
+  readonly client: RolloutFileClient;
+  readonly state: RolloutFileState;
+  /** The shown rows, in order. */
+  readonly order: readonly number[];
+  readonly mapping: ColumnMappingView;
+}
+
+/** Indexing status, the column-mapping button and dialog, and export. */
+function FileTop({ client, state, order, mapping }: FileTopProps) {
+  return (
+    <>
+      <div className={styles.top}>
+        <IndexStatus
+          state={state}
+          shown={order.length}
+          onTogglePause={() => client.setPaused(!state.isPaused)}
+        />
+        <div className={styles.actions}>
+          {mapping.canChange && !mapping.isOpen && (
+            <button type="button" onClick={mapping.open}>
+              column mapping
+            </button>
+          )}
+          <ExportControls client={client} fileName={state.name} order={order} />
+        </div>
+      </div>
+      {mapping.isOpen && state.table && (
+        <ColumnMappingDialog
+          fileName={state.name}
+          columns={state.table.columns}
+          initial={state.table.mapping ?? state.table.suggested}
+          onApply={mapping.apply}
+          onCancel={state.table.mapping ? mapping.close : undefined}
+        />
+      )}
+    </>
   );
 }

@@ -6,7 +6,7 @@ import { type Correction, tokenMismatch, VERDICT } from "../../core/mismatch/mis
 import { type RoutingView, routingDiffersAt } from "../../core/mismatch/routing";
 import { forkKind } from "../../core/tito/fork";
 import { type TokenExtras, tokenExtras } from "../../core/trajectory/tokenExtras";
-import type { Trajectory } from "../../core/trajectory/types";
+import type { TopLogprob, Trajectory } from "../../core/trajectory/types";
 import styles from "./DetailsPanel.module.css";
 import { CORRECTION_LABEL, KIND_LABEL } from "./kindLabels";
 import { TokenCorrections, type TrajectoryReplays } from "./TokenCorrections";
@@ -212,6 +212,74 @@ function ExtraRows({ extras }: { extras: TokenExtras }) {
   );
 }
 
+/** The sampled token's logprob, probability and rank among the recorded top-k. */
+function LogprobRows({
+  logprob: lp,
+  chosenId,
+  top,
+}: {
+  readonly logprob: number;
+  readonly chosenId: number;
+  readonly top: readonly TopLogprob[] | undefined;
+}) {
+  const rankIndex = top ? top.findIndex((alt) => alt.tokenId === chosenId) : -1;
+  return (
+    <>
+      <dt>logprob</dt>
+      <dd data-testid="detail-logprob">
+        {Number.isNaN(lp) ? <span className={styles.muted}>not recorded</span> : formatLogprob(lp)}
+      </dd>
+      <dt>probability</dt>
+      <dd>{Number.isNaN(lp) ? "—" : formatProbability(lp)}</dd>
+      <dt>rank</dt>
+      <dd>
+        {top === undefined
+          ? "—"
+          : rankIndex >= 0
+            ? `${rankIndex + 1} of top ${top.length}`
+            : `not in top ${top.length}`}
+      </dd>
+    </>
+  );
+}
+
+/** The recorded top-k alternatives, the sampled one marked; `pieceOf` prints an id's piece. */
+function TopKTable({
+  top,
+  chosenId,
+  pieceOf,
+}: {
+  readonly top: readonly TopLogprob[];
+  readonly chosenId: number;
+  readonly pieceOf: (id: number) => string;
+}) {
+  return (
+    <table className={styles.top} data-testid="top-k">
+      <caption>top-{top.length} alternatives</caption>
+      <thead>
+        <tr>
+          <th>piece</th>
+          <th>id</th>
+          <th>logprob</th>
+          <th>p</th>
+        </tr>
+      </thead>
+      <tbody>
+        {top.map((alt) => (
+          <tr key={alt.tokenId} className={alt.tokenId === chosenId ? styles.chosen : undefined}>
+            <td>
+              <code data-testid="top-k-piece">{pieceOf(alt.tokenId)}</code>
+            </td>
+            <td>{alt.tokenId}</td>
+            <td>{formatLogprob(alt.logprob)}</td>
+            <td>{formatProbability(alt.logprob)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** Everything known about one token: position, id, piece, logprob, rank, top-k, segment, turn. */
 /** Memoized: the view re-renders on every scroll frame, the details only when the token changes. */
 export const DetailsPanel = memo(function DetailsPanel({
@@ -247,7 +315,6 @@ export const DetailsPanel = memo(function DetailsPanel({
   const lp = flat.logprobs[token] ?? Number.NaN;
   const id = flat.tokenIds[token] ?? 0;
   const top = segment?.topLogprobs?.[local] ?? undefined;
-  const rankIndex = top ? top.findIndex((alt) => alt.tokenId === id) : -1;
   const branchable = onBranch !== undefined && forkKind(trajectory.segments, token) !== undefined;
   return (
     <aside className={styles.panel} data-testid="token-details">
@@ -273,24 +340,7 @@ export const DetailsPanel = memo(function DetailsPanel({
             {revealInvisible(JSON.stringify(pieces[token] ?? ""))}
           </code>
         </dd>
-        <dt>logprob</dt>
-        <dd data-testid="detail-logprob">
-          {Number.isNaN(lp) ? (
-            <span className={styles.muted}>not recorded</span>
-          ) : (
-            formatLogprob(lp)
-          )}
-        </dd>
-        <dt>probability</dt>
-        <dd>{Number.isNaN(lp) ? "—" : formatProbability(lp)}</dd>
-        <dt>rank</dt>
-        <dd>
-          {top === undefined
-            ? "—"
-            : rankIndex >= 0
-              ? `${rankIndex + 1} of top ${top.length}`
-              : `not in top ${top.length}`}
-        </dd>
+        <LogprobRows logprob={lp} chosenId={id} top={top} />
         {lanePair && <LaneRows pair={lanePair} token={token} verdicts={verdicts} />}
         {lanePair && decomposition && <DecompositionRows d={decomposition} token={token} />}
         {routing?.kind === "two" && <RoutingRows view={routing} token={token} />}
@@ -315,31 +365,7 @@ export const DetailsPanel = memo(function DetailsPanel({
           Who masked this token? (replays 16 corrections over {flat.tokenCount} tokens)
         </button>
       )}
-      {top && top.length > 0 && (
-        <table className={styles.top} data-testid="top-k">
-          <caption>top-{top.length} alternatives</caption>
-          <thead>
-            <tr>
-              <th>piece</th>
-              <th>id</th>
-              <th>logprob</th>
-              <th>p</th>
-            </tr>
-          </thead>
-          <tbody>
-            {top.map((alt) => (
-              <tr key={alt.tokenId} className={alt.tokenId === id ? styles.chosen : undefined}>
-                <td>
-                  <code data-testid="top-k-piece">{alternativePiece(alt.tokenId)}</code>
-                </td>
-                <td>{alt.tokenId}</td>
-                <td>{formatLogprob(alt.logprob)}</td>
-                <td>{formatProbability(alt.logprob)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {top && top.length > 0 && <TopKTable top={top} chosenId={id} pieceOf={alternativePiece} />}
     </aside>
   );
 });

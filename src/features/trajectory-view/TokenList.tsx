@@ -1,4 +1,4 @@
-import type { Virtualizer } from "@tanstack/react-virtual";
+import type { VirtualItem, Virtualizer } from "@tanstack/react-virtual";
 import {
   type KeyboardEvent,
   type MouseEvent,
@@ -8,6 +8,7 @@ import {
   useRef,
   useState,
 } from "react";
+import type { ScrollScale } from "../../core/layout/scrollScale";
 import { KindedSlotRecycler } from "../../core/layout/slotRecycler";
 import { RowKind, type TokenLayout } from "../../core/layout/tokenRows";
 import type { SegmentPolicy } from "../../core/trajectory/policyVersions";
@@ -141,13 +142,54 @@ function renderRow(
   }
 }
 
+/**
+ * Fast: the DOM rows stay as they were (off screen by now) and the canvas paints this frame's
+ * visible rows; runs after every render while `isFastScrolling`.
+ */
+function useFastRowsPaint(
+  canvasRef: RefObject<HTMLCanvasElement | null>,
+  scrollRef: RefObject<HTMLDivElement | null>,
+  isFastScrolling: boolean,
+  view: {
+    readonly virtualizer: Virtualizer<HTMLDivElement, Element>;
+    readonly scale: ScrollScale;
+    readonly items: readonly VirtualItem[];
+  },
+  context: RowContext,
+) {
+  useLayoutEffect(() => {
+    const canvas = canvasRef.current;
+    const el = scrollRef.current;
+    if (!isFastScrolling || !canvas || !el) return;
+    const { virtualizer, scale, items } = view;
+    const scrollTop = el.scrollTop;
+    const visible = items.map((item) => ({
+      index: item.index,
+      y: itemTop(virtualizer, scale, item.start) - scrollTop,
+      height: item.size,
+    }));
+    const { flat, pieces, cutReasons } = context.model;
+    const rows = fastRowsOf(visible, {
+      trajectory: context.trajectory,
+      layout: context.layout,
+      flat,
+      pieces,
+      cutReasons,
+      showWhitespace: context.showWhitespace,
+      isHeatmap: context.isHeatmap,
+      heatFloor: context.heatFloor,
+      mismatch: context.mismatch,
+    });
+    paintFastRows(canvas, el, rows);
+  });
+}
+
 /** The virtualized rows: only rows in (or near) the viewport are mounted. */
 export function TokenList(props: TokenListProps) {
   const { trajectory, model, layout, virtualizer, selected, isFastScrolling } = props;
   const showWhitespace = useShowWhitespace();
   const isHeatmap = useIsHeatmap() || props.isHeatmapForced === true;
   const heatFloor = useHeatFloor();
-  const { flat, pieces, cutReasons } = model;
 
   // Rows are keyed by recycled slot, not index: a row leaving the viewport is re-rendered as the
   // row entering it, so scrolling rewrites elements instead of creating (and collecting) them.
@@ -156,39 +198,6 @@ export function TokenList(props: TokenListProps) {
   const items = virtualizer.getVirtualItems();
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const lastRows = useRef<ReactNode[]>([]);
-
-  // Fast: the DOM rows stay as they were (off screen by now) and the canvas paints this frame.
-  useLayoutEffect(() => {
-    const canvas = canvasRef.current;
-    const el = props.scrollRef.current;
-    if (!isFastScrolling || !canvas || !el) return;
-    const scrollTop = el.scrollTop;
-    const visible = items.map((item) => ({
-      index: item.index,
-      y: itemTop(virtualizer, scale, item.start) - scrollTop,
-      height: item.size,
-    }));
-    const rows = fastRowsOf(visible, {
-      trajectory,
-      layout,
-      flat,
-      pieces,
-      cutReasons,
-      showWhitespace,
-      isHeatmap,
-      heatFloor,
-      mismatch: props.mismatch,
-    });
-    paintFastRows(canvas, el, rows);
-  });
-
-  if (isFastScrolling) {
-    return frame(lastRows.current);
-  }
-  const keys = recycler.keys(
-    items.map((item) => item.index),
-    items.map((item) => layout.rowKind[item.index] ?? RowKind.tokens),
-  );
   const rowContext: RowContext = {
     trajectory,
     model,
@@ -201,6 +210,21 @@ export function TokenList(props: TokenListProps) {
     turnMarks: props.turnMarks,
     policies: props.policies,
   };
+  useFastRowsPaint(
+    canvasRef,
+    props.scrollRef,
+    isFastScrolling,
+    { virtualizer, scale, items },
+    rowContext,
+  );
+
+  if (isFastScrolling) {
+    return listFrame(lastRows.current, props, canvasRef, scale.physicalSize);
+  }
+  const keys = recycler.keys(
+    items.map((item) => item.index),
+    items.map((item) => layout.rowKind[item.index] ?? RowKind.tokens),
+  );
   // The rows drawn under the loading veil hold `#id` placeholders; the decoded rows that replace
   // them are new elements, so nothing holding an old element (a pending click) lands on the token
   // a recycled element shows now.
@@ -216,63 +240,76 @@ export function TokenList(props: TokenListProps) {
   );
 
   lastRows.current = rows;
-  return frame(rows);
+  return listFrame(rows, props, canvasRef, scale.physicalSize);
+}
 
-  function frame(children: ReactNode[]) {
-    return (
-      <div className={styles.frame}>
-        <canvas
-          ref={canvasRef}
-          className={styles.fastCanvas}
-          hidden={!isFastScrolling}
-          data-testid="fast-rows"
-        />
-        {props.loading !== undefined && (
-          <div className={styles.loading} role="status" data-testid="tokenizer-loading">
-            {props.loading}
-          </div>
-        )}
-        <div
-          ref={props.scrollRef}
-          className={styles.scroller}
-          role="listbox"
-          aria-label="tokens"
-          tabIndex={0}
-          data-testid="token-scroller"
-          onMouseOver={(event) => {
-            const token = tokenOf(event);
-            if (token !== undefined) props.onHover(token);
-          }}
-          onMouseLeave={() => props.onHover(undefined)}
-          onClick={(event) => {
-            const token = tokenOf(event);
-            if (token !== undefined) props.onSelect(token);
-          }}
-          onFocus={(event) => {
-            const token = tokenOf(event);
-            if (token !== undefined && token !== selected) props.onSelect(token);
-          }}
-          onKeyDown={(event) => {
-            if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
-              event.preventDefault();
-              props.onStep(event.key === "ArrowRight" ? 1 : -1);
-            } else if (
-              event.key === "b" &&
-              props.onBranchKey &&
-              !event.ctrlKey &&
-              !event.metaKey &&
-              !event.altKey
-            ) {
-              event.preventDefault();
-              props.onBranchKey();
-            }
-          }}
-        >
-          <div className={styles.inner} style={{ height: scale.physicalSize }}>
-            {children}
-          </div>
+/** ← → step the selection; `b` without a modifier branches from it. */
+function handleListKey(event: KeyboardEvent, { onStep, onBranchKey }: TokenListProps) {
+  if (event.key === "ArrowRight" || event.key === "ArrowLeft") {
+    event.preventDefault();
+    onStep(event.key === "ArrowRight" ? 1 : -1);
+  } else if (
+    event.key === "b" &&
+    onBranchKey &&
+    !event.ctrlKey &&
+    !event.metaKey &&
+    !event.altKey
+  ) {
+    event.preventDefault();
+    onBranchKey();
+  }
+}
+
+/**
+ * The list around its rows: the fast-scroll canvas, the tokenizer-loading veil and the scroller
+ * (`physicalSize` tall) that reports hover, click, focus and keys by token (`data-t`).
+ */
+function listFrame(
+  children: ReactNode[],
+  props: TokenListProps,
+  canvasRef: RefObject<HTMLCanvasElement | null>,
+  physicalSize: number,
+) {
+  const { selected } = props;
+  return (
+    <div className={styles.frame}>
+      <canvas
+        ref={canvasRef}
+        className={styles.fastCanvas}
+        hidden={!props.isFastScrolling}
+        data-testid="fast-rows"
+      />
+      {props.loading !== undefined && (
+        <div className={styles.loading} role="status" data-testid="tokenizer-loading">
+          {props.loading}
+        </div>
+      )}
+      <div
+        ref={props.scrollRef}
+        className={styles.scroller}
+        role="listbox"
+        aria-label="tokens"
+        tabIndex={0}
+        data-testid="token-scroller"
+        onMouseOver={(event) => {
+          const token = tokenOf(event);
+          if (token !== undefined) props.onHover(token);
+        }}
+        onMouseLeave={() => props.onHover(undefined)}
+        onClick={(event) => {
+          const token = tokenOf(event);
+          if (token !== undefined) props.onSelect(token);
+        }}
+        onFocus={(event) => {
+          const token = tokenOf(event);
+          if (token !== undefined && token !== selected) props.onSelect(token);
+        }}
+        onKeyDown={(event) => handleListKey(event, props)}
+      >
+        <div className={styles.inner} style={{ height: physicalSize }}>
+          {children}
         </div>
       </div>
-    );
-  }
+    </div>
+  );
 }

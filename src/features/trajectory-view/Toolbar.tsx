@@ -52,100 +52,25 @@ export const Toolbar = memo(function Toolbar({
   soloLane,
   lanes,
 }: ToolbarProps) {
-  const [query, setQuery] = useState("");
-  const [mode, setMode] = useState<FindMode>("text");
   const [message, setMessage] = useState("");
-  const threshold = useLowConfidenceThreshold();
   const isHeatmap = useIsHeatmap();
   const heatFloor = useHeatFloor();
-  const showWhitespace = useShowWhitespace();
   const isMismatch = useIsMismatch();
   const mismatchExtent = useMismatchExtent();
 
-  const handleFind = () => setMessage(onFind(query, mode) ? "" : "no match");
-  const handleLow = () => setMessage(onNextLowConfidence(threshold) ? "" : "none below threshold");
-
   return (
     <div className={styles.toolbar}>
-      <form
-        className={styles.group}
-        onSubmit={(event) => {
-          event.preventDefault();
-          handleFind();
-        }}
-      >
-        <select
-          aria-label="find mode"
-          value={mode}
-          onChange={(event) => setMode(event.target.value === "id" ? "id" : "text")}
-        >
-          <option value="text">text</option>
-          <option value="id">token id</option>
-        </select>
-        <input
-          aria-label="find"
-          placeholder={mode === "text" ? "find text…" : "find token id…"}
-          value={query}
-          onChange={(event) => setQuery(event.target.value)}
-        />
-        <button type="submit">Find next</button>
-      </form>
-      <div className={styles.group}>
-        <label>
-          logprob &lt;{" "}
-          <input
-            aria-label="low-confidence threshold"
-            className={styles.number}
-            type="number"
-            step="0.5"
-            max="0"
-            value={threshold}
-            onChange={(event) => {
-              const value = Number(event.target.value);
-              if (Number.isFinite(value)) prefsActions.thresholdChanged(value);
-            }}
-          />
-        </label>
-        <button type="button" onClick={handleLow}>
-          Next low-confidence
-        </button>
-      </div>
+      <FindForm onFind={(query, mode) => setMessage(onFind(query, mode) ? "" : "no match")} />
+      <LowConfidenceStep
+        onNext={(threshold) =>
+          setMessage(onNextLowConfidence(threshold) ? "" : "none below threshold")
+        }
+      />
       <span className={styles.message} role="status">
         {message}
       </span>
       <div className={styles.group}>
-        <label>
-          <input
-            type="checkbox"
-            checked={showWhitespace}
-            onChange={prefsActions.whitespaceToggled}
-          />{" "}
-          whitespace
-        </label>
-        <label>
-          <input type="checkbox" checked={isHeatmap} onChange={prefsActions.heatmapToggled} />{" "}
-          logprob heatmap
-        </label>
-        {isHeatmap && (
-          <label>
-            down to{" "}
-            <select
-              aria-label="heatmap floor"
-              value={heatFloor}
-              onChange={(event) => prefsActions.heatFloorChanged(Number(event.target.value))}
-            >
-              {HEAT_FLOORS.map((floor) => (
-                <option key={floor} value={floor}>
-                  {percentLabel(floor)}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
-        <label>
-          <input type="checkbox" checked={isMismatch} onChange={prefsActions.mismatchToggled} />{" "}
-          mismatch
-        </label>
+        <DisplayToggles isHeatmap={isHeatmap} heatFloor={heatFloor} isMismatch={isMismatch} />
         {onRescore && (
           <RescoreControls
             onRescore={onRescore}
@@ -168,3 +93,104 @@ export const Toolbar = memo(function Toolbar({
     </div>
   );
 });
+
+/** "Find next" by text or token id. */
+function FindForm({ onFind }: { readonly onFind: (query: string, mode: FindMode) => void }) {
+  const [query, setQuery] = useState("");
+  const [mode, setMode] = useState<FindMode>("text");
+  return (
+    <form
+      className={styles.group}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onFind(query, mode);
+      }}
+    >
+      <select
+        aria-label="find mode"
+        value={mode}
+        onChange={(event) => setMode(event.target.value === "id" ? "id" : "text")}
+      >
+        <option value="text">text</option>
+        <option value="id">token id</option>
+      </select>
+      <input
+        aria-label="find"
+        placeholder={mode === "text" ? "find text…" : "find token id…"}
+        value={query}
+        onChange={(event) => setQuery(event.target.value)}
+      />
+      <button type="submit">Find next</button>
+    </form>
+  );
+}
+
+/** The low-confidence threshold (a preference) and the step to the next token below it. */
+function LowConfidenceStep({ onNext }: { readonly onNext: (threshold: number) => void }) {
+  const threshold = useLowConfidenceThreshold();
+  return (
+    <div className={styles.group}>
+      <label>
+        logprob &lt;{" "}
+        <input
+          aria-label="low-confidence threshold"
+          className={styles.number}
+          type="number"
+          step="0.5"
+          max="0"
+          value={threshold}
+          onChange={(event) => {
+            const value = Number(event.target.value);
+            if (Number.isFinite(value)) prefsActions.thresholdChanged(value);
+          }}
+        />
+      </label>
+      <button type="button" onClick={() => onNext(threshold)}>
+        Next low-confidence
+      </button>
+    </div>
+  );
+}
+
+interface DisplayTogglesProps {
+  readonly isHeatmap: boolean;
+  readonly heatFloor: number;
+  readonly isMismatch: boolean;
+}
+
+/** Whitespace, logprob heatmap (with its floor) and mismatch shading: preferences. */
+function DisplayToggles({ isHeatmap, heatFloor, isMismatch }: DisplayTogglesProps) {
+  const showWhitespace = useShowWhitespace();
+  return (
+    <>
+      <label>
+        <input type="checkbox" checked={showWhitespace} onChange={prefsActions.whitespaceToggled} />{" "}
+        whitespace
+      </label>
+      <label>
+        <input type="checkbox" checked={isHeatmap} onChange={prefsActions.heatmapToggled} /> logprob
+        heatmap
+      </label>
+      {isHeatmap && (
+        <label>
+          down to{" "}
+          <select
+            aria-label="heatmap floor"
+            value={heatFloor}
+            onChange={(event) => prefsActions.heatFloorChanged(Number(event.target.value))}
+          >
+            {HEAT_FLOORS.map((floor) => (
+              <option key={floor} value={floor}>
+                {percentLabel(floor)}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <label>
+        <input type="checkbox" checked={isMismatch} onChange={prefsActions.mismatchToggled} />{" "}
+        mismatch
+      </label>
+    </>
+  );
+}

@@ -86,21 +86,17 @@ export interface MismatchView {
 }
 
 /**
- * The mismatch view's state (docs/mismatch.md): the rescored lane fetched on demand, the two lanes
- * compared (chosen, else `defaultLanes`), and, in mismatch mode, the comparison with the chosen
- * correction replayed, as shading for the rows.
+ * The rescored lane: SGLang scores the trajectory's ids on demand (`rescore.run`), and the lane is
+ * added to the trajectory (`scored`) while it still fits its length.
  */
-export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget): MismatchView {
-  const isMismatch = useIsMismatch();
-  const correction = useCorrection();
-  const extent = useMismatchExtent();
-  const [picked, setPicked] = useState<readonly [string, string]>();
+function useRescoredLane(
+  trajectory: Trajectory,
+  rescoreTarget: RescoreTarget,
+  onRescored: () => void,
+): { readonly scored: Trajectory; readonly rescore: RescoreState } {
   const mutation = useMutation({
     mutationFn: (force: boolean) => rescore(rescoreTarget, force),
-    onSuccess: () => {
-      setPicked([RESCORED_LANE, SAMPLED_LANE]);
-      prefsActions.mismatchShown();
-    },
+    onSuccess: onRescored,
   });
   const lane = mutation.data;
   // A live trajectory may have grown since it was rescored: a lane of another length is not shown.
@@ -113,9 +109,29 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
         : trajectory,
     [trajectory, lane, isLaneCurrent],
   );
+  const info = lane?.info;
+  const { mutate, isPending, error } = mutation;
+  const run = useCallback(() => mutate(false), [mutate]);
+  const isRefused = error instanceof ApiError && error.status === 409;
+  const forced = useCallback(() => mutate(true), [mutate]);
+  const runAnyway = isRefused ? forced : undefined;
+  const done =
+    info && isLaneCurrent
+      ? [info.model, info.weightVersion && `weights ${info.weightVersion}`]
+          .filter(Boolean)
+          .join(" · ") || info.source
+      : undefined;
+  const message = error?.message;
+  const state = useMemo(
+    () => ({ run, runAnyway, isPending, error: message, done }),
+    [run, runAnyway, isPending, message, done],
+  );
+  return { scored, rescore: state };
+}
+
+/** The two lanes compared: `picked` while `scored` has both, else `defaultLanes`; with their values. */
+function useLanePair(scored: Trajectory, picked: readonly [string, string] | undefined) {
   const names = useMemo(() => laneNames(scored), [scored]);
-  const soloShown = useMemo(() => laneInPlaceOfSampled(scored, RESCORED_LANE), [scored]);
-  const solo = soloShown ? RESCORED_LANE : undefined;
   const lanes =
     picked && names.includes(picked[0]) && names.includes(picked[1])
       ? picked
@@ -127,7 +143,22 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     const b = laneValues(scored, nameB);
     return a && b ? { names: [nameA, nameB] as const, a, b } : undefined;
   }, [scored, nameA, nameB]);
-  const outcome = useMemo(() => {
+  return { names, nameA, nameB, pair };
+}
+
+/**
+ * Mismatch mode: lanes `nameA` and `nameB` of `scored` compared with `correction` replayed, or why
+ * not (a solo lane, a single lane); the rows' shading and the per-token verdicts it gives.
+ */
+function useComparison(
+  scored: Trajectory,
+  [nameA, nameB]: readonly [string, string],
+  solo: string | undefined,
+  correction: Correction,
+) {
+  const isMismatch = useIsMismatch();
+  const extent = useMismatchExtent();
+  const outcome = useMemo((): MismatchView["outcome"] => {
     if (!isMismatch) return undefined;
     if (solo !== undefined) {
       return {
@@ -152,7 +183,18 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     () => (outcome?.ok ? { correction, verdict: outcome.result.verdict } : undefined),
     [outcome, correction],
   );
-  // A long trajectory replays the corrections when asked: 16 passes over it on the main thread.
+  return { outcome, shading, verdicts };
+}
+
+/**
+ * Every correction replayed on the compared lanes, for the token details: at once up to
+ * `EAGER_REPLAY_TOKENS`; a longer trajectory waits for `onAskReplays` (16 passes on the main thread).
+ */
+function useReplays(
+  scored: Trajectory,
+  [nameA, nameB]: readonly [string, string],
+  outcome: MismatchView["outcome"],
+) {
   const [isReplayAsked, setReplayAsked] = useState(false);
   const isReplayDeferred =
     outcome?.ok === true && outcome.result.delta.length > EAGER_REPLAY_TOKENS && !isReplayAsked;
@@ -162,6 +204,27 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     return typeof r === "string" ? undefined : r;
   }, [outcome, scored, nameA, nameB, isReplayDeferred]);
   const askReplays = useCallback(() => setReplayAsked(true), []);
+  return { replays, onAskReplays: isReplayDeferred ? askReplays : undefined };
+}
+
+/**
+ * The mismatch view's state (docs/mismatch.md): the rescored lane fetched on demand, the two lanes
+ * compared (chosen, else `defaultLanes`), and, in mismatch mode, the comparison with the chosen
+ * correction replayed, as shading for the rows.
+ */
+export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget): MismatchView {
+  const correction = useCorrection();
+  const [picked, setPicked] = useState<readonly [string, string]>();
+  const { scored, rescore } = useRescoredLane(trajectory, rescoreTarget, () => {
+    setPicked([RESCORED_LANE, SAMPLED_LANE]);
+    prefsActions.mismatchShown();
+  });
+  const soloShown = useMemo(() => laneInPlaceOfSampled(scored, RESCORED_LANE), [scored]);
+  const solo = soloShown ? RESCORED_LANE : undefined;
+  const { names, nameA, nameB, pair } = useLanePair(scored, picked);
+  const compared = [nameA, nameB] as const;
+  const { outcome, shading, verdicts } = useComparison(scored, compared, solo, correction);
+  const { replays, onAskReplays } = useReplays(scored, compared, outcome);
   const routing = useMemo(
     () => (outcome?.ok ? routingView(scored, outcome.result.delta) : undefined),
     [outcome, scored],
@@ -171,18 +234,6 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     const split = trajectoryDecomposition(scored, [nameA, nameB]);
     return split.ok ? split.result : undefined;
   }, [outcome, scored, nameA, nameB]);
-  const info = lane?.info;
-  const { mutate, isPending, error } = mutation;
-  const run = useCallback(() => mutate(false), [mutate]);
-  const isRefused = error instanceof ApiError && error.status === 409;
-  const forced = useCallback(() => mutate(true), [mutate]);
-  const runAnyway = isRefused ? forced : undefined;
-  const done =
-    info && isLaneCurrent
-      ? [info.model, info.weightVersion && `weights ${info.weightVersion}`]
-          .filter(Boolean)
-          .join(" · ") || info.source
-      : undefined;
   // One object while nothing changes: the panel and the toolbar are memoized on it.
   return useMemo(
     () => ({
@@ -194,10 +245,10 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       shading,
       verdicts,
       replays,
-      onAskReplays: isReplayDeferred ? askReplays : undefined,
+      onAskReplays,
       routing,
       decomposition,
-      rescore: { run, runAnyway, isPending, error: error?.message, done },
+      rescore,
       scored,
       solo,
       shown: soloShown ?? trajectory,
@@ -210,15 +261,10 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       shading,
       verdicts,
       replays,
-      isReplayDeferred,
-      askReplays,
+      onAskReplays,
       routing,
       decomposition,
-      run,
-      runAnyway,
-      isPending,
-      error,
-      done,
+      rescore,
       scored,
       solo,
       soloShown,
