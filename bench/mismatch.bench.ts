@@ -11,6 +11,9 @@
  * parse and scan alternate round by round on the same lines, so both see the same load.
  * MISMATCH_BENCH_FORMAT=<name> times that format alone in this process; MISMATCH_BENCH_FORMAT=all
  * times every format in this one process, one after the other (the order effect, for comparison).
+ * Every scan includes the decomposition (docs/mismatch.md "Decomposition"); `decomposed` lines
+ * carry everything it reads (top-20, sampling params, kept sets, a rescored lane), so there every
+ * term is computed.
  */
 import { spawnSync } from "node:child_process";
 import { atroposMismatchFile, nemoRlMismatchFile } from "../e2e/fixtures/mismatchFiles";
@@ -25,6 +28,7 @@ import {
 import { correction } from "../src/core/mismatch/mismatch";
 import { seededRandom } from "../src/core/random";
 import { sampledLane, withLane } from "../src/core/trajectory/lanes";
+import type { Trajectory } from "../src/core/trajectory/types";
 import { generateLine } from "../src/test/rolloutFileGenerator";
 
 const ROUNDS = 41;
@@ -66,10 +70,71 @@ function rolloutLensLines(count: number): string[] {
   });
 }
 
+/** One sampled position: top-20 at T = 0.7, renormalised over top_p = 0.9, rescored at T = 1. */
+function position(rand: () => number, id: number) {
+  const z = Array.from({ length: 20 }, (_, j) => (j === 0 ? 0 : -j * (0.2 + rand())));
+  const lse = (t: number) => Math.log(z.reduce((sum, v) => sum + Math.exp(v / t), 0));
+  const top = z.map((v, j) => ({ tokenId: id + j, logprob: v / 0.7 - lse(0.7) }));
+  let before = 0;
+  const kept = top.filter((e) => {
+    const keep = before <= 0.9;
+    before += Math.exp(e.logprob);
+    return keep;
+  });
+  const mass = Math.log(kept.reduce((sum, e) => sum + Math.exp(e.logprob), 0));
+  const sampled = Math.min(0, (top[0]?.logprob ?? 0) - mass);
+  const rescored = Math.min(-1e-9, -lse(1) + (rand() - 0.5) * 0.05);
+  return { top, kept: kept.map((e) => e.tokenId), sampled, rescored };
+}
+
+/**
+ * rollout-lens/v1 lines of 2k model tokens that the decomposition reads in full: sampling params
+ * (T = 0.7, top_p = 0.9), a top-20 per token, slime's kept-set fields and a `rescored` lane.
+ */
+function decomposedLines(count: number): string[] {
+  const rand = seededRandom(7);
+  return Array.from({ length: count }, (_, k) => {
+    const prompt = Array.from({ length: 64 }, (_, i) => 1000 + i);
+    const at = Array.from({ length: 2048 }, (_, i) => position(rand, 5000 + 20 * (i % 500)));
+    const ids = at.map((p) => p.top[0]?.tokenId ?? 0);
+    const kept = at.flatMap((p) => p.kept);
+    const offsets = [0];
+    for (const p of at) offsets.push((offsets.at(-1) ?? 0) + p.kept.length);
+    const t: Trajectory = {
+      id: `d${k}`,
+      source: { kind: "file" },
+      format: "rollout-lens/v1",
+      status: "completed",
+      samplingParams: { temperature: 0.7, top_p: 0.9 },
+      segments: [
+        {
+          kind: "prompt",
+          turn: 0,
+          tokenIds: prompt,
+          lossMask: prompt.map(() => 0),
+          logprobs: prompt.map(() => null),
+        },
+        {
+          kind: "model",
+          turn: 1,
+          tokenIds: ids,
+          lossMask: ids.map(() => 1),
+          logprobs: at.map((p) => p.sampled),
+          topLogprobs: at.map((p) => p.top),
+        },
+      ],
+      logprobLanes: { rescored: [...prompt.map(() => null), ...at.map((p) => p.rescored)] },
+      metadata: { rollout_top_p_token_ids: kept, rollout_top_p_token_offsets: offsets },
+    };
+    return stringifyJsonLine(writeRolloutLens(t));
+  });
+}
+
 const FILES: Record<string, () => string[]> = {
   "nemo-rl": () => nemoRlMismatchFile(2_000).text.trimEnd().split("\n"),
   atropos: () => atroposMismatchFile(500).text.trimEnd().split("\n"),
   "rollout-lens/v1": () => rolloutLensLines(48),
+  decomposed: () => decomposedLines(24),
 };
 
 function timeFormat(name: string, lines: readonly string[]): void {

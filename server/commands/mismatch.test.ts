@@ -170,3 +170,49 @@ function ends(): number[] {
   }
   return out;
 }
+
+describe("rollout-lens mismatch: the decomposition", () => {
+  // One row sampled at T = 0.5 over two candidates (p_1 = 0.8, 0.2), rescored at T = 1: the
+  // temperature term is log p_1 − log p_0.5 of the token, the residual what is left.
+  const p1 = [0.8, 0.2];
+  const pHalf = [0.64 / 0.68, 0.04 / 0.68];
+  const top = p1.map((_, j) => ({ tokenId: 10 + j, logprob: Math.log(pHalf[j] ?? 0) }));
+  const t: Trajectory = {
+    id: "d",
+    source: { kind: "file" },
+    format: "rollout-lens/v1",
+    status: "completed",
+    samplingParams: { temperature: 0.5 },
+    segments: [
+      { kind: "prompt", turn: 0, tokenIds: [1], lossMask: [0], logprobs: [null] },
+      {
+        kind: "model",
+        turn: 1,
+        tokenIds: [10, 10],
+        lossMask: [1, 1],
+        logprobs: [Math.log(pHalf[0] ?? 0), Math.log(pHalf[0] ?? 0)],
+        topLogprobs: [top, top],
+      },
+    ],
+    logprobLanes: { rescored: [null, Math.log(0.8), Math.log(0.8) - 0.5] },
+    metadata: {},
+  };
+  const path = join(dir, "decomposed.jsonl");
+  writeFileSync(path, `${stringifyJsonLine(writeRolloutLens(t))}\n`);
+
+  it("--json gives each row's verdict and the file's counts; the text says where it comes from", async () => {
+    const { code, out } = await run(["mismatch", path, "--json"]);
+    expect(code).toBe(0);
+    const report = JSON.parse(out);
+    const f = report.files[0];
+    const row = f.trajectories[0].decomposition;
+    const temperature = Math.log(0.8) - Math.log(pHalf[0] ?? 0);
+    expect(row.verdict).toBe("real");
+    expect(row.known).toBe(2);
+    expect(row.meanAbsTemperature).toBeCloseTo(Math.abs(temperature), 12);
+    expect(row.meanAbsResidual).toBeCloseTo(0.25, 12);
+    expect(f.charts.decomposition.rows).toEqual({ none: 0, spurious: 0, real: 1, unchecked: 0 });
+    const text = await run(["mismatch", path]);
+    expect(text.out).toContain("0 rows spurious (temperature/support), 1 real");
+  });
+});

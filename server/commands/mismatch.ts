@@ -148,6 +148,13 @@ function humanLines(r: FileMismatchReport): string[] {
   const lines = [
     `${r.path}: ${r.format ?? "no readable records"}, ${r.summary.trajectories} trajectories: ${statsText(r.summary)}`,
   ];
+  const split = r.charts.decomposition;
+  if (split && split.compared > 0) {
+    const v = split.rows;
+    lines.push(
+      `${r.path}: where the mismatch comes from: ${v.spurious} rows spurious (temperature/support), ${v.real} real, ${v.none} within [0.9, 1.1], ${v.unchecked} unchecked (${split.compared - split.known} of ${split.compared} tokens with a term unknown)`,
+    );
+  }
   if (r.replays.length > 0) {
     lines.push(`${r.path}: corrections replayed over the file (${r.summary.compared} tokens):`);
     for (const replayed of r.replays) lines.push(replayText(replayed));

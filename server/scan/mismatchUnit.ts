@@ -3,6 +3,7 @@ import type { FormatId, LineError } from "../../src/core/formats/types";
 import type { CorrectionChoice } from "../../src/core/mismatch/corrections/registry";
 import type { ReplaySummary } from "../../src/core/mismatch/corrections/replay";
 import { replayCollector } from "../../src/core/mismatch/corrections/replayRows";
+import type { RowDecomposition } from "../../src/core/mismatch/decompositionCharts";
 import {
   emptyCharts,
   finishCharts,
@@ -22,6 +23,8 @@ export interface TrajectoryMismatchReport {
   readonly row: number;
   readonly lanes: readonly [string, string];
   readonly stats: MismatchStats;
+  /** Where its mismatch comes from (docs/mismatch.md "Decomposition"): verdict, mean |terms|. */
+  readonly decomposition?: RowDecomposition;
 }
 
 /** What `mismatch` compares: the correction replayed, and two lanes or each trajectory's default. */
@@ -102,7 +105,8 @@ export async function mismatchUnit(
         }
         totals.add(out.stats);
         const where = { id: t.id, line: lineNo, row: t.source.row ?? 0 };
-        part.push({ ...where, lanes: out.lanes, stats: out.stats });
+        const split = out.decomposition ? { decomposition: out.decomposition } : {};
+        part.push({ ...where, lanes: out.lanes, stats: out.stats, ...split });
         if (part.length >= ROWS_PER_PART) {
           onRows(part);
           part = [];

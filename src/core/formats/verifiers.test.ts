@@ -189,3 +189,43 @@ describe("verifiers v1 Episode records (prime-rl traces.jsonl)", () => {
     if (r.kind === "error") expect([r.error.line, r.error.field]).toEqual([3, field]);
   });
 });
+
+describe("verifiers kept_tokens", () => {
+  const [, linear] = fixtureLines(`${STEP0}/all/traces.jsonl`) as [string, string];
+
+  /** The linear fixture with a kept set on every sampled token of its first sampling node. */
+  function withKept(mutate: (kept: { ids: number[]; counts: number[] }) => void) {
+    const episode = JSON.parse(linear) as { traces: { nodes: Node[] }[] };
+    const nodes = episode.traces[0]?.nodes ?? [];
+    const at = nodes.findIndex((n) => n.mask.some(Boolean));
+    const node = nodes[at] as Node;
+    const sampledIds = node.token_ids.filter((_, i) => node.mask[i]);
+    const kept = { ids: sampledIds.flatMap((id) => [id, id + 1]), counts: sampledIds.map(() => 2) };
+    mutate(kept);
+    node.kept_tokens = kept;
+    return { line: JSON.stringify(episode), nodes, at };
+  }
+
+  it("puts each sampled token's kept set at its token, per token as Trace.kept_tokens has it", async () => {
+    const { keptSetReader } = await import("../mismatch/decompositionInputs");
+    const { line, nodes, at } = withKept(() => {});
+    const [t] = read(line);
+    if (!t) throw new Error("no trajectory");
+    const reader = keptSetReader(t);
+    const start = nodes.slice(0, at).reduce((s, n) => s + n.token_ids.length, 0);
+    const node = nodes[at] as Node;
+    node.token_ids.forEach((id, i) => {
+      expect(reader?.(start + i)).toEqual(node.mask[i] ? [id, id + 1] : undefined);
+    });
+    expect(reader?.(0)).toBeUndefined();
+  });
+
+  it("names the field when the counts do not fit the node", () => {
+    const { line } = withKept((kept) => {
+      kept.counts.push(1);
+    });
+    const r = readRolloutLine(line, 1, undefined, "traces.jsonl");
+    expect(r.kind).toBe("error");
+    if (r.kind === "error") expect(r.error.field).toMatch(/nodes\[\d+\]\.kept_tokens$/);
+  });
+});

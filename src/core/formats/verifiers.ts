@@ -65,6 +65,36 @@ function sampledValues(node: Rec, key: string, sampled: number, at: string) {
   return { values: value as number[] };
 }
 
+/**
+ * A node's `kept_tokens` (verifiers' KeptTokens: `ids` flat in position order, `counts` per
+ * sampled token, 0 = no kept set) when written as plain lists; the raw-bytes `__nd__` form
+ * verifiers puts on the wire (prime-rl keeps it off disk) is not read.
+ */
+function keptOf(node: Rec, sampled: number, at: string) {
+  const value = node.kept_tokens;
+  if (!isRecord(value) || !Array.isArray(value.ids) || !Array.isArray(value.counts)) return {};
+  const field = `${at}.kept_tokens`;
+  const { ids, counts } = value;
+  if (!isTokenIdArray(ids) || !isTokenIdArray(counts)) {
+    return { error: { field, message: "expected ids and counts as lists of integers >= 0" } };
+  }
+  if (counts.length !== sampled) {
+    return {
+      error: {
+        field,
+        message: `${counts.length} counts for the node's ${sampled} sampled tokens (mask True)`,
+      },
+    };
+  }
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (total !== ids.length) {
+    return {
+      error: { field, message: `counts add up to ${total}, but there are ${ids.length} ids` },
+    };
+  }
+  return { kept: { ids, counts } };
+}
+
 /** One `MessageNode` checked: delta ids, a mask as long, values over its sampled tokens. */
 function readNode(raw: unknown, at: string): VNode | FieldError {
   if (!isRecord(raw)) return { field: at, message: "expected a node object" };
@@ -85,7 +115,8 @@ function readNode(raw: unknown, at: string): VNode | FieldError {
   const lp = sampledValues(raw, "logprobs", sampled, at);
   const adv = sampledValues(raw, "advantages", sampled, at);
   const ref = sampledValues(raw, "reference_logprobs", sampled, at);
-  const error = lp.error ?? adv.error ?? ref.error;
+  const kept = keptOf(raw, sampled, at);
+  const error = lp.error ?? adv.error ?? ref.error ?? kept.error;
   if (error) return error;
   return {
     parent: parent as number | null,
@@ -95,6 +126,7 @@ function readNode(raw: unknown, at: string): VNode | FieldError {
     logprobs: lp.values ?? [],
     advantages: adv.values,
     reference: ref.values,
+    kept: kept.kept,
     message: isRecord(raw.message) ? raw.message : {},
   };
 }
@@ -235,6 +267,7 @@ function branchTrajectory(
       },
       rewards: trace.rewards,
       ...(built?.advantages ? { advantages: built.advantages } : {}),
+      ...(built?.keptTokens ? { kept_tokens: built.keptTokens } : {}),
     },
   };
 }

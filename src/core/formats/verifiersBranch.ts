@@ -21,6 +21,10 @@ export interface VNode {
   readonly logprobs: readonly number[];
   readonly advantages: readonly number[] | undefined;
   readonly reference: readonly number[] | undefined;
+  /** `kept_tokens`: kept ids flat, a count per sampled token (0 = none). */
+  readonly kept:
+    | { readonly ids: readonly number[]; readonly counts: readonly number[] }
+    | undefined;
   readonly message: Readonly<Record<string, unknown>>;
 }
 
@@ -50,6 +54,8 @@ export interface BuiltBranch {
   readonly advantages: (number | null)[] | undefined;
   /** Per token: the reference model's logprob on sampled tokens; undefined: no node scored. */
   readonly reference: (number | null)[] | undefined;
+  /** The path's kept sets as `Trace.kept_tokens` has them: a count per token; undefined: none. */
+  readonly keptTokens: { ids: number[]; counts: number[] } | undefined;
 }
 
 interface Piece {
@@ -141,6 +147,8 @@ export function buildBranch(
   const entries: PathEntry[] = [];
   const advantages: (number | null)[] = [];
   const reference: (number | null)[] = [];
+  const keptIds: number[] = [];
+  const keptCounts: number[] = [];
   let offset = 0;
   let seenModel = false;
   for (const i of path) {
@@ -158,6 +166,8 @@ export function buildBranch(
     offset = end;
     advantages.push(...spread(node, node.advantages));
     reference.push(...spread(node, node.reference));
+    keptIds.push(...(node.kept?.ids ?? []));
+    keptCounts.push(...spread(node, node.kept?.counts).map((c) => c ?? 0));
   }
   const cut = merged(pieces.filter((p) => p.ids.length > 0));
   const turns = turnsOf(cut.map((p) => p.kind));
@@ -181,12 +191,14 @@ export function buildBranch(
   });
   const anyAdvantage = path.some((i) => nodes[i]?.advantages !== undefined);
   const anyReference = path.some((i) => nodes[i]?.reference !== undefined);
+  const anyKept = path.some((i) => nodes[i]?.kept !== undefined);
   return {
     segments,
     calls,
     path: entries,
     advantages: anyAdvantage ? advantages : undefined,
     reference: anyReference ? reference : undefined,
+    keptTokens: anyKept ? { ids: keptIds, counts: keptCounts } : undefined,
   };
 }
 

@@ -7,6 +7,7 @@ import {
   RowTotals,
 } from "./chartLoop";
 import { SamplePool, samplePriority, topKBySample, topWorst } from "./chartSample";
+import { emptyDecompositionCharts, mergeDecompositionCharts } from "./decompositionCharts";
 import { type Correction, isCorrected, isTokenLevel, sequenceWeight } from "./mismatch";
 import {
   countLanePair,
@@ -222,6 +223,10 @@ export function mergeCharts(into: ScannedCharts, from: MismatchCharts): Mismatch
   into.scatter = topKBySample(into.scatter.concat(from.scatter), SCATTER_POINTS);
   into.worst = topWorst(into.worst.concat(from.worst));
   for (const p of from.lanePairs) countLanePair(into.lanePairs, p.a, p.b, p.rows);
+  if (from.decomposition) {
+    into.decomposition ??= emptyDecompositionCharts();
+    mergeDecompositionCharts(into.decomposition, from.decomposition);
+  }
   delete into[SCAN];
   return into;
 }

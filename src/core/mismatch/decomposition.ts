@@ -113,50 +113,89 @@ const finite = (v: number | null | undefined): v is number =>
 /** SGLang treats T below 1e-6 as greedy and reports the unscaled distribution. */
 const effective = (t: number) => (t < 1e-6 ? 1 : t);
 
-/** log Σ exp(z_j / θ) over `indices` (all when undefined). */
-function logSumExp(z: Float64Array, theta: number, indices?: readonly number[]): number {
-  let max = Number.NEGATIVE_INFINITY;
-  const n = indices ? indices.length : z.length;
-  for (let k = 0; k < n; k++)
-    max = Math.max(max, (z[indices ? (indices[k] ?? 0) : k] ?? 0) / theta);
-  if (max === Number.NEGATIVE_INFINITY) return max;
-  let sum = 0;
-  for (let k = 0; k < n; k++)
-    sum += Math.exp((z[indices ? (indices[k] ?? 0) : k] ?? 0) / theta - max);
-  return max + Math.log(sum);
-}
+/**
+ * A token's top-k as logits z = τ·ℓ (up to a constant) in a scratch buffer reused token after
+ * token, with whether it is the whole support, and log Σ exp(z/θ) kept for the last two θ.
+ */
+class Logits {
+  z = new Float64Array(64);
+  n = 0;
+  self = -1;
+  isComplete = false;
+  top: readonly TopEntry[] = [];
+  private theta0 = Number.NaN;
+  private lse0 = 0;
+  private theta1 = Number.NaN;
+  private lse1 = 0;
 
-/** A token's top-k as logits (z = τ·ℓ, up to a constant), with whether it is the whole support. */
-interface Logits {
-  readonly ids: readonly number[];
-  readonly z: Float64Array;
-  readonly self: number;
-  readonly isComplete: boolean;
-}
+  /** Loads `top` at temperature `tau`; false when the token is not among it. */
+  load(top: readonly TopEntry[], tau: number, id: number): boolean {
+    const n = top.length;
+    if (this.z.length < n) this.z = new Float64Array(2 * n);
+    let mass = 0;
+    let self = -1;
+    for (let j = 0; j < n; j++) {
+      const e = top[j] as TopEntry;
+      this.z[j] = tau * e.logprob;
+      mass += Math.exp(e.logprob);
+      if (e.tokenId === id) self = j;
+    }
+    this.n = n;
+    this.self = self;
+    this.top = top;
+    this.isComplete = Math.abs(mass - 1) <= COMPLETE_MASS;
+    this.theta0 = Number.NaN;
+    this.theta1 = Number.NaN;
+    return self >= 0;
+  }
 
-function logitsOf(top: readonly TopEntry[], tau: number, id: number): Logits | undefined {
-  const z = new Float64Array(top.length);
-  let mass = 0;
-  let self = -1;
-  top.forEach((e, j) => {
-    z[j] = tau * e.logprob;
-    mass += Math.exp(e.logprob);
-    if (e.tokenId === id) self = j;
-  });
-  if (self < 0 || top.length === 0) return undefined;
-  const ids = top.map((e) => e.tokenId);
-  return { ids, z, self, isComplete: Math.abs(mass - 1) <= COMPLETE_MASS };
-}
+  /** log Σ_j exp(z_j / θ) over every listed id. */
+  lse(theta: number): number {
+    if (theta === this.theta0) return this.lse0;
+    if (theta === this.theta1) return this.lse1;
+    const value = this.lseOver(theta, undefined);
+    this.theta1 = this.theta0;
+    this.lse1 = this.lse0;
+    this.theta0 = theta;
+    this.lse0 = value;
+    return value;
+  }
 
-/** log p_θ(self) from the logits. */
-function logpAt(l: Logits, theta: number): number {
-  return (l.z[l.self] ?? 0) / theta - logSumExp(l.z, theta);
+  /** log Σ exp(z_j / θ) over `indices` (every listed id when undefined). */
+  lseOver(theta: number, indices: readonly number[] | undefined): number {
+    const z = this.z;
+    const n = indices ? indices.length : this.n;
+    let max = Number.NEGATIVE_INFINITY;
+    for (let k = 0; k < n; k++) {
+      const v = (z[indices ? (indices[k] as number) : k] as number) / theta;
+      if (v > max) max = v;
+    }
+    if (max === Number.NEGATIVE_INFINITY) return max;
+    let sum = 0;
+    for (let k = 0; k < n; k++) {
+      sum += Math.exp((z[indices ? (indices[k] as number) : k] as number) / theta - max);
+    }
+    return max + Math.log(sum);
+  }
+
+  /** log p_θ(token). */
+  logp(theta: number): number {
+    return (this.z[this.self] as number) / theta - this.lse(theta);
+  }
+
+  /** Index of `id` among the listed ids, −1 when absent. */
+  indexOf(id: number): number {
+    const top = this.top;
+    for (let j = 0; j < this.n; j++) if ((top[j] as TopEntry).tokenId === id) return j;
+    return -1;
+  }
 }
 
 /** The kept indices SGLang's filter keeps from p_T (sorted, rank < top_k, mass before ≤ top_p). */
 function keptFromFilter(l: Logits, filter: SamplingFilter, temperature: number): number[] {
-  const lse = logSumExp(l.z, effective(temperature));
-  const p = [...l.z].map((z) => Math.exp(z / effective(temperature) - lse));
+  const theta = effective(temperature);
+  const lse = l.lse(theta);
+  const p = Array.from({ length: l.n }, (_, j) => Math.exp((l.z[j] as number) / theta - lse));
   const order = p.map((_, j) => j).sort((x, y) => (p[y] ?? 0) - (p[x] ?? 0));
   if (temperature < 1e-6) return order.slice(0, 1);
   const pMax = p[order[0] ?? 0] ?? 0;
@@ -164,13 +203,8 @@ function keptFromFilter(l: Logits, filter: SamplingFilter, temperature: number):
   let before = 0;
   order.forEach((j, rank) => {
     const pj = p[j] ?? 0;
-    if (
-      (filter.topK < 1 || rank < filter.topK) &&
-      before <= filter.topP &&
-      pj >= filter.minP * pMax
-    ) {
-      kept.push(j);
-    }
+    const isInTopK = filter.topK < 1 || rank < filter.topK;
+    if (isInTopK && before <= filter.topP && pj >= filter.minP * pMax) kept.push(j);
     before += pj;
   });
   return kept;
@@ -181,78 +215,111 @@ export function isFiltering(filter: SamplingFilter): boolean {
   return filter.topP < 1 || filter.topK >= 1 || filter.minP > 0;
 }
 
-interface Term {
-  readonly value: number;
-  /** 0 exact, 1 approximate, 2 unknown. */
-  readonly quality: 0 | 1 | 2;
-  readonly keptComputed?: boolean;
+/** Quality of a term: exact, approximate, unknown. */
+const EXACT = 0;
+const APPROX = 1;
+const UNKNOWN = 2;
+
+/** One term being worked out: its value and quality, written by the term functions. */
+class Term {
+  value = 0;
+  quality = EXACT;
+  keptComputed = false;
+
+  set(value: number, quality: number, keptComputed = false): Term {
+    this.value = value;
+    this.quality = quality;
+    this.keptComputed = keptComputed;
+    return this;
+  }
 }
 
-const UNKNOWN: Term = { value: Number.NaN, quality: 2 };
-const ZERO: Term = { value: 0, quality: 0 };
-
-function temperatureTerm(input: DecompositionInput, logits: Logits | undefined): Term {
+function temperatureTerm(input: DecompositionInput, logits: Logits | undefined, out: Term): Term {
   const ta = input.laneA.temperature;
   const tb = input.laneB.temperature;
-  if (ta === undefined || tb === undefined) return UNKNOWN;
-  if (effective(ta) === effective(tb)) return ZERO;
-  if (!logits) return UNKNOWN;
-  const value = logpAt(logits, effective(ta)) - logpAt(logits, effective(tb));
-  return { value, quality: logits.isComplete ? 0 : 1 };
+  if (ta === undefined || tb === undefined) return out.set(Number.NaN, UNKNOWN);
+  if (effective(ta) === effective(tb)) return out.set(0, EXACT);
+  if (!logits) return out.set(Number.NaN, UNKNOWN);
+  const value = logits.logp(effective(ta)) - logits.logp(effective(tb));
+  return out.set(value, logits.isComplete ? EXACT : APPROX);
 }
 
-/** The kept indices into `logits`: recorded ids found there, or computed from the filter. */
+/** The kept indices into `logits`: the recorded ids found there, or computed from the filter. */
 function keptIndices(
   input: DecompositionInput,
-  token: number,
+  recorded: readonly number[] | undefined,
   logits: Logits,
-): { indices: number[]; computed: boolean } | undefined {
-  const recorded = input.kept?.(token);
+): number[] | undefined {
   if (recorded) {
-    const indices = recorded.map((id) => logits.ids.indexOf(id));
-    return indices.every((j) => j >= 0) ? { indices, computed: false } : undefined;
+    const indices: number[] = [];
+    for (const id of recorded) {
+      const j = logits.indexOf(id);
+      if (j < 0) return undefined;
+      indices.push(j);
+    }
+    return indices;
   }
   const t = input.samplingTemperature;
   if (!input.filter || t === undefined) return undefined;
-  return { indices: keptFromFilter(logits, input.filter, t), computed: true };
+  return keptFromFilter(logits, input.filter, t);
 }
 
+/** s_X of one lane into `out`: −log of the kept mass under it when it is renormalised. */
 function laneShift(
   lane: LaneConvention,
   input: DecompositionInput,
-  token: number,
+  recorded: readonly number[] | undefined,
   logits: Logits | undefined,
+  out: Term,
 ): Term {
-  if (lane.renormalized === false) return ZERO;
-  if (input.filter && !isFiltering(input.filter) && !input.kept?.(token)) return ZERO;
-  if (lane.renormalized === undefined || lane.temperature === undefined || !logits) return UNKNOWN;
-  const kept = keptIndices(input, token, logits);
-  if (!kept || kept.indices.length === 0) return UNKNOWN;
+  if (lane.renormalized === false) return out.set(0, EXACT);
+  if (input.filter && !isFiltering(input.filter) && !recorded) return out.set(0, EXACT);
+  if (lane.renormalized === undefined || lane.temperature === undefined || !logits) {
+    return out.set(Number.NaN, UNKNOWN);
+  }
+  const kept = keptIndices(input, recorded, logits);
+  if (!kept || kept.length === 0) return out.set(Number.NaN, UNKNOWN);
   const theta = effective(lane.temperature);
-  const value = -(logSumExp(logits.z, theta, kept.indices) - logSumExp(logits.z, theta));
+  const value = -(logits.lseOver(theta, kept) - logits.lse(theta));
   // A complete top-k gives the exact mass, and the exact kept set when it is computed.
-  return { value, quality: logits.isComplete ? 0 : 1, keptComputed: kept.computed };
+  return out.set(value, logits.isComplete ? EXACT : APPROX, !recorded);
 }
 
-function supportTerm(input: DecompositionInput, token: number, logits: Logits | undefined): Term {
-  const a = laneShift(input.laneA, input, token, logits);
-  const b = laneShift(input.laneB, input, token, logits);
-  if (a.quality === 2 || b.quality === 2) return UNKNOWN;
-  return {
-    value: a.value - b.value,
-    quality: Math.max(a.quality, b.quality) as 0 | 1,
-    keptComputed: Boolean(a.keptComputed || b.keptComputed),
-  };
+function supportTerm(
+  input: DecompositionInput,
+  recorded: readonly number[] | undefined,
+  logits: Logits | undefined,
+  scratch: readonly [Term, Term],
+  out: Term,
+): Term {
+  const a = laneShift(input.laneA, input, recorded, logits, scratch[0]);
+  const b = laneShift(input.laneB, input, recorded, logits, scratch[1]);
+  if (a.quality === UNKNOWN || b.quality === UNKNOWN) return out.set(Number.NaN, UNKNOWN);
+  return out.set(
+    a.value - b.value,
+    Math.max(a.quality, b.quality),
+    a.keptComputed || b.keptComputed,
+  );
 }
 
 function statusBits(temperature: Term, support: Term): number {
-  let bits = TERM.compared;
-  if (temperature.quality === 1) bits |= TERM.temperatureApprox;
-  if (temperature.quality === 2) bits |= TERM.temperatureUnknown;
-  if (support.quality === 1) bits |= TERM.supportApprox;
-  if (support.quality === 2) bits |= TERM.supportUnknown;
+  let bits: number = TERM.compared;
+  if (temperature.quality === APPROX) bits |= TERM.temperatureApprox;
+  if (temperature.quality === UNKNOWN) bits |= TERM.temperatureUnknown;
+  if (support.quality === APPROX) bits |= TERM.supportApprox;
+  if (support.quality === UNKNOWN) bits |= TERM.supportUnknown;
   if (support.keptComputed) bits |= TERM.keptComputed;
   return bits;
+}
+
+/** Whether either term can need the top-k: otherwise it is not even loaded. */
+function needsLogits(input: DecompositionInput): boolean {
+  const { laneA, laneB } = input;
+  const isSameT =
+    laneA.temperature !== undefined &&
+    laneB.temperature !== undefined &&
+    effective(laneA.temperature) === effective(laneB.temperature);
+  return !isSameT || laneA.renormalized !== false || laneB.renormalized !== false;
 }
 
 const outside = (x: number) => x < BAND_LOW || x > BAND_HIGH;
@@ -266,21 +333,28 @@ export function decomposeMismatch(input: DecompositionInput): Decomposition {
   const status = new Uint8Array(n);
   const acc = newAccumulator();
   const tau = input.topKTemperature;
+  const isReading = tau !== undefined && needsLogits(input);
+  const logits = new Logits();
+  const t = new Term();
+  const s = new Term();
+  const scratch = [new Term(), new Term()] as const;
   for (let i = 0; i < n; i++) {
     const a = input.a[i];
     const b = input.b[i];
     if ((input.mask && input.mask[i] !== 1) || !finite(a) || !finite(b)) continue;
-    const top = input.topK?.[i];
+    const top = isReading ? input.topK?.[i] : undefined;
     const id = input.tokenIds[i] ?? -1;
-    const logits = top && tau !== undefined ? logitsOf(top, effective(tau), id) : undefined;
-    const t = temperatureTerm(input, logits);
-    const s = supportTerm(input, i, logits);
+    const loaded =
+      top && tau !== undefined && logits.load(top, effective(tau), id) ? logits : undefined;
+    const recorded = input.kept?.(i);
+    temperatureTerm(input, loaded, t);
+    supportTerm(input, recorded, loaded, scratch, s);
     status[i] = statusBits(t, s);
     temperature[i] = t.value;
     support[i] = s.value;
     const delta = a - b;
-    if (t.quality < 2 && s.quality < 2) residual[i] = delta - t.value - s.value;
-    acc.add(delta, t, s, residual[i] ?? Number.NaN);
+    if (t.quality !== UNKNOWN && s.quality !== UNKNOWN) residual[i] = delta - t.value - s.value;
+    acc.add(delta, t, s, residual[i] as number);
   }
   return { temperature, support, residual, status, summary: acc.summary() };
 }
@@ -300,11 +374,11 @@ function newAccumulator() {
   return {
     add(delta: number, t: Term, s: Term, res: number) {
       compared++;
-      if (t.quality === 2) unknownTemperature++;
-      if (s.quality === 2) unknownSupport++;
-      if (t.quality === 2 || s.quality === 2) return;
+      if (t.quality === UNKNOWN) unknownTemperature++;
+      if (s.quality === UNKNOWN) unknownSupport++;
+      if (t.quality === UNKNOWN || s.quality === UNKNOWN) return;
       known++;
-      if (t.quality === 1 || s.quality === 1) approximate++;
+      if (t.quality === APPROX || s.quality === APPROX) approximate++;
       sumDelta += Math.abs(delta);
       sumTemperature += Math.abs(t.value);
       sumSupport += Math.abs(s.value);

@@ -4,6 +4,7 @@ import {
   type Decomposition,
   type DecompositionInput,
   decomposeMismatch,
+  isFiltering,
   type LaneConvention,
   type SamplingFilter,
   type TopEntry,
@@ -17,7 +18,9 @@ import {
  *   spec §1.4); renormalised over the kept set when the record carries one (slime's SGLang top-p
  *   patch returns the kept ids with renormalised logprobs, `renorm_logprob_over_top_p`), or when
  *   vLLM's `logprobs_mode` says `processed_logprobs` (`raw_logprobs`: T = 1, not renormalised);
- *   not renormalised when the sampling params filter nothing; otherwise unknown.
+ *   not renormalised in an episode Rollout Lens recorded from SGLang (its `calls` kept: stock
+ *   SGLang reports before filtering), nor when the sampling params filter nothing; otherwise
+ *   unknown.
  * - `rescored`: SGLang prompt scoring, T = 1, full support.
  * - any other lane: unknown, unless the caller says (`conventions`).
  *
@@ -101,6 +104,11 @@ export function laneConvention(t: Trajectory, name: string): LaneConvention {
   if (mode === "raw_logprobs") return { temperature: 1, renormalized: false };
   if (mode === "processed_logprobs") return { temperature, renormalized: true };
   if (keptSetReader(t)) return { temperature, renormalized: true };
+  // An episode Rollout Lens recorded from SGLang's /generate (its calls kept): stock SGLang
+  // reports logprobs before top-p/top-k filtering (spec §1.4), and the kept set it did not return.
+  if (t.format === "rollout-lens/v1" && (t.calls?.length ?? 0) > 0) {
+    return { temperature, renormalized: false };
+  }
   const filter = samplingFilter(t);
   const isPlain = filter && filter.topP >= 1 && filter.topK < 1 && filter.minP <= 0;
   return isPlain ? { temperature, renormalized: false } : { temperature };
@@ -120,6 +128,26 @@ const topKTemperature = (t: number | undefined) => (t === undefined ? {} : { top
 
 /** Conventions the caller states for lanes the record says nothing about (a trainer lane). */
 export type LaneConventions = Readonly<Record<string, LaneConvention>>;
+
+/**
+ * Without a temperature for one of the lanes every token's temperature term is unknown, and the
+ * row is unchecked whatever the top-k says: its unknown counts, for a file scan that need not
+ * walk its tokens (`compared` as the mismatch counts it). Undefined when the terms may be known.
+ */
+export function unknownRowCounts(
+  t: Trajectory,
+  lanes: readonly [string, string],
+  compared: number,
+): { unknownTemperature: number; unknownSupport: number } | undefined {
+  const a = laneConvention(t, lanes[0]);
+  const b = laneConvention(t, lanes[1]);
+  if (a.temperature !== undefined && b.temperature !== undefined) return undefined;
+  const filter = samplingFilter(t);
+  const isPlain = filter !== undefined && !isFiltering(filter) && !keptSetReader(t);
+  const isSupportKnown = (c: LaneConvention) => c.renormalized === false || isPlain;
+  const unknownSupport = isSupportKnown(a) && isSupportKnown(b) ? 0 : compared;
+  return { unknownTemperature: compared, unknownSupport };
+}
 
 /** The decomposition of lane a against lane b over `t`'s trained tokens, or why not. */
 export function trajectoryDecomposition(

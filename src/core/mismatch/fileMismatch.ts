@@ -4,6 +4,13 @@ import type { FormatId } from "../formats/types";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { LaneValues, Trajectory } from "../trajectory/types";
 import { chartRow, rowScratchOf } from "./chartScan";
+import {
+  addDecomposition,
+  addUnknownRow,
+  emptyDecompositionCharts,
+  type RowDecomposition,
+} from "./decompositionCharts";
+import { trajectoryDecomposition, unknownRowCounts } from "./decompositionInputs";
 import { type Correction, correction, type MismatchStats } from "./mismatch";
 import {
   countLanePair,
@@ -121,10 +128,30 @@ export function rowIntoCharts(
   }
   const c = options.correction ?? DEFAULT_CORRECTION;
   countLanePair(charts.lanePairs, lanes[0], lanes[1]);
-  return { ok: true, lanes, row: addToCharts(charts, t, row, line, a, b, c) };
+  const summary = addToCharts(charts, t, row, line, a, b, c);
+  return {
+    ok: true,
+    lanes,
+    row: { ...summary, decomposition: decomposeRow(charts, t, lanes, summary) },
+  };
 }
 
 const DEFAULT_CORRECTION = correction("token-trunc");
+
+/** The row's decomposition into the charts: counted alone when no term can be known. */
+function decomposeRow(
+  charts: MismatchCharts,
+  t: Trajectory,
+  lanes: readonly [string, string],
+  summary: RowMismatch,
+): RowDecomposition {
+  charts.decomposition ??= emptyDecompositionCharts();
+  const into = charts.decomposition;
+  const unknown = unknownRowCounts(t, lanes, summary.compared);
+  if (unknown) return addUnknownRow(into, summary.compared, unknown.unknownSupport);
+  const split = trajectoryDecomposition(t, lanes);
+  return split.ok ? addDecomposition(into, split.result) : addUnknownRow(into, summary.compared);
+}
 
 /**
  * rowIntoCharts with the trajectory's full statistics (computeMismatch's), as
@@ -137,13 +164,19 @@ export function mismatchIntoCharts(
   line: number,
   options: MismatchScanOptions,
 ):
-  | { ok: true; lanes: readonly [string, string]; stats: MismatchStats }
+  | {
+      ok: true;
+      lanes: readonly [string, string];
+      stats: MismatchStats;
+      decomposition: RowDecomposition | undefined;
+    }
   | { ok: false; reason: string } {
   const into = rowIntoCharts(charts, t, row, line, options);
   if (!into.ok) return into;
   const out = trajectoryMismatch(t, into.lanes, options.correction ?? DEFAULT_CORRECTION);
   if (!out.ok) return { ok: false, reason: out.message };
-  return { ok: true, lanes: into.lanes, stats: out.result.stats };
+  const decomposition = into.row.decomposition;
+  return { ok: true, lanes: into.lanes, stats: out.result.stats, decomposition };
 }
 
 /**
@@ -175,7 +208,10 @@ export function scanMismatchLine(
       const row = firstRow + scan.rows.length;
       countLanePair(scan.charts.lanePairs, result.lanes[0], result.lanes[1]);
       const n = gatherWire(rowScratchOf(scan.charts), lanes);
-      scan.rows.push(chartRow(scan.charts, n, row, lineNo, c));
+      const summary = chartRow(scan.charts, n, row, lineNo, c);
+      scan.charts.decomposition ??= emptyDecompositionCharts();
+      const decomposition = addUnknownRow(scan.charts.decomposition, summary.compared);
+      scan.rows.push({ ...summary, decomposition });
     }
     return;
   }

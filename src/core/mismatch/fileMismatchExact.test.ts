@@ -195,7 +195,14 @@ function scanned(lines: readonly string[], c: Correction) {
   lines.forEach((text, i) => {
     scanMismatchLine(scan, text, i + 1, 0, { correction: c });
   });
-  return { charts: finishCharts(scan.charts), rows: scan.rows };
+  // The decomposition beside the charts has its own reference (decompositionCharts.test.ts).
+  const { decomposition: _split, ...charts } = finishCharts(scan.charts);
+  const rows = scan.rows.map((row) => {
+    if (!row) return row;
+    const { decomposition: _row, ...rest } = row;
+    return rest;
+  });
+  return { charts, rows };
 }
 
 /**

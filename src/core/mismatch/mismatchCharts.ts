@@ -1,3 +1,5 @@
+import type { DecompositionCharts, RowDecomposition } from "./decompositionCharts";
+
 /*
  * The file-wide charts of a training–inference mismatch (docs/mismatch.md, "File-wide"): their
  * shape, bins and buckets. Every compared token of every trajectory is binned into a histogram of
@@ -70,6 +72,8 @@ export interface RowMismatch {
   readonly meanAbsDelta: number;
   /** (clipped + masked) / compared under the scan's correction. */
   readonly fractionCorrected: number;
+  /** Where the row's mismatch comes from (decomposition.ts): its verdict and mean |terms|. */
+  readonly decomposition?: RowDecomposition;
 }
 
 /** One token of the file, where it is (row, token index, line) and both lanes' logprobs. */
@@ -118,6 +122,8 @@ export interface MismatchCharts {
   worst: MismatchToken[];
   /** Which lanes were compared (a − b), with how many trajectories each pair: the charts' labels. */
   readonly lanePairs: LanePairCount[];
+  /** The decomposition file-wide (decompositionCharts.ts), from the first row compared on. */
+  decomposition?: DecompositionCharts;
 }
 
 /** Lanes a and b of a file scan's trajectories, and how many trajectories compared them. */

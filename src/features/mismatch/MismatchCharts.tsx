@@ -1,4 +1,8 @@
 import { memo } from "react";
+import type {
+  DecompositionBucket,
+  DecompositionCharts,
+} from "../../core/mismatch/decompositionCharts";
 import {
   type MismatchCharts as Charts,
   HIST_BINS,
@@ -271,7 +275,74 @@ function BucketChart({
   );
 }
 
-/** The four file-wide charts. Memoized: the page re-renders on every scan update. */
+const TERMS = [
+  ["sumAbsTemperature", "temperature", "termTemperature"],
+  ["sumAbsSupport", "support", "termSupport"],
+  ["sumAbsResidual", "residual", "termResidual"],
+] as const;
+
+/**
+ * Where the file's mismatch comes from (docs/mismatch.md "Decomposition"): mean |temperature|,
+ * |support| and |residual| stacked per position bucket over the tokens whose terms are known,
+ * with the rows by verdict and the tokens whose terms are unknown.
+ */
+function DecompositionChart({ d }: { readonly d: DecompositionCharts }) {
+  const mean = (b: DecompositionBucket, key: (typeof TERMS)[number][0]) =>
+    b.known === 0 ? 0 : b[key] / b.known;
+  const total = (b: DecompositionBucket) => TERMS.reduce((sum, [key]) => sum + mean(b, key), 0);
+  const hi = Math.max(1e-9, ...d.byPosition.map(total));
+  const step = PLOT_W / Math.max(1, d.byPosition.length);
+  const yOf = (v: number) => PAD.top + PLOT_H - (v / hi) * PLOT_H;
+  const every = Math.max(1, Math.ceil(d.byPosition.length / 8));
+  const r = d.rows;
+  const note = `rows: ${r.spurious} spurious · ${r.real} real · ${r.none} within [0.9, 1.1] · ${r.unchecked} unchecked; ${d.known} of ${d.compared} tokens known (${d.approximate} approximate)`;
+  return (
+    <Figure title="where |δ| comes from, by position" note={note} testId="mismatch-decomposition">
+      <text className={styles.axis} x={PAD.left - 4} y={yOf(hi) + 3} textAnchor="end">
+        {hi.toPrecision(2)}
+      </text>
+      {TERMS.map(([, label, cls], i) => (
+        <text key={label} className={styles[cls]} x={PAD.left + 4 + i * 80} y={PAD.top + 8}>
+          ■ {label}
+        </text>
+      ))}
+      {d.byPosition.map((b, i) => {
+        const x = PAD.left + i * step;
+        let base = 0;
+        return (
+          <g key={`${b.start}`} data-known={b.known}>
+            {b.known > 0 &&
+              TERMS.map(([key, label, cls]) => {
+                const v = mean(b, key);
+                const y = yOf(base + v);
+                const height = yOf(base) - y;
+                base += v;
+                return (
+                  <rect
+                    key={key}
+                    className={styles[cls]}
+                    x={x + step * 0.1}
+                    width={step * 0.8}
+                    y={y}
+                    height={height}
+                  >
+                    <title>{`${b.start}–${b.end - 1}: ${b.known} tokens, mean |${label}| ${v.toPrecision(3)}`}</title>
+                  </rect>
+                );
+              })}
+            {i % every === 0 && (
+              <text className={styles.axis} x={x + step / 2} y={H - 10} textAnchor="middle">
+                {b.start}
+              </text>
+            )}
+          </g>
+        );
+      })}
+    </Figure>
+  );
+}
+
+/** The file-wide charts. Memoized: the page re-renders on every scan update. */
 export const MismatchCharts = memo(function MismatchCharts({
   charts,
 }: {
@@ -299,6 +370,7 @@ export const MismatchCharts = memo(function MismatchCharts({
         label={(b) => `${b.start}–${b.end - 1}`}
         testId="mismatch-by-position"
       />
+      {charts.decomposition && <DecompositionChart d={charts.decomposition} />}
     </div>
   );
 });

@@ -154,12 +154,15 @@ export const MISMATCH_COLUMN: Column = {
   label: "mismatch",
   title:
     "training–inference mismatch: max |δ| = |log r| over trained tokens, and the fraction " +
-    "token-level truncation at C = 2 clips (— no second lane or not checked)",
-  width: "118px",
+    "token-level truncation at C = 2 clips (— no second lane or not checked); then spurious " +
+    "(temperature and truncated support explain it) or real (the residual keeps it), when known",
+  width: "170px",
   isNumeric: true,
   format: (_, __, m) => {
     if (!m || m.compared === 0) return "—";
     const clipped = m.fractionCorrected > 0 ? ` · ${(100 * m.fractionCorrected).toFixed(1)}%` : "";
-    return `${m.maxAbsDelta.toFixed(3)}${clipped}`;
+    const verdict = m.decomposition?.verdict;
+    const why = verdict === "spurious" || verdict === "real" ? ` · ${verdict}` : "";
+    return `${m.maxAbsDelta.toFixed(3)}${clipped}${why}`;
   },
 };

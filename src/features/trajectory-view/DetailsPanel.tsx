@@ -1,6 +1,7 @@
 import { memo, useMemo } from "react";
 import { revealInvisible } from "../../core/layout/displayPiece";
 import { segmentOfToken } from "../../core/layout/flatTrajectory";
+import { type Decomposition, TERM } from "../../core/mismatch/decomposition";
 import { type Correction, tokenMismatch, VERDICT } from "../../core/mismatch/mismatch";
 import { type RoutingView, routingDiffersAt } from "../../core/mismatch/routing";
 import { forkKind } from "../../core/tito/fork";
@@ -31,6 +32,8 @@ interface DetailsPanelProps {
   readonly onAskReplays?: (() => void) | undefined;
   /** Mismatch mode: the replayed correction and its verdict per token. */
   readonly verdicts?: { readonly correction: Correction; readonly verdict: Uint8Array } | undefined;
+  /** Mismatch mode: δ split into temperature, support and residual (docs/mismatch.md). */
+  readonly decomposition?: Decomposition | undefined;
 }
 
 /** The piece of a token id (as first seen in this trajectory), for the top-k list; built on first use. */
@@ -109,6 +112,42 @@ function LaneRows({
           </dd>
         </>
       )}
+    </>
+  );
+}
+
+/** One term of the token's decomposition, with its quality: exact, approximate or unknown. */
+function term(value: number | undefined, isApprox: boolean, isUnknown: boolean): string {
+  if (isUnknown || value === undefined || Number.isNaN(value)) return "unknown";
+  return `${formatLogprob(value)}${isApprox ? " (approximate)" : ""}`;
+}
+
+/** Where this token's δ comes from: temperature, truncated support, residual. */
+function DecompositionRows({ d, token }: { d: Decomposition; token: number }) {
+  const s = d.status[token] ?? 0;
+  if ((s & TERM.compared) === 0) return null;
+  const tUnknown = (s & TERM.temperatureUnknown) !== 0;
+  const sUnknown = (s & TERM.supportUnknown) !== 0;
+  const kept = (s & TERM.keptComputed) !== 0 ? ", kept set from top_p/top_k" : "";
+  return (
+    <>
+      <dt>temperature</dt>
+      <dd data-testid="detail-temperature">
+        {term(d.temperature[token], (s & TERM.temperatureApprox) !== 0, tUnknown)}
+      </dd>
+      <dt>support</dt>
+      <dd data-testid="detail-support">
+        {term(d.support[token], (s & TERM.supportApprox) !== 0, sUnknown)}
+        {sUnknown ? "" : kept}
+      </dd>
+      <dt>residual</dt>
+      <dd data-testid="detail-residual">
+        {term(
+          d.residual[token],
+          (s & (TERM.temperatureApprox | TERM.supportApprox)) !== 0,
+          tUnknown || sUnknown,
+        )}
+      </dd>
     </>
   );
 }
@@ -254,6 +293,7 @@ export const DetailsPanel = memo(function DetailsPanel({
   replays,
   onAskReplays,
   routing,
+  decomposition,
 }: DetailsPanelProps) {
   const { flat, pieces } = model;
   const pieceOfId = usePieceOfId(model);
@@ -302,6 +342,7 @@ export const DetailsPanel = memo(function DetailsPanel({
         </dd>
         <LogprobRows logprob={lp} chosenId={id} top={top} />
         {lanePair && <LaneRows pair={lanePair} token={token} verdicts={verdicts} />}
+        {lanePair && decomposition && <DecompositionRows d={decomposition} token={token} />}
         {routing?.kind === "two" && <RoutingRows view={routing} token={token} />}
         <dt>loss mask</dt>
         <dd>{flat.lossMask[token]}</dd>

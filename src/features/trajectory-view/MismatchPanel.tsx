@@ -10,6 +10,7 @@ import { MISMATCH_EXTENTS } from "../../core/mismatch/mismatchScale";
 import type { Trajectory } from "../../core/trajectory/types";
 import { prefsActions, useMismatchExtent, useMismatchThreshold } from "../../stores/prefsStore";
 import { CumDeltaChart } from "./CumDeltaChart";
+import { DecompositionLanes } from "./DecompositionLanes";
 import { CORRECTION_LABEL } from "./kindLabels";
 import styles from "./MismatchPanel.module.css";
 import { RoutingSummary } from "./RoutingSummary";
@@ -320,6 +321,13 @@ export const MismatchPanel = memo(function MismatchPanel(props: MismatchPanelPro
             selected={props.selected}
             onPick={onPick}
           />
+          {view.decomposition && (
+            <DecompositionLanes
+              decomposition={view.decomposition}
+              selected={props.selected}
+              onPick={onPick}
+            />
+          )}
           {view.routing && <RoutingSummary view={view.routing} />}
         </div>
       )}

@@ -126,6 +126,7 @@ export function TrajectoryView({
         replays={mismatch.replays}
         onAskReplays={mismatch.onAskReplays}
         routing={mismatch.routing}
+        decomposition={mismatch.decomposition}
         {...(onBranch ? { onBranch } : {})}
       />
     </div>

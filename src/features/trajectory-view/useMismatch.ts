@@ -4,6 +4,8 @@ import { ApiError } from "../../api/http";
 import { type RescoreTarget, rescore } from "../../api/rescore";
 import { defaultChoices } from "../../core/mismatch/corrections/registry";
 import { trajectoryReplays } from "../../core/mismatch/corrections/replayRows";
+import type { Decomposition } from "../../core/mismatch/decomposition";
+import { trajectoryDecomposition } from "../../core/mismatch/decompositionInputs";
 import type { Correction, MismatchResult } from "../../core/mismatch/mismatch";
 import { type RoutingView, routingView } from "../../core/mismatch/routing";
 import { defaultLanes, trajectoryMismatch } from "../../core/mismatch/trajectoryMismatch";
@@ -69,6 +71,8 @@ export interface MismatchView {
   readonly onAskReplays: (() => void) | undefined;
   /** Mismatch mode: the MoE routing the record carries, compared when there are two arrays. */
   readonly routing: RoutingView | undefined;
+  /** Mismatch mode: δ split into temperature, support and residual per token. */
+  readonly decomposition: Decomposition | undefined;
   readonly rescore: RescoreState;
   /** The trajectory with its rescored lane, once there is one. */
   readonly scored: Trajectory;
@@ -225,6 +229,11 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
     () => (outcome?.ok ? routingView(scored, outcome.result.delta) : undefined),
     [outcome, scored],
   );
+  const decomposition = useMemo(() => {
+    if (!outcome?.ok || !nameA || !nameB) return undefined;
+    const split = trajectoryDecomposition(scored, [nameA, nameB]);
+    return split.ok ? split.result : undefined;
+  }, [outcome, scored, nameA, nameB]);
   // One object while nothing changes: the panel and the toolbar are memoized on it.
   return useMemo(
     () => ({
@@ -238,6 +247,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       replays,
       onAskReplays,
       routing,
+      decomposition,
       rescore,
       scored,
       solo,
@@ -253,6 +263,7 @@ export function useMismatch(trajectory: Trajectory, rescoreTarget: RescoreTarget
       replays,
       onAskReplays,
       routing,
+      decomposition,
       rescore,
       scored,
       solo,

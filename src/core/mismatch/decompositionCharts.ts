@@ -1,0 +1,177 @@
+import type { Decomposition, DecompositionSummary, RowVerdict } from "./decomposition";
+import { positionBucket, positionBucketStart } from "./mismatchCharts";
+
+/*
+ * The decomposition file-wide (docs/mismatch.md "Decomposition"): rows counted by verdict, and
+ * over the tokens whose terms are known the sums of |temperature|, |support| and |residual| in
+ * total and by position bucket (the half octaves of the mismatch charts), for the stacked lanes.
+ * Sums merge by addition, so a scan in ranges gives the counts of one scan.
+ */
+
+/** One position bucket's known tokens and their summed |terms|. */
+export interface DecompositionBucket {
+  readonly start: number;
+  readonly end: number;
+  known: number;
+  sumAbsTemperature: number;
+  sumAbsSupport: number;
+  sumAbsResidual: number;
+}
+
+export interface DecompositionCharts {
+  /** Rows by verdict. */
+  readonly rows: Record<RowVerdict, number>;
+  compared: number;
+  known: number;
+  approximate: number;
+  unknownTemperature: number;
+  unknownSupport: number;
+  /** Known tokens with exp(δ), resp. exp(residual), outside [0.9, 1.1]. */
+  outsideDelta: number;
+  outsideResidual: number;
+  sumAbsDelta: number;
+  sumAbsTemperature: number;
+  sumAbsSupport: number;
+  sumAbsResidual: number;
+  readonly byPosition: DecompositionBucket[];
+}
+
+/** What the file table shows per row: the verdict and the mean |terms|. */
+export interface RowDecomposition {
+  readonly verdict: RowVerdict;
+  readonly compared: number;
+  readonly known: number;
+  readonly approximate: number;
+  readonly meanAbsTemperature: number;
+  readonly meanAbsSupport: number;
+  readonly meanAbsResidual: number;
+}
+
+export function emptyDecompositionCharts(): DecompositionCharts {
+  return {
+    rows: { none: 0, spurious: 0, real: 0, unchecked: 0 },
+    compared: 0,
+    known: 0,
+    approximate: 0,
+    unknownTemperature: 0,
+    unknownSupport: 0,
+    outsideDelta: 0,
+    outsideResidual: 0,
+    sumAbsDelta: 0,
+    sumAbsTemperature: 0,
+    sumAbsSupport: 0,
+    sumAbsResidual: 0,
+    byPosition: [],
+  };
+}
+
+function bucketAt(buckets: DecompositionBucket[], b: number): DecompositionBucket {
+  while (buckets.length <= b) {
+    const i = buckets.length;
+    buckets.push({
+      start: positionBucketStart(i),
+      end: positionBucketStart(i + 1),
+      known: 0,
+      sumAbsTemperature: 0,
+      sumAbsSupport: 0,
+      sumAbsResidual: 0,
+    });
+  }
+  return buckets[b] as DecompositionBucket;
+}
+
+/** The row's summary as the table shows it. */
+export function rowDecomposition(s: DecompositionSummary): RowDecomposition {
+  return {
+    verdict: s.verdict,
+    compared: s.compared,
+    known: s.known,
+    approximate: s.approximate,
+    meanAbsTemperature: s.meanAbsTemperature,
+    meanAbsSupport: s.meanAbsSupport,
+    meanAbsResidual: s.meanAbsResidual,
+  };
+}
+
+/** One trajectory's decomposition into the charts; its row summary back. */
+export function addDecomposition(charts: DecompositionCharts, d: Decomposition): RowDecomposition {
+  const s = d.summary;
+  charts.rows[s.verdict]++;
+  charts.compared += s.compared;
+  charts.known += s.known;
+  charts.approximate += s.approximate;
+  charts.unknownTemperature += s.unknownTemperature;
+  charts.unknownSupport += s.unknownSupport;
+  charts.outsideDelta += s.outsideDelta;
+  charts.outsideResidual += s.outsideResidual;
+  const { temperature, support, residual } = d;
+  for (let k = 0; k < residual.length; k++) {
+    const res = residual[k] as number;
+    if (Number.isNaN(res)) continue;
+    const t = Math.abs(temperature[k] as number);
+    const sp = Math.abs(support[k] as number);
+    const delta = (temperature[k] as number) + (support[k] as number) + res;
+    charts.sumAbsDelta += Math.abs(delta);
+    charts.sumAbsTemperature += t;
+    charts.sumAbsSupport += sp;
+    charts.sumAbsResidual += Math.abs(res);
+    const bucket = bucketAt(charts.byPosition, positionBucket(k));
+    bucket.known++;
+    bucket.sumAbsTemperature += t;
+    bucket.sumAbsSupport += sp;
+    bucket.sumAbsResidual += Math.abs(res);
+  }
+  return rowDecomposition(s);
+}
+
+/**
+ * A row whose every temperature term is unknown, counted without walking its tokens: compared
+ * without a trajectory (the lanes read straight from the line: nothing says how they were
+ * produced), or a lane without a temperature. The row is unchecked.
+ */
+export function addUnknownRow(
+  charts: DecompositionCharts,
+  compared: number,
+  unknownSupport = compared,
+): RowDecomposition {
+  const verdict: RowVerdict = compared === 0 ? "none" : "unchecked";
+  charts.rows[verdict]++;
+  charts.compared += compared;
+  charts.unknownTemperature += compared;
+  charts.unknownSupport += unknownSupport;
+  return {
+    verdict,
+    compared,
+    known: 0,
+    approximate: 0,
+    meanAbsTemperature: Number.NaN,
+    meanAbsSupport: Number.NaN,
+    meanAbsResidual: Number.NaN,
+  };
+}
+
+/** `from` added into `into`. */
+export function mergeDecompositionCharts(
+  into: DecompositionCharts,
+  from: DecompositionCharts,
+): void {
+  for (const v of ["none", "spurious", "real", "unchecked"] as const) into.rows[v] += from.rows[v];
+  into.compared += from.compared;
+  into.known += from.known;
+  into.approximate += from.approximate;
+  into.unknownTemperature += from.unknownTemperature;
+  into.unknownSupport += from.unknownSupport;
+  into.outsideDelta += from.outsideDelta;
+  into.outsideResidual += from.outsideResidual;
+  into.sumAbsDelta += from.sumAbsDelta;
+  into.sumAbsTemperature += from.sumAbsTemperature;
+  into.sumAbsSupport += from.sumAbsSupport;
+  into.sumAbsResidual += from.sumAbsResidual;
+  from.byPosition.forEach((b, i) => {
+    const to = bucketAt(into.byPosition, i);
+    to.known += b.known;
+    to.sumAbsTemperature += b.sumAbsTemperature;
+    to.sumAbsSupport += b.sumAbsSupport;
+    to.sumAbsResidual += b.sumAbsResidual;
+  });
+}
