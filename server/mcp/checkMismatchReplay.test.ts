@@ -3,14 +3,13 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureLines } from "../../src/test/fixtureFiles";
+import { connectMcp } from "../../test-support/mcpClient";
 import type { MismatchFlags } from "../commands/commandFlags";
 import { runMismatch } from "../commands/mismatch";
 import { mismatchSpec, parseCommand } from "../commands/spec";
-import { createMcpServer, createToolContext } from "./mcpServer";
 
 const tmp = mkdtempSync(join(tmpdir(), "rl-mcp-replay-"));
 const served = join(tmp, "nemo.jsonl");
@@ -39,20 +38,12 @@ async function cliReport(args: string[]): Promise<{ files: { replays: unknown[] 
 beforeAll(async () => {
   // NeMo-RL rows carry the trainer's and the sampler's logprobs: two lanes to compare.
   writeFileSync(served, `${fixtureLines("reference-nemo-rl.jsonl").join("\n")}\n`);
-  const ctx = createToolContext({
-    files: [served],
-    dataDir: join(tmp, "data"),
-    appUrl: "http://x",
-  });
-  const server = createMcpServer(ctx, "0");
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  client = new Client({ name: "replay", version: "0" });
-  await client.connect(b);
-  close = async () => {
-    await client.close();
-    await ctx.close();
-  };
+  const mcp = await connectMcp(
+    { files: [served], dataDir: join(tmp, "data"), appUrl: "http://x" },
+    "replay",
+  );
+  client = mcp.client;
+  close = mcp.close;
 });
 
 afterAll(async () => {

@@ -4,12 +4,12 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixtureLines } from "../../src/test/fixtureFiles";
-import { createMcpServer, createToolContext, MCP_TOOLS } from "./mcpServer";
+import { connectMcp } from "../../test-support/mcpClient";
+import { MCP_TOOLS } from "./mcpServer";
 
 const tmp = mkdtempSync(join(tmpdir(), "rl-mcp-hostile-"));
 const served = join(tmp, "served.jsonl");
@@ -33,20 +33,12 @@ beforeAll(async () => {
       `"response": "${SECRET_MARK}`,
     ) ?? "",
   );
-  const ctx = createToolContext({
-    files: [served],
-    dataDir: join(tmp, "data"),
-    appUrl: "http://x",
-  });
-  const server = createMcpServer(ctx, "0");
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  client = new Client({ name: "hostile", version: "0" });
-  await client.connect(b);
-  close = async () => {
-    await client.close();
-    await ctx.close();
-  };
+  const mcp = await connectMcp(
+    { files: [served], dataDir: join(tmp, "data"), appUrl: "http://x" },
+    "hostile",
+  );
+  client = mcp.client;
+  close = mcp.close;
 });
 
 afterAll(async () => {

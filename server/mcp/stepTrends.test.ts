@@ -3,14 +3,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixturePath } from "../../src/test/fixtureFiles";
+import { connectMcp } from "../../test-support/mcpClient";
 import { createDriftTokenizers } from "../drift/driftTokenizers";
 import { createFileRegistry } from "../files/fileRegistry";
 import { computeStepStats } from "../files/stepStats";
-import { createMcpServer, createToolContext } from "./mcpServer";
 
 const run = fixturePath("prime-rl-run");
 const dataDir = mkdtempSync(join(tmpdir(), "rl-mcp-steps-"));
@@ -18,15 +17,9 @@ let client: Client;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const ctx = createToolContext({ files: [run], dataDir, appUrl: "http://app" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(ctx, "0").connect(a);
-  client = new Client({ name: "test", version: "0" });
-  await client.connect(b);
-  close = async () => {
-    await client.close();
-    await ctx.close();
-  };
+  const mcp = await connectMcp({ files: [run], dataDir, appUrl: "http://app" });
+  client = mcp.client;
+  close = mcp.close;
 });
 
 afterAll(async () => {
