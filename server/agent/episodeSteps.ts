@@ -297,7 +297,7 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
   const inputIds = ledger.inputIds();
   const { contextLength } = deps.client;
   const wanted = Number(samplingParams.max_new_tokens ?? DEFAULT_SAMPLING.max_new_tokens);
-  // One token of slack: older servers reject prompt + max_new_tokens equal to the window (spec §5).
+  // One token of slack: older servers reject prompt + max_new_tokens equal to the window (docs/sglang.md).
   const fitted =
     contextLength === undefined ? wanted : fitMaxNewTokens(contextLength, inputIds.length, wanted);
   if (fitted <= 0 && wanted > 0) {

@@ -56,7 +56,7 @@ describe("runEpisode near the end of the context window", () => {
     };
     const three = windowed(prompt + 3);
     await runEpisode(deps(three.client), { prompt: "Say hi." }, sink());
-    // Older servers reject prompt + max_new_tokens equal to the window (spec §5): 2, not 3.
+    // Older servers reject prompt + max_new_tokens equal to the window (docs/sglang.md): 2, not 3.
     expect(three.requests[0]?.samplingParams.max_new_tokens).toBe(2);
     const one = windowed(prompt + 1);
     const t = await runEpisode(deps(one.client), { prompt: "Say hi." }, sink());

@@ -1,6 +1,6 @@
 import type { SamplingParamsWire } from "../../src/core/wire/sglang";
 
-/** One `input_ids` generation request (spec §1). */
+/** One `input_ids` generation request (docs/sglang.md). */
 export interface GenerateRequest {
   readonly inputIds: readonly number[];
   /** Always sent explicitly: newer servers otherwise take the model's generation_config defaults. */
@@ -16,7 +16,7 @@ export interface GenerateRequest {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
-/** The JSON body of one /generate call (spec §1). */
+/** The JSON body of one /generate call (docs/sglang.md). */
 export function buildGenerateBody(
   request: GenerateRequest,
   rid: string,
@@ -50,7 +50,7 @@ export function checkRequest(request: GenerateRequest): void {
 }
 
 /**
- * The JSON body of one batch /generate (spec §3): per-item lists for every per-item field, and
+ * The JSON body of one batch /generate (docs/sglang.md): per-item lists for every per-item field, and
  * one string rid, which SGLang expands to `<rid>_<i>` (an /abort_request for the rid, matched by
  * prefix, then stops every item).
  */

@@ -16,7 +16,7 @@ export interface ClientStreamStep extends StreamStep {
 }
 
 /**
- * Streaming /generate: yields what each chunk adds (cumulative and delta servers alike, spec §4),
+ * Streaming /generate: yields what each chunk adds (cumulative and delta servers alike, docs/sglang.md),
  * in work linear in the turn's tokens; the last step has a finish reason. Failures before the first snapshot are retried; later ones throw,
  * since a retry would sample a different continuation. Stopping iteration (break/return) aborts
  * the request; a consumer that neither finishes nor stops keeps its concurrency slot.
@@ -103,7 +103,7 @@ async function* streamAttempt(
     guard.dispose();
     t.track(attempt, false);
     if (!isFinished) {
-      // Closing the socket aborts server-side only after ~2 s (spec §4); tell the server now.
+      // Closing the socket aborts server-side only after ~2 s (docs/sglang.md); tell the server now.
       body?.destroy();
       await t.sendAbort(attempt.upstream, attempt.rid);
     }

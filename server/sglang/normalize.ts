@@ -6,7 +6,7 @@ import {
   type LogprobTuple,
 } from "../../src/core/wire/sglang";
 
-/** Token accounting of one /generate reply (spec §2.1); counts are tokens, latency seconds. */
+/** Token accounting of one /generate reply (docs/sglang.md); counts are tokens, latency seconds. */
 export interface GenerateUsage {
   readonly promptTokens: number | undefined;
   readonly completionTokens: number | undefined;
@@ -15,7 +15,7 @@ export interface GenerateUsage {
   readonly weightVersion: string | undefined;
 }
 
-/** One generation, normalized: ids are authoritative, `text` is display only (spec §2.4). */
+/** One generation, normalized: ids are authoritative, `text` is display only (docs/sglang.md). */
 export interface GenerateResult {
   readonly rid: string;
   readonly text: string;
@@ -23,7 +23,7 @@ export interface GenerateResult {
   /** One entry per output id; undefined when logprobs were not returned (e.g. abort before prefill). */
   readonly outputLogprobs: readonly (number | null)[] | undefined;
   readonly outputTopLogprobs: readonly (readonly TopLogprob[] | null)[] | undefined;
-  /** Aligned with `input_ids[logprob_start_len:]`; entry 0 is always null (spec §2.3). */
+  /** Aligned with `input_ids[logprob_start_len:]`; entry 0 is always null (docs/sglang.md). */
   readonly inputLogprobs: readonly (number | null)[] | undefined;
   /** null only on intermediate stream snapshots. */
   readonly finishReason: FinishReason | null;
@@ -91,7 +91,7 @@ export function normalizeItem(
   const meta = item.meta_info;
   const lps = meta.output_token_logprobs;
   // Older servers omit output_ids in text mode; the ids inside the logprob tuples are the same
-  // tokens in the same order (spec §2, fallback order output_ids → output_token_logprobs → error).
+  // tokens in the same order (docs/sglang.md, fallback order output_ids → output_token_logprobs → error).
   const outputIds = item.output_ids ?? lps?.map((t) => t[1]);
   const isAbort = meta.finish_reason?.type === "abort";
   if (outputIds === undefined && !isAbort) {

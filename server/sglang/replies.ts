@@ -10,7 +10,7 @@ import {
 import { type GenerateResult, normalizeResponse } from "./normalize";
 import { parseRetryAfterMs } from "./retryPolicy";
 
-/** The typed error for a non-2xx reply: context-length 400s are singled out (spec §5). */
+/** The typed error for a non-2xx reply: context-length 400s are singled out (docs/sglang.md). */
 export function errorFromStatus(
   status: number,
   body: string,

@@ -9,11 +9,11 @@ import type { ClientGenerateResult } from "./normalize";
  * Rescoring a token sequence with SGLang (docs/mismatch.md): one /generate with the exact ids,
  * `max_new_tokens: 0`, `return_logprob: true` and `logprob_start_len: 0` (always sent: newer
  * servers otherwise return only the last position). `meta_info.input_token_logprobs` then covers
- * every input id one to one, entry 0 null (spec §2.3), so entry k is log P(ids[k] | ids[:k]).
+ * every input id one to one, entry 0 null (docs/sglang.md), so entry k is log P(ids[k] | ids[:k]).
  */
 export interface RescoreRequest {
   readonly inputIds: readonly number[];
-  /** Logprobs are of the temperature-scaled distribution (spec §1.4): pass the sampling one. */
+  /** Logprobs are of the temperature-scaled distribution (docs/sglang.md): pass the sampling one. */
   readonly temperature?: number;
   /** Sent as `sampling_seed` when the trajectory was sampled with one. */
   readonly samplingSeed?: number;

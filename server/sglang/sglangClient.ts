@@ -146,7 +146,7 @@ export class SglangClient {
   }
 
   /**
-   * Rescores several sequences in one batch `/generate` (spec §3; the bisect lab's co-tenants):
+   * Rescores several sequences in one batch `/generate` (docs/sglang.md; the bisect lab's co-tenants):
    * one string rid, which SGLang expands to `<rid>_<i>`, so one /abort_request (by prefix) stops
    * them all. Every item must come back, or the call fails; retried as a whole like generate().
    */

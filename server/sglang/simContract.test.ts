@@ -49,7 +49,7 @@ describe("SglangClient against the simulator", () => {
     await client.close();
   });
 
-  it("returns top_logprobs_num alternatives per output token, streamed or not (spec §2.3)", async () => {
+  it("returns top_logprobs_num alternatives per output token, streamed or not (docs/sglang.md)", async () => {
     const client = new SglangClient({ upstreams: clean.url, ...fast });
     const request = {
       inputIds: prompt,

@@ -1,6 +1,6 @@
 /**
  * Splits an SSE byte stream into the payloads of its `data:` fields, one string per event.
- * SGLang sends `data: <json>\n\n` events and ends with `data: [DONE]` (spec §4); we accept CRLF too
+ * SGLang sends `data: <json>\n\n` events and ends with `data: [DONE]` (docs/sglang.md); we accept CRLF too
  * and join multi-line data fields with `\n` as the SSE standard says.
  */
 export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {

@@ -14,7 +14,7 @@ type TopLogprobs = (readonly TopLogprob[] | null)[];
 
 /**
  * Folds a /generate stream into one turn in work linear in its tokens. Chunks are cumulative by
- * default and deltas under `--incremental-streaming-output` (spec §4): a delta is appended where it
+ * default and deltas under `--incremental-streaming-output` (docs/sglang.md): a delta is appended where it
  * lands, a cumulative chunk contributes only what lies beyond what is held, and nothing held is
  * copied or re-joined per chunk. `completion_tokens` is always the running total, so a chunk
  * carrying fewer ids than that total is a delta; without it, a chunk shorter than what is held, or

@@ -7,7 +7,7 @@ import { hashInts, seededRandom } from "../../src/core/random";
  * it by the definitions, so tests and the bisect lab can recompute any value:
  *
  * - sampled logprob: log softmax(z / T)[token] at the request's temperature (SGLang's default,
- *   spec §1.4), or renormalised over the kept set with `renormalizeKept`;
+ *   docs/sglang.md), or renormalised over the kept set with `renormalizeKept`;
  * - prompt-scoring (rescore) logprob: log softmax(z)[token], T = 1 (what SGLang's
  *   `input_token_logprobs` report, whatever the request's temperature);
  * - kept set: the ids SGLang's top-k / top-p / min-p filter keeps from softmax(z / T).

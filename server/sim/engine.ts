@@ -4,7 +4,7 @@ import { splitNonCanonically } from "./nonCanonical";
 import type { GenerateItem, SamplingSettings } from "./normalizeRequest";
 import { planReply, type ReplyPlan } from "./policies";
 
-/** `meta_info.finish_reason` in SGLang's shapes (spec §2.2). */
+/** `meta_info.finish_reason` in SGLang's shapes (docs/sglang.md). */
 export type FinishReason =
   | { readonly type: "stop"; readonly matched: number | string }
   | { readonly type: "length"; readonly length: number }

@@ -171,7 +171,7 @@ export function itemBody(tokenizer: Tokenizer, trace: ItemTrace, window: BodyWin
   };
 }
 
-/** The 200 body SGLang returns for a request aborted while still queued (spec §5). */
+/** The 200 body SGLang returns for a request aborted while still queued (docs/sglang.md). */
 export function abortBeforePrefillBody(rid: string) {
   return {
     text: "",

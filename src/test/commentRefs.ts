@@ -46,6 +46,7 @@ const RULES: ReadonlyArray<{ readonly pattern: RegExp; readonly says: string }> 
       /(?<![\w.-])shared\/[\w./-]*|\/work\/\w+|\b(?:rollout-formats|sglang-native-api|tito-trajectory|ARCHITECTURE|STYLE)\.md\b/,
     says: "cites a note that is not part of the repository",
   },
+  { pattern: /\bspec §/, says: "cites a section of a spec kept outside the repository" },
   {
     pattern: /\bhttps?:\/\/(?!(?:127\.0\.0\.1|localhost|0\.0\.0\.0|example\.(?:com|org))\b)\S+/,
     says: "links a web page: put the source in docs/ and point there",

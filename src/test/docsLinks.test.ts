@@ -59,7 +59,7 @@ describe("code comments point only at the repository's own documents", () => {
       "// See docs/here.md and http://127.0.0.1:3000.",
       "// Fixed in issue 6; upstream owner/repo#12 and PR #4544.",
       "/**",
-      " * rollout-formats.md §3, https://github.com/x/y, docs/gone.md",
+      " * rollout-formats.md §3, https://github.com/x/y, docs/gone.md, spec §2.3",
       " */",
     ].join("\n");
     const found = checkComments(root, "src/a.ts", text).map((p) => [
@@ -70,6 +70,7 @@ describe("code comments point only at the repository's own documents", () => {
       [2, "names an issue or PR number"],
       [2, "names an issue or PR of another repository"],
       [4, "cites a note that is not part of the repository"],
+      [4, "cites a section of a spec kept outside the repository"],
       [4, "links a web page: put the source in docs/ and point there"],
       [4, 'names "docs/gone.md", which is not a document of the repository'],
     ]);

@@ -203,7 +203,7 @@ describe("trajectory inputs", () => {
     expect(laneConvention(plain, "sampled")).toEqual({ temperature: 0.7, renormalized: false });
     const filtered = row({ samplingParams: { temperature: 0.7, top_p: 0.9 } });
     expect(laneConvention(filtered, "sampled")).toEqual({ temperature: 0.7 });
-    // An episode recorded from SGLang's /generate: logprobs before filtering (spec §1.4).
+    // An episode recorded from SGLang's /generate: logprobs before filtering (docs/sglang.md).
     const call = { rid: "r", inputLen: 2, outputLen: 2, finishReason: null };
     const episode = { ...filtered, format: "rollout-lens/v1", calls: [call] };
     expect(laneConvention(episode, "sampled")).toEqual({ temperature: 0.7, renormalized: false });

@@ -15,7 +15,7 @@ import {
  * (docs/mismatch.md "Decomposition"):
  *
  * - `sampled`: at the recorded sampling temperature (SGLang reports temperature-scaled logprobs,
- *   spec §1.4); renormalised over the kept set when the record carries one (slime's SGLang top-p
+ *   docs/sglang.md); renormalised over the kept set when the record carries one (slime's SGLang top-p
  *   patch returns the kept ids with renormalised logprobs, `renorm_logprob_over_top_p`), or when
  *   vLLM's `logprobs_mode` says `processed_logprobs` (`raw_logprobs`: T = 1, not renormalised);
  *   not renormalised in an episode Rollout Lens recorded from SGLang (its `calls` kept: stock
@@ -105,7 +105,7 @@ export function laneConvention(t: Trajectory, name: string): LaneConvention {
   if (mode === "processed_logprobs") return { temperature, renormalized: true };
   if (keptSetReader(t)) return { temperature, renormalized: true };
   // An episode Rollout Lens recorded from SGLang's /generate (its calls kept): stock SGLang
-  // reports logprobs before top-p/top-k filtering (spec §1.4), and the kept set it did not return.
+  // reports logprobs before top-p/top-k filtering (docs/sglang.md), and the kept set it did not return.
   if (t.format === "rollout-lens/v1" && (t.calls?.length ?? 0) > 0) {
     return { temperature, renormalized: false };
   }

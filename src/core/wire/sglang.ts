@@ -1,5 +1,5 @@
 /**
- * Wire shapes of SGLang's native HTTP API (docs/sglang.md; "spec §N" is its section N), as zod
+ * Wire shapes of SGLang's native HTTP API (docs/sglang.md), as zod
  * schemas. Objects are loose: SGLang adds keys between versions and the spec says to treat unknown
  * keys as opaque, so they pass through untouched. Token ids are vocabulary ids; logprobs are natural
  * logs.
@@ -26,7 +26,7 @@ function badElement(input: unknown, isGood: (v: unknown) => boolean): string {
   return i < 0 ? "" : `, element ${i} is ${JSON.stringify(input[i])}`;
 }
 
-/** `[logprob, token_id, text|null]`; logprob is null for the first input position (spec §2.3). */
+/** `[logprob, token_id, text|null]`; logprob is null for the first input position (docs/sglang.md). */
 export type LogprobTuple = readonly [number | null, number, ...unknown[]];
 
 /** True for one `[logprob|null, token_id, ...]` tuple. */
@@ -55,7 +55,7 @@ export const topLogprobsSchema = z.custom<(LogprobTuple[] | null)[]>(
   "expected a list of top-k lists of [logprob|null, token_id, text|null] tuples (or null)",
 );
 
-/** `finish_reason` (spec §2.2). `matched` is a token id, a stop string, or (some versions) a list. */
+/** `finish_reason` (docs/sglang.md). `matched` is a token id, a stop string, or (some versions) a list. */
 export const finishReasonWireSchema = z.discriminatedUnion("type", [
   z.looseObject({
     type: z.literal("stop"),
@@ -71,7 +71,7 @@ export const finishReasonWireSchema = z.discriminatedUnion("type", [
 ]);
 export type FinishReasonWire = z.infer<typeof finishReasonWireSchema>;
 
-/** `meta_info` of a /generate reply (spec §2.1); only the keys the client reads are typed. */
+/** `meta_info` of a /generate reply (docs/sglang.md); only the keys the client reads are typed. */
 export const metaInfoSchema = z.looseObject({
   id: z.string(),
   finish_reason: finishReasonWireSchema.nullish(),
@@ -97,10 +97,10 @@ export const generateResponseSchema = z.looseObject({
 });
 export type GenerateResponseWire = z.infer<typeof generateResponseSchema>;
 
-/** Non-streaming batch reply: one item per prompt, in input order (spec §3). */
+/** Non-streaming batch reply: one item per prompt, in input order (docs/sglang.md). */
 export const batchResponseSchema = z.array(generateResponseSchema);
 
-/** `sampling_params` we send explicitly (spec §1.2); extra keys pass through. */
+/** `sampling_params` we send explicitly (docs/sglang.md); extra keys pass through. */
 export const samplingParamsSchema = z.looseObject({
   max_new_tokens: z.number().int().nonnegative().optional(),
   temperature: z.number().nonnegative().optional(),
@@ -117,7 +117,7 @@ export const samplingParamsSchema = z.looseObject({
 });
 export type SamplingParamsWire = z.infer<typeof samplingParamsSchema>;
 
-/** The /generate request body for one `input_ids` prompt (spec §1). */
+/** The /generate request body for one `input_ids` prompt (docs/sglang.md). */
 export const generateRequestSchema = z.looseObject({
   input_ids: z.array(tokenId).min(1),
   sampling_params: samplingParamsSchema,
@@ -129,7 +129,7 @@ export const generateRequestSchema = z.looseObject({
 });
 export type GenerateRequestWire = z.infer<typeof generateRequestSchema>;
 
-/** `400 {"error":{"message"}}`: semantic errors raised while tokenizing/validating (spec §5). */
+/** `400 {"error":{"message"}}`: semantic errors raised while tokenizing/validating (docs/sglang.md). */
 export const semanticErrorBodySchema = z.looseObject({
   error: z.looseObject({ message: z.string() }),
 });
@@ -143,7 +143,7 @@ export const errorResponseBodySchema = z.looseObject({
 /** Older FastAPI validation 422 (and 404): `{"detail": ...}`. */
 export const detailErrorBodySchema = z.looseObject({ detail: z.unknown() });
 
-/** `/get_model_info` or `/model_info` (spec §6). */
+/** `/get_model_info` or `/model_info` (docs/sglang.md). */
 export const modelInfoSchema = z.looseObject({
   model_path: z.string(),
   tokenizer_path: z.string().nullish(),
@@ -195,7 +195,7 @@ const CONTEXT_LENGTH_MARKERS = [
   "requested token count exceeds the model's maximum context length",
 ];
 
-/** True when an error message is one of SGLang's context-length rejections (spec §5). */
+/** True when an error message is one of SGLang's context-length rejections (docs/sglang.md). */
 export function isContextLengthMessage(message: string): boolean {
   const lower = message.toLowerCase();
   return CONTEXT_LENGTH_MARKERS.some((marker) => lower.includes(marker));
