@@ -343,6 +343,7 @@ export async function generateTurn(run: EpisodeRun): Promise<Turn | Ending> {
     outputIds: turn.outputIds,
     logprobs: turn.logprobs,
     ...(turn.topLogprobs ? { topLogprobs: turn.topLogprobs } : {}),
+    ...(turn.keptIds ? { keptTokenIds: turn.keptIds } : {}),
     text,
     finishReason: turn.finishReason,
     ...(toolCalls.length > 0 ? { toolCalls } : {}),

@@ -7,6 +7,8 @@ export interface ModelTurn {
   readonly outputIds: readonly number[];
   readonly logprobs: readonly (number | null)[];
   readonly topLogprobs?: readonly (readonly TopLogprob[] | null)[];
+  /** Per output id, the ids the sampler kept, when the server returns them (docs/sglang.md "Kept sets"). */
+  readonly keptIds?: readonly (readonly number[] | null)[];
   readonly finishReason: FinishReason;
   readonly promptTokens?: number;
   readonly cachedTokens?: number;

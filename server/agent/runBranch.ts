@@ -25,6 +25,7 @@ export function ledgerFromFork(prefix: ForkedPrefix): TitoLedger {
         outputIds: segment.tokenIds,
         logprobs: segment.logprobs,
         ...(segment.topLogprobs ? { topLogprobs: segment.topLogprobs } : {}),
+        ...(segment.keptTokenIds ? { keptTokenIds: segment.keptTokenIds } : {}),
         ...(segment.text === undefined ? {} : { text: segment.text }),
         ...(segment.finishReason ? { finishReason: segment.finishReason } : {}),
         ...(segment.toolCalls ? { toolCalls: segment.toolCalls } : {}),
@@ -79,22 +80,32 @@ function continuingClient(client: ModelClient, prefix: ForkedPrefix): ModelClien
           ? { ...request.samplingParams, max_new_tokens: fitted }
           : request.samplingParams;
       const turn = await client.generate({ ...request, inputIds, samplingParams });
-      const topLogprobs =
-        turn.topLogprobs || partial.topLogprobs
-          ? [
-              ...(partial.topLogprobs ?? partial.tokenIds.map(() => null)),
-              ...(turn.topLogprobs ?? turn.outputIds.map(() => null)),
-            ]
-          : undefined;
+      const topLogprobs = joinAligned(partial.topLogprobs, turn.topLogprobs, partial, turn);
+      const keptIds = joinAligned(partial.keptTokenIds, turn.keptIds, partial, turn);
       return {
         ...turn,
         outputIds: [...partial.tokenIds, ...turn.outputIds],
         logprobs: [...partial.logprobs, ...turn.logprobs],
         ...(topLogprobs ? { topLogprobs } : {}),
+        ...(keptIds ? { keptIds } : {}),
       };
     },
   });
   return wrapped;
+}
+
+/** A per-token list of the parent's tokens before N followed by the turn's, null where either had none. */
+function joinAligned<T>(
+  before: readonly (T | null)[] | undefined,
+  after: readonly (T | null)[] | undefined,
+  partial: PartialModel,
+  turn: ModelTurn,
+): (T | null)[] | undefined {
+  if (!before && !after) return undefined;
+  return [
+    ...(before ?? partial.tokenIds.map(() => null)),
+    ...(after ?? turn.outputIds.map(() => null)),
+  ];
 }
 
 /** The parent's model tokens before N as a segment of their own (a branch that has no reply yet). */
@@ -107,6 +118,7 @@ function partialSegment(partial: PartialModel, ending?: string): Segment {
     lossMask: new Array<1>(n).fill(1),
     logprobs: partial.logprobs.slice(),
     ...(partial.topLogprobs ? { topLogprobs: partial.topLogprobs.slice() } : {}),
+    ...(partial.keptTokenIds ? { keptTokenIds: partial.keptTokenIds.slice() } : {}),
     ...(ending === undefined ? {} : { finishReason: { type: "abort", message: ending } }),
   };
 }

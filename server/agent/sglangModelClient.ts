@@ -23,6 +23,7 @@ function toTurn(
     // An upstream that returned no logprobs (e.g. an abort) records null, never a made-up value.
     logprobs: result.outputLogprobs ?? new Array<null>(n).fill(null),
     ...(result.outputTopLogprobs ? { topLogprobs: result.outputTopLogprobs } : {}),
+    ...(result.outputKeptIds ? { keptIds: result.outputKeptIds } : {}),
     finishReason: result.finishReason ?? {
       type: "abort",
       message: "stream ended without a finish reason",

@@ -4,6 +4,7 @@ import {
   type GenerateResponseWire,
   generateResponseSchema,
   type LogprobTuple,
+  type MetaInfoWire,
 } from "../../src/core/wire/sglang";
 
 /** Token accounting of one /generate reply (docs/sglang.md); counts are tokens, latency seconds. */
@@ -23,6 +24,11 @@ export interface GenerateResult {
   /** One entry per output id; undefined when logprobs were not returned (e.g. abort before prefill). */
   readonly outputLogprobs: readonly (number | null)[] | undefined;
   readonly outputTopLogprobs: readonly (readonly TopLogprob[] | null)[] | undefined;
+  /**
+   * Per output id, the ids the sampler kept (slime's top-p patch, docs/sglang.md "Kept sets");
+   * undefined when the server sent none (stock SGLang).
+   */
+  readonly outputKeptIds?: readonly (readonly number[] | null)[] | undefined;
   /** Aligned with `input_ids[logprob_start_len:]`; entry 0 is always null (docs/sglang.md). */
   readonly inputLogprobs: readonly (number | null)[] | undefined;
   /** null only on intermediate stream snapshots. */
@@ -79,6 +85,46 @@ function toTopLogprobs(
   );
 }
 
+type KeptOutcome =
+  | { readonly ok: true; readonly value: (readonly number[])[] | undefined }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * `top_p_kept_token_ids` cut by `top_p_kept_token_offsets`, one list per token; `tokens` is the
+ * count the offsets must cover (undefined: any, for stream chunks).
+ */
+function keptSets(meta: MetaInfoWire, where: string, tokens: number | undefined): KeptOutcome {
+  const ids = meta.top_p_kept_token_ids;
+  const offsets = meta.top_p_kept_token_offsets;
+  if (ids === undefined && offsets === undefined) return { ok: true, value: undefined };
+  const field = `${where}: meta_info.top_p_kept_token_offsets`;
+  if (ids === undefined || offsets === undefined) {
+    const missing = ids === undefined ? "top_p_kept_token_ids" : "top_p_kept_token_offsets";
+    return { ok: false, error: `${where}: meta_info.${missing} is missing (the other is present)` };
+  }
+  if (tokens !== undefined && offsets.length !== tokens + 1) {
+    return {
+      ok: false,
+      error: `${field} has ${offsets.length} entries for ${tokens} output_ids (one more is expected)`,
+    };
+  }
+  if (offsets[0] !== 0 || offsets.at(-1) !== ids.length) {
+    return {
+      ok: false,
+      error: `${field} must run from 0 to ${ids.length}, the length of top_p_kept_token_ids`,
+    };
+  }
+  const value: (readonly number[])[] = [];
+  for (let i = 1; i < offsets.length; i++) {
+    const from = offsets[i - 1] as number;
+    const to = offsets[i] as number;
+    if (to < from)
+      return { ok: false, error: `${field}[${i}] is ${to}, below the one before (${from})` };
+    value.push(ids.slice(from, to));
+  }
+  return { ok: true, value };
+}
+
 /**
  * Normalizes one already-schema-checked reply item; `where` names it in error messages. Stream
  * chunks skip the ids/logprobs length check: older servers sent delta ids with cumulative logprobs.
@@ -107,6 +153,8 @@ export function normalizeItem(
       error: `${where}: meta_info.output_token_logprobs has ${lps.length} entries for ${ids.length} output_ids`,
     };
   }
+  const kept = keptSets(meta, where, isStreamChunk ? undefined : ids.length);
+  if (!kept.ok) return kept;
   return {
     ok: true,
     value: {
@@ -115,6 +163,7 @@ export function normalizeItem(
       outputIds: ids,
       outputLogprobs: lps?.map((t) => t[0]),
       outputTopLogprobs: toTopLogprobs(meta.output_top_logprobs),
+      outputKeptIds: kept.value,
       inputLogprobs: meta.input_token_logprobs?.map((t) => t[0]),
       finishReason: meta.finish_reason ? toFinishReason(meta.finish_reason) : null,
       usage: {

@@ -11,6 +11,14 @@ export interface StreamStep {
 
 type Logprobs = (number | null)[];
 type TopLogprobs = (readonly TopLogprob[] | null)[];
+type KeptIds = readonly (readonly number[] | null)[];
+
+/** What one chunk adds beside its ids, aligned with them (undefined: the chunk had none). */
+interface Alongside {
+  readonly logprobs: readonly (number | null)[] | undefined;
+  readonly top: readonly (readonly TopLogprob[] | null)[] | undefined;
+  readonly kept: KeptIds | undefined;
+}
 
 /**
  * Folds a /generate stream into one turn in work linear in its tokens. Chunks are cumulative by
@@ -24,6 +32,7 @@ export class StreamFold {
   readonly #ids: number[] = [];
   #logprobs: Logprobs | undefined;
   #top: TopLogprobs | undefined;
+  #kept: (readonly number[] | null)[] | undefined;
   /** The text in pieces; joined only when a chunk is long enough to be compared with all of it. */
   #text: string[] = [];
   #textLength = 0;
@@ -61,6 +70,7 @@ export class StreamFold {
       outputIds: this.#ids.slice(),
       outputLogprobs: this.#logprobs?.slice(),
       outputTopLogprobs: this.#top?.slice(),
+      outputKeptIds: this.#kept?.slice(),
       inputLogprobs: this.#inputLogprobs,
     };
   }
@@ -82,11 +92,12 @@ export class StreamFold {
     this.#text = [chunk.text];
     this.#textLength = chunk.text.length;
     if (!step) return { ids: [], logprobs: [], text: "", tokens: this.#ids.length };
-    this.#push(
-      step.delta.ids,
-      chunk.outputLogprobs && step.delta.logprobs,
-      chunk.outputTopLogprobs && step.delta.topLogprobs,
-    );
+    const held = this.#ids.length;
+    this.#push(step.delta.ids, {
+      logprobs: chunk.outputLogprobs && step.delta.logprobs,
+      top: chunk.outputTopLogprobs && step.delta.topLogprobs,
+      kept: chunk.outputKeptIds?.slice(held, held + step.delta.ids.length),
+    });
     return step.delta;
   }
 
@@ -99,7 +110,7 @@ export class StreamFold {
       list === undefined ? undefined : list.length === held + ids.length ? list.slice(held) : list;
     const logprobs = tail(chunk.outputLogprobs);
     const top = tail(chunk.outputTopLogprobs);
-    this.#push(ids, logprobs, top);
+    this.#push(ids, { logprobs, top, kept: tail(chunk.outputKeptIds) });
     const text = this.#addDeltaText(chunk.text);
     return {
       ids,
@@ -130,19 +141,20 @@ export class StreamFold {
     return text;
   }
 
-  /** Appends ids with their logprobs and top-k (null where a chunk had none), keeping them aligned. */
-  #push(
-    ids: readonly number[],
-    logprobs: readonly (number | null)[] | undefined,
-    top: readonly (readonly TopLogprob[] | null)[] | undefined,
-  ): void {
+  /**
+   * Appends ids with their logprobs, top-k and kept sets (null where a chunk had none), keeping
+   * them aligned.
+   */
+  #push(ids: readonly number[], { logprobs, top, kept }: Alongside): void {
     const held = this.#ids.length;
     if (logprobs && !this.#logprobs) this.#logprobs = new Array<number | null>(held).fill(null);
     if (top && !this.#top) this.#top = new Array<readonly TopLogprob[] | null>(held).fill(null);
+    if (kept && !this.#kept) this.#kept = new Array<readonly number[] | null>(held).fill(null);
     for (let i = 0; i < ids.length; i++) {
       this.#ids.push(ids[i] as number);
       this.#logprobs?.push(logprobs?.[i] ?? null);
       this.#top?.push(top?.[i] ?? null);
+      this.#kept?.push(kept?.[i] ?? null);
     }
   }
 

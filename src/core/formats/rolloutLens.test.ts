@@ -154,3 +154,29 @@ describe("rollout-lens/v1 lineage", () => {
     expect(result.kind === "error" && result.error.message).toContain(message);
   });
 });
+
+describe("rollout-lens/v1 kept sets", () => {
+  const read = (segments: Record<string, unknown>[]) =>
+    readRolloutLine(JSON.stringify({ ...base(), segments }), 2);
+  // Model segment 1 covers tokens [2, 5).
+  const withKept = (kept: unknown) =>
+    (base() as Arrays & { segments: Record<string, unknown>[] }).segments.map((s, i) =>
+      i === 1 ? { ...s, kept_token_ids: kept } : s,
+    );
+
+  it("reads a model segment's kept_token_ids and writes them back", () => {
+    const result = read(withKept([[4, 9], null, [7]]));
+    if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));
+    const [t] = result.trajectories;
+    if (!t) throw new Error("no trajectory");
+    expect(t.segments[1]?.keptTokenIds).toEqual([[4, 9], null, [7]]);
+    expect(t.segments[3]?.keptTokenIds).toBeUndefined();
+    expect(writeRolloutLens(t).segments[1]?.kept_token_ids).toEqual([[4, 9], null, [7]]);
+    expect(writeRolloutLens(t).segments[3]).not.toHaveProperty("kept_token_ids");
+  });
+
+  it("refuses kept_token_ids of another length than the segment, naming the field", () => {
+    const result = read(withKept([[4], [5]]));
+    expect(result.kind === "error" && result.error.field).toBe("segments[1].kept_token_ids");
+  });
+});

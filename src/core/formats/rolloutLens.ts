@@ -132,13 +132,11 @@ function checkLine(line: RolloutLensLine): FieldError | undefined {
         message: `[${isOutput}, ${length}] disagrees with ${field} (${s.kind}, ${s.end - s.start} tokens)`,
       };
     }
-    if (s.top_logprobs && s.top_logprobs.length !== s.end - s.start) {
-      return lengthError(
-        `${field}.top_logprobs`,
-        s.top_logprobs.length,
-        "the segment",
-        s.end - s.start,
-      );
+    for (const key of ["top_logprobs", "kept_token_ids"] as const) {
+      const list = s[key];
+      if (list && list.length !== s.end - s.start) {
+        return lengthError(`${field}.${key}`, list.length, "the segment", s.end - s.start);
+      }
     }
     offset = s.end;
   }
@@ -158,6 +156,7 @@ function segmentFromWire(line: RolloutLensLine, s: SegmentWire): Segment {
     topLogprobs: s.top_logprobs?.map(
       (alts) => alts?.map((a) => ({ tokenId: a.token_id, logprob: a.logprob })) ?? null,
     ),
+    ...(s.kept_token_ids ? { keptTokenIds: s.kept_token_ids } : {}),
     text: s.text,
     toolCalls: s.tool_calls?.map(
       (c): ToolCall => ({
@@ -238,6 +237,7 @@ function segmentToWire(
     top_logprobs: s.topLogprobs?.map(
       (alts) => alts?.map((a) => ({ token_id: a.tokenId, logprob: a.logprob })) ?? null,
     ),
+    ...(s.keptTokenIds ? { kept_token_ids: s.keptTokenIds.map((k) => (k ? [...k] : null)) } : {}),
   };
 }
 

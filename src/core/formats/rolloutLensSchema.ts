@@ -42,6 +42,8 @@ export const segmentWireSchema = z.object({
   edited: z.boolean().optional(),
   /** Per token of the segment: its top alternatives, or null where none were returned. */
   top_logprobs: z.array(z.array(topLogprobWireSchema).nullable()).optional(),
+  /** Per token of a model segment: the ids the sampler kept, or null where none were returned. */
+  kept_token_ids: z.array(z.array(z.int().nonnegative()).nullable()).optional(),
 });
 
 export const chatMessageWireSchema = z.looseObject({ role: z.string(), content: z.string() });

@@ -207,7 +207,7 @@ describe("verifiers kept_tokens", () => {
   }
 
   it("puts each sampled token's kept set at its token, per token as Trace.kept_tokens has it", async () => {
-    const { keptSetReader } = await import("../mismatch/decompositionInputs");
+    const { keptSetReader } = await import("../trajectory/keptSets");
     const { line, nodes, at } = withKept(() => {});
     const [t] = read(line);
     if (!t) throw new Error("no trajectory");

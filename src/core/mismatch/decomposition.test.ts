@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { keptSetReader } from "../trajectory/keptSets";
 import type { Trajectory } from "../trajectory/types";
 import { type DecompositionInput, decomposeMismatch, TERM, verdictOf } from "./decomposition";
-import { keptSetReader, laneConvention, trajectoryDecomposition } from "./decompositionInputs";
+import { laneConvention, trajectoryDecomposition } from "./decompositionInputs";
 
 const L = Math.log;
 // One position, three candidates with p_1 = (0.5, 0.3, 0.2) recorded at T = 1; the token is id 10.

@@ -1,3 +1,4 @@
+import { keptSetReader } from "../trajectory/keptSets";
 import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { Trajectory } from "../trajectory/types";
 import {
@@ -25,17 +26,12 @@ import {
  * - any other lane: unknown, unless the caller says (`conventions`).
  *
  * The top-k is the sampled lane's (SGLang's: at the sampling temperature, before filtering).
- * Kept sets: slime's `rollout_top_p_token_ids` cut by `rollout_top_p_token_offsets` (one entry
- * per response token, the response starting after the prompt segment), verifiers'
- * `kept_tokens` ({ids, counts}, counts per sampled token), the simulator's
- * `top_p_kept_token_ids` / `_offsets` kept as `rollout_top_p_…` by the recorder.
+ * Kept sets: `keptSetReader` (src/core/trajectory/keptSets.ts): the model segments' own (an
+ * episode recorded from a server that returns them), slime's, verifiers'.
  */
 
 const num = (v: unknown): number | undefined =>
   typeof v === "number" && Number.isFinite(v) ? v : undefined;
-
-const isNumbers = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.every((n) => typeof n === "number");
 
 /** The sampling filter the record states, or undefined when it states no sampling params. */
 export function samplingFilter(t: Trajectory): SamplingFilter | undefined {
@@ -47,52 +43,6 @@ export function samplingFilter(t: Trajectory): SamplingFilter | undefined {
 /** The recorded sampling temperature (SGLang's default 1 is not assumed). */
 export function samplingTemperature(t: Trajectory): number | undefined {
   return num(t.samplingParams?.temperature);
-}
-
-/** Per token, the kept set the record carries, or undefined when it carries none there. */
-export function keptSetReader(
-  t: Trajectory,
-): ((token: number) => number[] | undefined) | undefined {
-  const m = t.metadata;
-  const first = t.segments[0];
-  const promptLength = first?.kind === "prompt" ? first.tokenIds.length : 0;
-  const ids = m.rollout_top_p_token_ids;
-  const offsets = m.rollout_top_p_token_offsets;
-  if (isNumbers(ids) && isNumbers(offsets)) {
-    return (token) => {
-      const r = token - promptLength;
-      const from = offsets[r];
-      const to = offsets[r + 1];
-      if (r < 0 || from === undefined || to === undefined || to <= from) return undefined;
-      return ids.slice(from, to);
-    };
-  }
-  return verifiersKept(t, m.kept_tokens);
-}
-
-/**
- * verifiers' `kept_tokens` (`verifiers/v1/types.py` KeptTokens): `ids` flat in position order,
- * `counts` per token, 0 = none; a node's counts run over its sampled (mask 1) tokens, a trace's
- * (`Trace.kept_tokens`) over every token. Other lengths are not read.
- */
-function verifiersKept(t: Trajectory, value: unknown) {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { ids, counts } = value as { ids?: unknown; counts?: unknown };
-  if (!isNumbers(ids) || !isNumbers(counts)) return undefined;
-  const mask = t.segments.flatMap((s) => s.lossMask);
-  const sampled = mask.filter((m) => m === 1).length;
-  if (counts.length !== mask.length && counts.length !== sampled) return undefined;
-  const perToken = counts.length === mask.length;
-  const byToken = new Map<number, number[]>();
-  let c = 0;
-  let at = 0;
-  mask.forEach((m, token) => {
-    if (!perToken && m !== 1) return;
-    const count = counts[c++] ?? 0;
-    if (count > 0) byToken.set(token, ids.slice(at, at + count));
-    at += count;
-  });
-  return (k: number) => byToken.get(k);
 }
 
 /** How lane `name` of `t` was produced, as far as the record says (see the top). */

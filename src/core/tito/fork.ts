@@ -48,6 +48,7 @@ export interface PartialModel {
   readonly tokenIds: readonly number[];
   readonly logprobs: readonly (number | null)[];
   readonly topLogprobs?: readonly (readonly TopLogprob[] | null)[];
+  readonly keptTokenIds?: readonly (readonly number[] | null)[];
 }
 
 export interface ForkedPrefix {
@@ -323,6 +324,7 @@ export function forkPrefix(parent: Trajectory, index: number, options: ForkOptio
         tokenIds: segment.tokenIds.slice(0, cut),
         logprobs: segment.logprobs.slice(0, cut),
         ...(segment.topLogprobs ? { topLogprobs: segment.topLogprobs.slice(0, cut) } : {}),
+        ...(segment.keptTokenIds ? { keptTokenIds: segment.keptTokenIds.slice(0, cut) } : {}),
       };
     }
   } else if (options.edit) {

@@ -22,6 +22,7 @@ export interface ModelAppend {
   /** One per output token; null tolerated (some SGLang versions omit the first). */
   readonly logprobs: readonly (number | null)[];
   readonly topLogprobs?: readonly (readonly TopLogprob[] | null)[];
+  readonly keptTokenIds?: readonly (readonly number[] | null)[];
   readonly text?: string;
   readonly finishReason?: FinishReason;
   readonly toolCalls?: readonly ToolCall[];
@@ -102,6 +103,7 @@ export class TitoLedger {
     checkTokenIds(what, output.outputIds);
     checkLength(what, "logprobs", output.logprobs.length, n);
     if (output.topLogprobs) checkLength(what, "topLogprobs", output.topLogprobs.length, n);
+    if (output.keptTokenIds) checkLength(what, "keptTokenIds", output.keptTokenIds.length, n);
     if (output.call) this.recordCall(output.call, n);
     if (n === 0) return undefined;
     this.modelTurns += 1;
@@ -112,6 +114,7 @@ export class TitoLedger {
       lossMask: new Array<1>(n).fill(1),
       logprobs: output.logprobs.slice(),
       ...(output.topLogprobs ? { topLogprobs: output.topLogprobs.slice() } : {}),
+      ...(output.keptTokenIds ? { keptTokenIds: output.keptTokenIds.slice() } : {}),
       ...(output.text === undefined ? {} : { text: output.text }),
       ...(output.toolCalls ? { toolCalls: output.toolCalls } : {}),
       ...(output.finishReason ? { finishReason: output.finishReason } : {}),

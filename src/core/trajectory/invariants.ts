@@ -135,6 +135,7 @@ function checkSegment(
     ["lossMask", segment.lossMask.length],
     ["logprobs", segment.logprobs.length],
     ["topLogprobs", segment.topLogprobs?.length],
+    ["keptTokenIds", segment.keptTokenIds?.length],
   ];
   for (const [name, length] of lengths) {
     if (length !== undefined && length !== n) {

@@ -1,17 +1,17 @@
+import { keptSetReader } from "./keptSets";
 import type { Trajectory } from "./types";
 
 /*
  * Per-token facts a record keeps beside its token arrays (docs/format.md "slime and miles `.pt`
  * dumps"), for the token detail: slime/miles' `rollout_routed_experts` ([T-1, layers, top-k]:
- * the experts the MoE router chose at token t, one row per token but the last), the top-p
- * nucleus SGLang kept (`rollout_top_p_token_ids` cut by `rollout_top_p_token_offsets`, per
- * response token), and per-response-token training values from a train dump (`advantages`,
+ * the experts the MoE router chose at token t, one row per token but the last), the set the
+ * sampler kept (`keptSetReader`: the segment's own, slime's top-p nucleus, verifiers'), and per-response-token training values from a train dump (`advantages`,
  * `entropy`). Each is undefined where the record has none for that token.
  */
 export interface TokenExtras {
   /** Expert ids per layer (one list per layer). */
   readonly routedExperts?: readonly (readonly number[])[];
-  /** Token ids of the top-p nucleus kept at this response token. */
+  /** Token ids of the set the sampler kept (top-p nucleus) at this token. */
   readonly topPKept?: readonly number[];
   readonly advantage?: number;
   readonly entropy?: number;
@@ -42,19 +42,14 @@ export function tokenExtras(t: Trajectory, token: number): TokenExtras {
   const r = token - promptLength;
   const out: {
     routedExperts?: (readonly number[])[];
-    topPKept?: number[];
+    topPKept?: readonly number[];
     advantage?: number;
     entropy?: number;
   } = {};
   const experts = expertsAt(m.rollout_routed_experts, token);
   if (experts) out.routedExperts = experts;
-  const ids = m.rollout_top_p_token_ids;
-  const offsets = m.rollout_top_p_token_offsets;
-  const from = numberAt(offsets, r);
-  const to = numberAt(offsets, r + 1);
-  if (isNumbers(ids) && from !== undefined && to !== undefined && from <= to) {
-    out.topPKept = ids.slice(from, to);
-  }
+  const kept = keptSetReader(t)?.(token);
+  if (kept) out.topPKept = kept;
   const advantage = numberAt(m.advantages, r);
   if (advantage !== undefined) out.advantage = advantage;
   const entropy = numberAt(m.entropy, r);

@@ -65,6 +65,11 @@ export interface Segment {
   /** null where none was recorded (prompt and tool tokens, usually). */
   readonly logprobs: readonly (number | null)[];
   readonly topLogprobs?: readonly (readonly TopLogprob[] | null)[];
+  /**
+   * Per token of a model segment, the ids the sampler kept (its top-p/top-k set), null where none
+   * was returned; only from a server that returns them (docs/sglang.md "Kept sets").
+   */
+  readonly keptTokenIds?: readonly (readonly number[] | null)[];
   /** Decoded text of tokenIds, when known (special tokens kept). */
   readonly text?: string;
   readonly toolCalls?: readonly ToolCall[];

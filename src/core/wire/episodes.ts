@@ -183,6 +183,10 @@ const segmentSchema = z
     lossMask: mask01Schema.readonly(),
     logprobs: logprobsSchema.readonly(),
     topLogprobs: topLogprobsSchema.optional(),
+    keptTokenIds: z
+      .array(z.array(z.int().nonnegative()).readonly().nullable())
+      .readonly()
+      .optional(),
     text: z.string().optional(),
     toolCalls: z.array(toolCallSchema).readonly().optional(),
     finishReason: finishReasonSchema.optional(),

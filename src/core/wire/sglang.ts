@@ -84,6 +84,13 @@ export const metaInfoSchema = z.looseObject({
   output_token_logprobs: logprobListSchema.optional(),
   input_top_logprobs: topLogprobsSchema.optional(),
   output_top_logprobs: topLogprobsSchema.optional(),
+  /**
+   * slime's patched SGLang (top-p renormalisation, docs/sglang.md "Kept sets"): the ids kept by the
+   * sampler for each output token, flat, cut by the offsets (one more than tokens, from 0). Stock
+   * SGLang sends neither.
+   */
+  top_p_kept_token_ids: tokenIdListSchema.optional(),
+  top_p_kept_token_offsets: z.array(z.number().int().nonnegative()).optional(),
 });
 export type MetaInfoWire = z.infer<typeof metaInfoSchema>;
 
