@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { TOKENIZER_FILES, type TokenizerFileName } from "../../src/core/tokenizer/wire";
 import type { ServerConfig } from "../config";
 import { buildTokenizerCatalog } from "../tokenizers/catalog";
-import { compactTokenizerFor } from "../tokenizers/compactTokenizers";
+import { servedCompactBlob } from "../tokenizers/compactTokenizers";
 import { resolveTokenizerDir } from "../tokenizers/loadTokenizer";
 
 function isTokenizerFile(name: string): name is TokenizerFileName {
@@ -30,20 +30,24 @@ export function tokenizerRoutes(config: Pick<ServerConfig, "tokenizer">) {
   const app = new Hono();
   app.get("/", (c) => c.json(catalog.list));
   // The compact form the browser's drift workers load (docs/drift.md): from lib/ for a bundled
-  // tokenizer, else from the cache or derived once; the name goes through the catalog as below.
+  // tokenizer, else from the cache or derived once, then held in memory while its source holds;
+  // the name goes through the catalog as below.
   app.get("/:name/compact", async (c) => {
     const { name } = c.req.param();
     const source = catalog.resolve(name);
     if (source === undefined) return c.json({ error: `unknown tokenizer: ${name}` }, 404);
     let blob: Uint8Array;
     try {
-      ({ blob } = await compactTokenizerFor(source));
+      blob = await servedCompactBlob(source);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (message.includes("missing file")) return c.json({ error: message }, 404);
       throw error;
     }
-    return c.body(new Uint8Array(blob), 200, { "content-type": "application/octet-stream" });
+    // The held bytes themselves, not a copy per request (a plain ArrayBuffer view: readFile's or the builder's).
+    return c.body(blob as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": "application/octet-stream",
+    });
   });
   app.get("/:name/:file", async (c) => {
     const { name, file } = c.req.param();

@@ -1,10 +1,26 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildCompactTokenizer } from "../../src/core/tokenizer/compactFormat";
+import {
+  buildCompactTokenizer,
+  readCompactTokenizer,
+} from "../../src/core/tokenizer/compactFormat";
 import { roundTripPlanFor } from "../../src/core/tokenizer/roundTripPlan";
-import { compactSource, openDriftTokenizer, tokenizerCacheDir } from "./compactTokenizers";
+import {
+  compactSource,
+  openDriftTokenizer,
+  servedCompactBlob,
+  tokenizerCacheDir,
+} from "./compactTokenizers";
 import { loadTokenizer, resolveTokenizerDir } from "./loadTokenizer";
 
 const saved = process.env.ROLLOUT_LENS_CACHE_DIR;
@@ -91,4 +107,28 @@ describe("the drift checks' tokenizer for a folder", () => {
       (await loadTokenizer("llama3")).encode("Hello 12345"),
     );
   }, 60_000);
+});
+
+describe("the compact blob served to browsers", () => {
+  it("is held once read, and read again when the tokenizer's file changes", async () => {
+    folder = copyOf("qwen3");
+    const first = await servedCompactBlob(folder);
+    // The same bytes, not re-read: the cache file is gone and the held blob still answers.
+    for (const file of readdirSync(tokenizerCacheDir())) rmSync(join(tokenizerCacheDir(), file));
+    expect(await servedCompactBlob(folder)).toBe(first);
+    // An edited tokenizer.json (size and times change) is derived again from the folder.
+    writeFileSync(
+      join(folder, "tokenizer.json"),
+      `${readFileSync(join(folder, "tokenizer.json"), "utf8")}\n`,
+    );
+    const again = await servedCompactBlob(folder);
+    expect(again).not.toBe(first);
+    expect(readCompactTokenizer(again).header.source).toEqual(await compactSource(folder));
+  });
+
+  it("is not held after a failed read: the next request reports its own error", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "rollout-lens-empty-"));
+    await expect(servedCompactBlob(empty)).rejects.toThrow(/missing file/);
+    await expect(servedCompactBlob(empty)).rejects.toThrow(/missing file/);
+  });
 });

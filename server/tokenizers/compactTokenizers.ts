@@ -145,6 +145,27 @@ export async function compactTokenizerFor(
   return { compact: readCompactTokenizer(blob), blob, tokenizerJson };
 }
 
+/** Blobs served to browsers, per tokenizer, with the source they were derived from. */
+const served = new Map<string, { readonly source: string; readonly blob: Promise<Uint8Array> }>();
+
+/**
+ * The compact blob the browser's workers load (`GET /api/tokenizers/:name/compact`), held in
+ * memory once read: each request still checks the source (a stat) and reads the blob again when
+ * the tokenizer's files changed, but is not re-read and re-checked from disk when they did not.
+ */
+export async function servedCompactBlob(nameOrPath: string): Promise<Uint8Array> {
+  const source = JSON.stringify(await compactSource(nameOrPath));
+  const held = served.get(nameOrPath);
+  if (held?.source === source) return held.blob;
+  const blob = compactTokenizerFor(nameOrPath).then((found) => found.blob);
+  served.set(nameOrPath, { source, blob });
+  // A failed read is not held: the next request tries again (and reports its own error).
+  blob.catch(() => {
+    if (served.get(nameOrPath)?.blob === blob) served.delete(nameOrPath);
+  });
+  return blob;
+}
+
 /**
  * The tokenizer the drift checks run with: the compact one (`compactTokenizerFor`); the
  * library-backed one when the compact form cannot stand in for it (the round-trip proof refuses
