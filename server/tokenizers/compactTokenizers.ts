@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { isRecord } from "../../src/core/isRecord";
 import { loadOnce } from "../../src/core/loadOnce";
 import {
   buildCompactTokenizer,
@@ -164,9 +165,8 @@ export async function openDriftTokenizer(nameOrPath: string): Promise<Tokenizer>
     o.status === "fulfilled" ? o.value : undefined,
   ) as [Awaited<ReturnType<typeof compactTokenizerFor>>, unknown, string | undefined];
   const { compact } = found;
-  const isObject = typeof tokenizerConfig === "object" && tokenizerConfig !== null;
   const template = chatTemplate === undefined ? {} : { chatTemplate };
-  if (isObject && !compactUnusableReason(compact, tokenizerConfig as Record<string, unknown>)) {
+  if (isRecord(tokenizerConfig) && !compactUnusableReason(compact, tokenizerConfig)) {
     return createTokenizerFromCompact(nameOrPath, { compact, tokenizerConfig, ...template });
   }
   const tokenizerJson = found.tokenizerJson ?? (await readJson(join(dir, "tokenizer.json"), what));

@@ -1,3 +1,4 @@
+import { isRecord } from "../core/isRecord";
 import { readCompactTokenizer } from "../core/tokenizer/compactFormat";
 import { compactUnusableReason } from "../core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../core/tokenizer/types";
@@ -79,9 +80,9 @@ export async function loadDriftTokenizerInBrowser(
     fetchFile(fetchImpl, name, "chat_template.jinja"),
   ]);
   const tokenizerConfig = parseJson(name, "tokenizer_config.json", config);
-  if (compactResponse?.ok && typeof tokenizerConfig === "object" && tokenizerConfig !== null) {
+  if (compactResponse?.ok && isRecord(tokenizerConfig)) {
     const compact = readCompactTokenizer(new Uint8Array(await compactResponse.arrayBuffer()));
-    if (!compactUnusableReason(compact, tokenizerConfig as Record<string, unknown>)) {
+    if (!compactUnusableReason(compact, tokenizerConfig)) {
       const template = chatTemplate === undefined ? {} : { chatTemplate };
       return createTokenizerFromCompact(name, { compact, tokenizerConfig, ...template });
     }

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { TopLogprob, Trajectory, TrajectoryStatus } from "../trajectory/types";
 
 /** One node of a recorded tree path: `[start, end)` in the member's own token indices. */
@@ -38,10 +39,6 @@ export interface ForestMember {
   readonly logprobAt: (i: number) => number | undefined;
   /** The recorded top-k at token `i`, undefined when none was recorded. */
   readonly topKAt: (i: number) => readonly TopLogprob[] | undefined;
-}
-
-function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function pathNodeOf(v: unknown): RecordedPathNode | string {
