@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parseBundle } from "../src/core/bisect/bundle";
 import { fixtureLines } from "../src/test/fixtureFiles";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 
 // A Qwen3 row sampled at T = 0.7 with top_p = 0.9, bisected against the embedded simulator: every
 // knob but the second upstream runs (the server has one), the table shows them, one click opens
@@ -14,14 +15,8 @@ const line = (fixtureLines("reference-rollout-lens.jsonl")[0] ?? "").replace(
 test("the bisect lab: run every knob, open a knob's lanes, export the bundle", async ({
   page,
 }, testInfo) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "sampled-t07.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(`${line}\n`),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
-  await page.locator("[data-row]").first().dblclick();
+  await openRolloutFile(page, textFile("sampled-t07.jsonl", `${line}\n`), { rows: 1 });
+  await openRow(page);
   await expect(page).toHaveURL(/\/files\/local-1\/0$/);
   await page.getByRole("link", { name: "Bisect", exact: true }).click();
   await expect(page).toHaveURL(/\/files\/local-1\/0\/bisect$/);
