@@ -6,7 +6,6 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { isRecord } from "../../src/core/isRecord";
 import { loadOnce } from "../../src/core/loadOnce";
 import {
   buildCompactTokenizer,
@@ -14,9 +13,8 @@ import {
   type CompactTokenizerData,
   readCompactTokenizer,
 } from "../../src/core/tokenizer/compactFormat";
-import { compactUnusableReason } from "../../src/core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
-import { createTokenizerFromCompact } from "../../src/tokenizer/compactTokenizerFiles";
+import { usableCompactTokenizer } from "../../src/tokenizer/compactTokenizerFiles";
 import { PACKAGE_ROOT } from "../paths";
 import {
   BUNDLED_TOKENIZERS,
@@ -166,9 +164,8 @@ export async function openDriftTokenizer(nameOrPath: string): Promise<Tokenizer>
   ) as [Awaited<ReturnType<typeof compactTokenizerFor>>, unknown, string | undefined];
   const { compact } = found;
   const template = chatTemplate === undefined ? {} : { chatTemplate };
-  if (isRecord(tokenizerConfig) && !compactUnusableReason(compact, tokenizerConfig)) {
-    return createTokenizerFromCompact(nameOrPath, { compact, tokenizerConfig, ...template });
-  }
+  const tok = usableCompactTokenizer(nameOrPath, { compact, tokenizerConfig, ...template });
+  if (tok) return tok;
   const tokenizerJson = found.tokenizerJson ?? (await readJson(join(dir, "tokenizer.json"), what));
   // The library (and its BPE over the parsed JSON) only when the compact form cannot serve.
   const { createHfTokenizer } = await import("../../src/tokenizer/hfTokenizer");
