@@ -1,4 +1,5 @@
 import { isRecord } from "../isRecord";
+import { segmentOfToken } from "../layout/flatTrajectory";
 import type { TopLogprob, Trajectory, TrajectoryStatus } from "../trajectory/types";
 
 /** One node of a recorded tree path: `[start, end)` in the member's own token indices. */
@@ -78,16 +79,11 @@ function segmentLookup(t: Trajectory): (i: number) => { s: number; k: number } |
     starts.push(n);
     n += s.tokenIds.length;
   }
+  starts.push(n);
   return (i) => {
     if (i < 0 || i >= n) return undefined;
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] ?? 0) <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    return { s: lo, k: i - (starts[lo] ?? 0) };
+    const s = segmentOfToken(starts, i);
+    return { s, k: i - (starts[s] ?? 0) };
   };
 }
 
