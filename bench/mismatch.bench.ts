@@ -30,6 +30,7 @@ import { seededRandom } from "../src/core/random";
 import { sampledLane, withLane } from "../src/core/trajectory/lanes";
 import type { Trajectory } from "../src/core/trajectory/types";
 import { generateLine } from "../src/test/rolloutFileGenerator";
+import { modelSegment, promptSegment } from "../src/test/trajectoryBuilders";
 
 const ROUNDS = 41;
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -107,21 +108,11 @@ function decomposedLines(count: number): string[] {
       status: "completed",
       samplingParams: { temperature: 0.7, top_p: 0.9 },
       segments: [
-        {
-          kind: "prompt",
-          turn: 0,
-          tokenIds: prompt,
-          lossMask: prompt.map(() => 0),
-          logprobs: prompt.map(() => null),
-        },
-        {
-          kind: "model",
-          turn: 1,
-          tokenIds: ids,
-          lossMask: ids.map(() => 1),
+        promptSegment(prompt),
+        modelSegment(ids, 1, {
           logprobs: at.map((p) => p.sampled),
           topLogprobs: at.map((p) => p.top),
-        },
+        }),
       ],
       logprobLanes: { rescored: [...prompt.map(() => null), ...at.map((p) => p.rescored)] },
       metadata: { rollout_top_p_token_ids: kept, rollout_top_p_token_offsets: offsets },

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parseBundle } from "../src/core/bisect/bundle";
 import { fixtureLines } from "../src/test/fixtureFiles";
+import { finishedEpisode } from "./fixtures/finishedEpisode";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 
 // A Qwen3 row sampled at T = 0.7 with top_p = 0.9, bisected against the embedded simulator: every
 // knob but the second upstream runs (the server has one), the table shows them, one click opens
@@ -14,14 +16,8 @@ const line = (fixtureLines("reference-rollout-lens.jsonl")[0] ?? "").replace(
 test("the bisect lab: run every knob, open a knob's lanes, export the bundle", async ({
   page,
 }, testInfo) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "sampled-t07.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(`${line}\n`),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
-  await page.locator("[data-row]").first().dblclick();
+  await openRolloutFile(page, textFile("sampled-t07.jsonl", `${line}\n`), { rows: 1 });
+  await openRow(page);
   await expect(page).toHaveURL(/\/files\/local-1\/0$/);
   await page.getByRole("link", { name: "Bisect", exact: true }).click();
   await expect(page).toHaveURL(/\/files\/local-1\/0\/bisect$/);
@@ -68,20 +64,11 @@ test("the bisect lab: run every knob, open a knob's lanes, export the bundle", a
 });
 
 test("an episode's Bisect link runs the lab on the stored episode", async ({ page, request }) => {
-  const started = await request.post("/api/episodes", {
-    data: {
-      prompt: "What is 12*12?",
-      policy: "calculator",
-      sampling_params: { temperature: 0.7, top_p: 0.9 },
-    },
+  const id = await finishedEpisode(request, {
+    prompt: "What is 12*12?",
+    policy: "calculator",
+    sampling_params: { temperature: 0.7, top_p: 0.9 },
   });
-  const { id } = (await started.json()) as { id: string };
-  await expect
-    .poll(
-      async () =>
-        ((await (await request.get(`/api/episodes/${id}`)).json()) as { status: string }).status,
-    )
-    .not.toBe("running");
   await page.goto(`/episodes/${id}`);
   await page.getByRole("link", { name: "Bisect", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/episodes/${id}/bisect$`));

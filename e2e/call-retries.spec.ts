@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { exportLine } from "../src/core/files/exportRows";
 import { calculatorEpisode } from "../src/test/trajectoryBuilders";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 
 test("a call that needed retries shows its attempts, the failed rids and the backoff", async ({
   page,
@@ -29,15 +30,11 @@ test("a call that needed retries shows its attempts, the failed rids and the bac
       : call,
   );
   const line = exportLine({ ...base, calls }, "rollout-lens/v1");
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "retried.jsonl",
-    mimeType: "application/json",
-    buffer: Buffer.from(`${line}\n`),
+  await openRolloutFile(page, textFile("retried.jsonl", `${line}\n`, "application/json"), {
+    rows: 1,
   });
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
   // A local file lives in this tab only: open its row from the table, not by a new page load.
-  await page.locator('[data-row="0"]').dblclick();
+  await openRow(page);
   await expect(page).toHaveURL(/\/files\/local-\d+\/0$/);
   const rows = page.getByTestId("call-row");
   await expect(rows).toHaveCount(calls.length);

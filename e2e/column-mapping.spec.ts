@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { parquetWriteBuffer } from "hyparquet-writer";
+import { expectRowCount, openRolloutFile } from "./fixtures/openRolloutFile";
 
 // A Parquet table, a JSON table and a JSONL dump no known producer wrote: the column-mapping
 // dialog offers the suggested mapping, the user completes it, the table reads through it, and the
@@ -65,12 +66,11 @@ test.afterAll(() => rm(dir, { recursive: true, force: true }));
 test("an unknown Parquet table opens the mapping dialog; the applied mapping is remembered per schema", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(parquetFile);
+  await openRolloutFile(page, parquetFile);
   const dialog = page.getByRole("dialog", { name: "column mapping" });
   await expect(dialog).toBeVisible();
   // Nothing is indexed until the table is mapped.
-  await expect(page.getByTestId("row-count")).toHaveText("0 / 0 trajectories");
+  await expectRowCount(page, 0);
   // The suggestion: prompt/completion ids and logprobs; no reward (pass_rate is no known name).
   await expect(dialog.getByLabel("prompt token ids")).toHaveValue("prompt_ids");
   await expect(dialog.getByLabel("response token ids")).toHaveValue("completion_ids");
@@ -84,7 +84,7 @@ test("an unknown Parquet table opens the mapping dialog; the applied mapping is 
   await dialog.getByRole("button", { name: "Apply mapping" }).click();
 
   await expect(dialog).toBeHidden();
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expectRowCount(page, 3);
   await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
   await expect(page.getByTestId("rollout-table")).toContainText("0.75");
 
@@ -95,9 +95,7 @@ test("an unknown Parquet table opens the mapping dialog; the applied mapping is 
   await expect(dialog).toBeHidden();
 
   // Another page load, the same table: read through the remembered mapping, no dialog.
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(parquetFile);
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await openRolloutFile(page, parquetFile, { rows: 3 });
   await expect(page.getByTestId("rollout-table")).toContainText("0.75");
   await expect(dialog).toBeHidden();
 });
@@ -105,12 +103,11 @@ test("an unknown Parquet table opens the mapping dialog; the applied mapping is 
 test("an unknown JSON table opens the dialog with its suggestion, applied as offered", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(jsonFile);
+  await openRolloutFile(page, jsonFile);
   const dialog = page.getByRole("dialog", { name: "column mapping" });
   await expect(dialog.getByLabel("reward")).toHaveValue("score");
   await dialog.getByRole("button", { name: "Apply mapping" }).click();
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expectRowCount(page, 3);
   // Its first trajectory: the prompt and the two response tokens.
   await page.getByTestId("rollout-table").focus();
   await page.keyboard.press("Enter");
@@ -118,12 +115,11 @@ test("an unknown JSON table opens the dialog with its suggestion, applied as off
 });
 
 test("Check drift runs over a whole Parquet table, read through its mapping", async ({ page }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(parquetFile);
+  await openRolloutFile(page, parquetFile);
   const dialog = page.getByRole("dialog", { name: "column mapping" });
   // Each test has a fresh browser context: nothing is remembered, the suggestion is applied.
   await dialog.getByRole("button", { name: "Apply mapping" }).click();
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expectRowCount(page, 3);
   await page.getByRole("button", { name: "Check drift" }).click();
   const summary = page.getByTestId("file-drift-summary");
   await expect(summary).toContainText("of 3 trajectories drifted");
@@ -136,7 +132,7 @@ test("Check drift runs over a whole Parquet table, read through its mapping", as
   await page.getByRole("button", { name: "column mapping" }).click();
   await dialog.getByLabel("reward").selectOption("pass_rate");
   await dialog.getByRole("button", { name: "Apply mapping" }).click();
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expectRowCount(page, 3);
   await expect(page.getByTestId("rollout-table")).toContainText("0.75");
   await expect(summary).toContainText("of 3 trajectories drifted");
   await expect(page.getByTestId("file-mismatch-summary")).toBeVisible();
@@ -145,12 +141,11 @@ test("Check drift runs over a whole Parquet table, read through its mapping", as
 test("a JSONL dump of unknown shape opens the same dialog; rows, drift and mismatch read through it", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(jsonlFile);
+  await openRolloutFile(page, jsonlFile);
   const dialog = page.getByRole("dialog", { name: "column mapping" });
   await expect(dialog).toBeVisible();
   // Nothing is indexed (no line of "unknown record format" errors) until the dump is mapped.
-  await expect(page.getByTestId("row-count")).toHaveText("0 / 0 trajectories");
+  await expectRowCount(page, 0);
   await expect(dialog.getByLabel("prompt token ids")).toHaveValue("prompt_ids");
   await expect(dialog.getByLabel("response token ids")).toHaveValue("completion_ids");
   await expect(dialog.getByLabel("reward")).toHaveValue("reward");
@@ -160,7 +155,7 @@ test("a JSONL dump of unknown shape opens the same dialog; rows, drift and misma
   await dialog.getByRole("button", { name: "Apply mapping" }).click();
 
   await expect(dialog).toBeHidden();
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expectRowCount(page, 3);
   await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
   await expect(page.getByTestId("rollout-table")).toContainText("0.75");
   await page.getByRole("button", { name: "Check drift" }).click();
@@ -174,19 +169,16 @@ test("a JSONL dump of unknown shape opens the same dialog; rows, drift and misma
   await expect(page).toHaveURL(/\/files\/local-1\/0/);
 
   // Another page load, the same dump: the mapping remembered for its keys, no dialog.
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(jsonlFile);
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await openRolloutFile(page, jsonlFile, { rows: 3 });
   await expect(dialog).toBeHidden();
 });
 
 test("a JSONL dump whose first line is longer than the first read still asks for a mapping", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(longJsonlFile);
+  await openRolloutFile(page, longJsonlFile);
   const dialog = page.getByRole("dialog", { name: "column mapping" });
   await expect(dialog.getByLabel("prompt token ids")).toHaveValue("prompt_ids");
   await dialog.getByRole("button", { name: "Apply mapping" }).click();
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await expectRowCount(page, 3);
 });

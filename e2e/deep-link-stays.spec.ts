@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { finishedEpisode } from "./fixtures/finishedEpisode";
 import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 
 /**
@@ -27,21 +28,11 @@ test("a file row's ?token=900 stays in view while the tokenizer and the turn str
 });
 
 test("an episode's ?token=260 stays in view after the page settles", async ({ page }) => {
-  const started = await page.request.post("/api/episodes", {
-    data: {
-      prompt: "Explain why the sky is blue.",
-      policy: "long-winded",
-      sampling_params: { max_new_tokens: 500 },
-    },
+  const id = await finishedEpisode(page.request, {
+    prompt: "Explain why the sky is blue.",
+    policy: "long-winded",
+    sampling_params: { max_new_tokens: 500 },
   });
-  const { id } = (await started.json()) as { id: string };
-  await expect
-    .poll(
-      async () =>
-        ((await (await page.request.get(`/api/episodes/${id}`)).json()) as { status: string })
-          .status,
-    )
-    .not.toBe("running");
   await page.goto(`/episodes/${id}?token=260`);
   await expectTokenStays(page, 260);
 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { driftRolloutsJsonl } from "./fixtures/driftRollouts";
+import { openRolloutFile } from "./fixtures/openRolloutFile";
 
 // The drift e2e rows (real Qwen3 ids: 3 of every 5 drift) repeated into a file of several MB, so
 // the scan is cut into many ranges and runs on more than one drift worker where cores allow.
@@ -22,10 +23,8 @@ test.afterAll(() => rm(dir, { recursive: true, force: true }));
 test("a file's drift check can be cancelled, then runs over the whole file on the worker pool", async ({
   page,
 }) => {
-  const rows = (5 * COPIES).toLocaleString("en-US");
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(file);
-  await expect(page.getByTestId("row-count")).toHaveText(`${rows} / ${rows} trajectories`);
+  const rows = 5 * COPIES;
+  await openRolloutFile(page, file, { rows });
 
   const bar = page.getByTestId("file-drift");
   const check = bar.getByRole("button", { name: "Check drift" });
@@ -39,7 +38,7 @@ test("a file's drift check can be cancelled, then runs over the whole file on th
   await check.click();
   const summary = page.getByTestId("file-drift-summary");
   await expect(summary).toContainText(
-    `${(3 * COPIES).toLocaleString("en-US")} of ${rows} trajectories drifted (60.0%)`,
+    `${(3 * COPIES).toLocaleString("en-US")} of ${rows.toLocaleString("en-US")} trajectories drifted (60.0%)`,
   );
   await expect(summary.getByTestId("drift-path")).toHaveText("fast round trip");
   // Rows from the last range landed on their own table rows (line, descending: the last row first).

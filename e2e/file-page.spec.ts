@@ -5,6 +5,7 @@ import { expect, test } from "@playwright/test";
 import { exportLine } from "../src/core/files/exportRows";
 import { serverFileListSchema } from "../src/core/files/filesWire";
 import { modelSegment, promptSegment, trajectory } from "../src/test/trajectoryBuilders";
+import { expectRowCount, openRolloutFile } from "./fixtures/openRolloutFile";
 
 // playwright.config.ts names growing.jsonl then drift.jsonl on the server's command line.
 const DRIFT_NAME = "drift.jsonl";
@@ -32,7 +33,7 @@ test("a server file opens at the id the API lists, under its own name; old links
   expect(id).not.toBe("");
 
   await page.goto(`/files/${id}`);
-  await expect(page.getByTestId("row-count")).toHaveText("5 / 5 trajectories");
+  await expectRowCount(page, 5);
   await expect(page.getByRole("status").getByText(DRIFT_NAME, { exact: true })).toBeVisible();
   await expect(page).toHaveTitle(`${DRIFT_NAME} · Rollout Lens`);
 
@@ -66,9 +67,7 @@ test("a trajectory with no drift does not claim that its segmentation differs", 
 test("mean logprob by position labels distinct ticks when the bars differ by 0.01", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(narrowFile);
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
+  await openRolloutFile(page, narrowFile, { rows: 1 });
   const chart = page.getByRole("figure", { name: "mean logprob by position" });
   await expect(chart.locator(".recharts-bar-rectangle")).toHaveCount(2);
   // Bars hang from 0, so the axis reaches 0 and labels stay short; every tick says something new.

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { openRolloutFile } from "./fixtures/openRolloutFile";
 import { writeForestFile } from "./forestFiles";
 
 // Regenerates docs/screenshots/forest-*.png (`npm run screenshots`).
@@ -16,9 +17,7 @@ test.afterAll(() => rm(dir, { recursive: true, force: true }));
 for (const theme of ["light", "dark"] as const) {
   test(`forest screenshots, ${theme}`, async ({ page }) => {
     await page.emulateMedia({ colorScheme: theme });
-    await page.goto("/files");
-    await page.getByLabel("rollout file").setInputFiles(fixturePath("atropos-rubiks-groups.jsonl"));
-    await expect(page.getByTestId("row-count")).toHaveText("16 / 16 trajectories");
+    await openRolloutFile(page, fixturePath("atropos-rubiks-groups.jsonl"), { rows: 16 });
     await page.getByLabel("groups").locator("summary").click();
     await expect(page.getByTestId("forensics-summary")).toContainText("causes: 2 identical");
     await page.screenshot({ path: `docs/screenshots/forest-groups-${theme}.png` });
@@ -32,8 +31,7 @@ for (const theme of ["light", "dark"] as const) {
     await expect(page.getByTestId("branch-children")).toBeVisible();
     await page.screenshot({ path: `docs/screenshots/forest-view-${theme}.png` });
 
-    await page.goto("/files");
-    await page.getByLabel("rollout file").setInputFiles(await writeForestFile(dir));
+    await openRolloutFile(page, await writeForestFile(dir));
     await page.getByLabel("groups").locator("summary").click();
     await page
       .getByLabel("groups")

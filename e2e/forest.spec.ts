@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { openRolloutFile } from "./fixtures/openRolloutFile";
 import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 import { writeForestFile } from "./forestFiles";
 
@@ -19,9 +20,7 @@ test.afterAll(() => rm(dir, { recursive: true, force: true }));
 test("open a file → a zero-variance group → its tree → the side-by-side at a branch point", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(file);
-  await expect(page.getByTestId("row-count")).toHaveText("7 / 7 trajectories");
+  await openRolloutFile(page, file, { rows: 7 });
   const groups = page.getByLabel("groups");
   await groups.locator("summary").click();
   await expect(page.getByTestId("forensics-summary")).toContainText(
@@ -63,9 +62,7 @@ test("open a file → a zero-variance group → its tree → the side-by-side at
 test("the real atropos groups: identical members collapsed, their cause as a badge", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(fixturePath("atropos-rubiks-groups.jsonl"));
-  await expect(page.getByTestId("row-count")).toHaveText("16 / 16 trajectories");
+  await openRolloutFile(page, fixturePath("atropos-rubiks-groups.jsonl"), { rows: 16 });
   await page.getByLabel("groups").locator("summary").click();
   await expect(page.getByTestId("forensics-summary")).toContainText("causes: 2 identical");
   const treeOf = (group: string) =>

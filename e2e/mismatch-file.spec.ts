@@ -1,19 +1,13 @@
 import { expect, type Page, test } from "@playwright/test";
 import { atroposMismatchFile, nemoRlMismatchFile } from "./fixtures/mismatchFiles";
+import { expectRowCount, openRolloutFile, textFile } from "./fixtures/openRolloutFile";
 
 // The file-wide mismatch picture: "Check mismatch" on a NeMo-RL dump (prev_logprobs vs
 // generation_logprobs) and an atropos file (ref_logprobs vs inference_logprobs), on the scan
 // worker pool; the histogram, the worst tokens (linking to each token), the column and filter.
 
 async function open(page: Page, name: string, text: string, rows: number) {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name,
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(text),
-  });
-  const n = rows.toLocaleString("en-US");
-  await expect(page.getByTestId("row-count")).toHaveText(`${n} / ${n} trajectories`);
+  await openRolloutFile(page, textFile(name, text), { rows });
 }
 
 for (const { name, file, format } of [
@@ -50,7 +44,7 @@ for (const { name, file, format } of [
     const shown = await page.locator("[data-row]").count();
     expect(shown).toBeLessThan(24);
     await page.getByRole("button", { name: "all", exact: true }).click();
-    await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+    await expectRowCount(page, 24);
 
     // The worst token first; its link opens the trajectory on that token.
     const first = page.getByTestId("mismatch-worst").locator("tbody tr").first();
@@ -153,13 +147,11 @@ test("a JSON document of NeMo-RL records: the scan reads its records, as the tab
     .trimEnd()
     .split("\n")
     .map((line) => JSON.parse(line));
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "train_data_step1.json",
-    mimeType: "application/json",
-    buffer: Buffer.from(JSON.stringify(records)),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+  await openRolloutFile(
+    page,
+    textFile("train_data_step1.json", JSON.stringify(records), "application/json"),
+    { rows: 24 },
+  );
   await page.getByRole("button", { name: "Check mismatch" }).click();
   await expect(page.getByTestId("file-mismatch-summary")).toContainText(
     "trained tokens of 24 trajectories compared",

@@ -6,6 +6,7 @@ import { writeRolloutLens } from "../src/core/formats/rolloutLens";
 import { tokenMismatch } from "../src/core/mismatch/mismatch";
 import { sampledLane, withLane } from "../src/core/trajectory/lanes";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 
 // A rollout-lens/v1 line with a `trainer` lane next to the sampled logprobs.
 const line = readFileSync(fixturePath("reference-rollout-lens.jsonl"), "utf8").split("\n")[0] ?? "";
@@ -18,15 +19,9 @@ const file = stringifyJsonLine(writeRolloutLens(withLane(base, "trainer", traine
 const token = sampled.findIndex((v, k) => v !== null && k > 14);
 
 test("the details card shows both lanes' logprobs, r and k3 of a token", async ({ page }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "lanes.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(`${file}\n`),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
+  await openRolloutFile(page, textFile("lanes.jsonl", `${file}\n`), { rows: 1 });
   // A local file lives in this page only: open its row by double click, not by a new load.
-  await page.locator("[data-row]").first().dblclick();
+  await openRow(page);
   await expect(page).toHaveURL(/\/files\/local-1\/0$/);
   await page.locator(`[data-t="${token}"]`).first().hover();
   await expect(page.getByTestId("detail-position")).toHaveText(`#${token}`);

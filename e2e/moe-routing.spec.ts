@@ -3,6 +3,7 @@ import { readRolloutLine } from "../src/core/formats/readRolloutLine";
 import { correction } from "../src/core/mismatch/mismatch";
 import { routingView } from "../src/core/mismatch/routing";
 import { trajectoryMismatch } from "../src/core/mismatch/trajectoryMismatch";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 import {
   rolloutRouting,
   routedFile,
@@ -15,15 +16,9 @@ import {
 // MoE routing in the mismatch panel (docs/mismatch.md "MoE routing"), on the row of
 // fixtures/routedRows.ts with both routing arrays, then with the rollout side only.
 
-async function openRow(page: import("@playwright/test").Page, text: string) {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "routed.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(text),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
-  await page.locator("[data-row]").first().dblclick();
+async function openRoutedRow(page: import("@playwright/test").Page, text: string) {
+  await openRolloutFile(page, textFile("routed.jsonl", text), { rows: 1 });
+  await openRow(page);
   await page.getByRole("checkbox", { name: "mismatch" }).check();
 }
 
@@ -43,7 +38,7 @@ test("two routing arrays: token × layer agreement, and |δ| split by it", async
   const view = routingView(reread.trajectories[0], mismatch.result.delta);
   if (view.kind !== "two") throw new Error(`routing not read back: ${view.kind}`);
   const c = view.comparison;
-  await openRow(page, text);
+  await openRoutedRow(page, text);
   const box = page.getByTestId("mismatch-routing");
   await expect(box).toContainText("rollout_routed_experts vs train_routed_experts");
   await expect(page.getByTestId("routing-agree")).toHaveText(
@@ -69,7 +64,7 @@ test("two routing arrays: token × layer agreement, and |δ| split by it", async
 });
 
 test("one routing array: shown, with what is missing", async ({ page }) => {
-  await openRow(page, routedFile({ rollout_routed_experts: rolloutRouting }));
+  await openRoutedRow(page, routedFile({ rollout_routed_experts: rolloutRouting }));
   const box = page.getByTestId("mismatch-routing");
   await expect(box).toContainText(
     `rollout_routed_experts (2 layers, top-2, ${routedTokens - 1} tokens)`,

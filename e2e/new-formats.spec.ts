@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { fixtureLines, fixturePath } from "../src/test/fixtureFiles";
 import { primeRolloutParquet } from "../src/test/parquetFixtures";
+import { openRolloutFile } from "./fixtures/openRolloutFile";
 
 let dir: string;
 let parquetFile: string;
@@ -25,17 +26,14 @@ test.afterAll(() => rm(dir, { recursive: true, force: true }));
 test("a ZSTD-compressed Parquet file (ART's, polars' codec) opens in the browser worker", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(zstdFile);
-  await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+  await openRolloutFile(page, zstdFile, { rows: 3 });
   await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
 });
 
 test("a Parquet file opens in the browser, row groups indexed like lines, and exports as ATIF", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(parquetFile);
+  await openRolloutFile(page, parquetFile);
   await expect(page).toHaveURL(/\/files\/local-1$/);
   await expect(page.getByTestId("line-count")).toHaveText("3 lines");
   await expect(page.getByTestId("row-count")).toContainText("3");
@@ -57,8 +55,7 @@ test("a Parquet file opens in the browser, row groups indexed like lines, and ex
 });
 
 test("a verl text dump opens with its rewards and says why drift is off", async ({ page }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(fixturePath("reference-verl.jsonl"));
+  await openRolloutFile(page, fixturePath("reference-verl.jsonl"));
   await expect(page).toHaveURL(/\/files\/local-1$/);
   await expect(page.getByTestId("row-count")).toContainText("1");
   const note = page.getByTestId("ids-absent");
@@ -77,8 +74,7 @@ test("a verl text dump opens with its rewards and says why drift is off", async 
 test("a pretty-printed ATIF trajectory.json opens: contexts and subagents as linked rows", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(atifFile);
+  await openRolloutFile(page, atifFile);
   await expect(page).toHaveURL(/\/files\/local-1$/);
   await expect(page.getByTestId("line-count")).toHaveText("1 lines");
   await expect(page.getByTestId("row-count")).toContainText("3 trajectories");

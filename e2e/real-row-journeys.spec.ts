@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { expect, test } from "@playwright/test";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { expectRowCount, openRolloutFile } from "./fixtures/openRolloutFile";
 import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 
 const rendered = readFileSync(fixturePath("atropos-rubiks-rendered.jsonl"));
@@ -9,17 +10,19 @@ const rendered = readFileSync(fixturePath("atropos-rubiks-rendered.jsonl"));
 test("rows whose messages are strings: search finds their text, ATIF export writes it", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "rubiks-rendered.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: rendered,
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("2 / 2 trajectories");
+  await openRolloutFile(
+    page,
+    {
+      name: "rubiks-rendered.jsonl",
+      mimeType: "application/x-ndjson",
+      buffer: rendered,
+    },
+    { rows: 2 },
+  );
   await page.getByLabel("search").fill("solves Rubik's cubes");
   await expect(page.getByTestId("row-count")).toHaveText("1 / 2 trajectories");
   await page.getByLabel("search").fill("");
-  await expect(page.getByTestId("row-count")).toHaveText("2 / 2 trajectories");
+  await expectRowCount(page, 2);
 
   await page.getByLabel("export format").selectOption("atif");
   const [download] = await Promise.all([

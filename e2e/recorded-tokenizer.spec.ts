@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { expectRowCount, openRolloutFile, openRow } from "./fixtures/openRolloutFile";
 
 // Two real atropos groups with Llama-3 ids and no tokenizer named anywhere in the record.
 const ATROPOS = fileURLToPath(
@@ -9,10 +10,9 @@ const ATROPOS = fileURLToPath(
 test("a recorded file's ids read as text, decoded with the tokenizer its ids belong to", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(ATROPOS);
+  await openRolloutFile(page, ATROPOS);
   await expect(page).toHaveURL(/\/files\/local-1$/);
-  await expect(page.getByTestId("row-count")).toHaveText("4 / 4 trajectories");
+  await expectRowCount(page, 4);
 
   // The file names no tokenizer: the choice comes from its first ids, and says so.
   const tokenizer = page.getByLabel("tokenizer", { exact: true });
@@ -23,7 +23,7 @@ test("a recorded file's ids read as text, decoded with the tokenizer its ids bel
   // Atropos records no logprobs: the chart says so instead of drawing empty axes.
   await expect(page.getByLabel("mean logprob by position")).toContainText("no logprobs recorded");
 
-  await page.locator("[data-row]").first().dblclick();
+  await openRow(page);
   await expect(page).toHaveURL(/\/files\/local-1\/0$/);
   const first = page.locator('[data-t="0"]');
   await expect(first).toHaveText("<|begin_of_text|>");

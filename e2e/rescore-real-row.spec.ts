@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { readRolloutLine } from "../src/core/formats/readRolloutLine";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { finishedEpisode } from "./fixtures/finishedEpisode";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 
 // A real atropos group written by a Llama-3 model: no `tokenizer` field, no sampled logprobs.
 // Rescored against the embedded simulator (which serves each request in its ids' family), its
@@ -12,14 +14,8 @@ const line = readFileSync(fixturePath("atropos-rubiks-trimmed.jsonl"), "utf8").s
 test("a real Llama-3 row without logprobs: Rescore shows the lane on its own, Save as downloads it", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "rubiks.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(`${line}\n`),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("2 / 2 trajectories");
-  await page.locator("[data-row]").first().dblclick();
+  await openRolloutFile(page, textFile("rubiks.jsonl", `${line}\n`), { rows: 2 });
+  await openRow(page);
   await expect(page).toHaveURL(/\/files\/local-1\/0$/);
   await expect(page.getByTestId("logprob-chart")).toContainText("no logprobs recorded");
 
@@ -51,16 +47,7 @@ test("a real Llama-3 row without logprobs: Rescore shows the lane on its own, Sa
 });
 
 test("an episode's rescored lane is still there after a reload", async ({ page, request }) => {
-  const started = await request.post("/api/episodes", {
-    data: { prompt: "What is 12*12?", policy: "calculator" },
-  });
-  const { id } = (await started.json()) as { id: string };
-  await expect
-    .poll(
-      async () =>
-        ((await (await request.get(`/api/episodes/${id}`)).json()) as { status: string }).status,
-    )
-    .not.toBe("running");
+  const id = await finishedEpisode(request, { prompt: "What is 12*12?", policy: "calculator" });
   await page.goto(`/episodes/${id}`);
   await page.getByRole("button", { name: "Rescore", exact: true }).click();
   await expect(page.getByTestId("rescore-status")).toBeVisible({ timeout: 60_000 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { generateLine } from "../src/test/rolloutFileGenerator";
+import { expectRowCount, openRolloutFile } from "./fixtures/openRolloutFile";
 
 // Small file: 24 trajectories in GRPO groups of 4, each with 2 model turns, 3k tokens.
 let dir: string;
@@ -20,15 +21,13 @@ test.afterAll(() => rm(dir, { recursive: true, force: true }));
 test("chart bars filter the table; best vs worst of a group opens side by side", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(file);
-  await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+  await openRolloutFile(page, file, { rows: 24 });
 
   const turns = page.getByLabel("turns per episode");
   await turns.locator(".recharts-bar-rectangle").first().click();
   await expect(page).toHaveURL(/turnsMin=2&turnsMax=2/);
   await expect(page.getByRole("button", { name: "turns 2–2 ✕" })).toBeVisible();
-  await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+  await expectRowCount(page, 24);
 
   const byPosition = page.getByLabel("mean logprob by position");
   // Buckets 0–1k and 1k–2k and 2k–4k: the last one keeps rows reaching token 2049.

@@ -9,6 +9,7 @@ import {
   sortAndFilterBigFileTable,
 } from "./fixtures/bigFileJourney";
 import { type BigRolloutFile, TARGET_MB, writeBigRolloutFile } from "./fixtures/bigRolloutFile";
+import { openRolloutFile } from "./fixtures/openRolloutFile";
 
 let dir: string;
 let file: string;
@@ -29,8 +30,7 @@ test("open a big file through the picker, sort, filter, open and step through sa
   page,
 }) => {
   const consoleErrors = collectConsoleErrors(page);
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(file);
+  await openRolloutFile(page, file);
   await expect(page).toHaveURL(/\/files\/local-1$/);
 
   await sortAndFilterBigFileTable(page, big.goodCount);

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { generateLine } from "../src/test/rolloutFileGenerator";
-import { freePort } from "../test-support/freePort";
+import { startViewCommand, type ViewServer } from "./fixtures/viewServer";
 
 // `rollout-lens view DIR` on a training run of 20 step files (`{step}.jsonl`, written here, steps
 // 5, 10, ..., 100 so step order is not name order), its own server process as a user runs it.
@@ -14,8 +13,7 @@ const ROWS = 6;
 
 let dir: string;
 let origin: string;
-let view: ChildProcess | undefined;
-let output = "";
+let view: ViewServer | undefined;
 
 test.describe.configure({ timeout: 180_000 });
 test.use({ viewport: { width: 1500, height: 1100 } });
@@ -32,49 +30,19 @@ test.beforeAll(async () => {
     await writeFile(join(run, `${step}.jsonl`), `${lines.join("\n")}\n`);
   }
   await writeFile(join(run, "config.json"), "{}");
-  const data = join(dir, "data");
-  await mkdir(data);
-  const port = await freePort();
-  origin = `http://127.0.0.1:${port}`;
-  const { ROLLOUT_LENS_TOKEN: _unused, ...env } = process.env;
-  const child = spawn(
-    process.execPath,
-    ["bin/rollout-lens.mjs", "view", run, "--no-open", "--port", String(port), "--data", data],
-    { env, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  view = child;
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout.on("data", collect);
-  child.stderr.on("data", collect);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ok = await fetch(`${origin}/api/files`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`view did not start; its output:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  view = await startViewCommand([run], dir);
+  origin = view.origin;
 });
 
 test.afterAll(async () => {
-  if (view && view.exitCode === null) {
-    const exited = new Promise((resolve) => view?.once("exit", resolve));
-    view.kill("SIGTERM");
-    const timer = setTimeout(() => view?.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
+  await view?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
 test("view DIR: a run's step files in step order, n / p between steps, per-step charts", async ({
   page,
 }) => {
+  const output = view?.output() ?? "";
   expect(output).toContain("run ");
   expect(output).toContain("20 step files, steps 5–100");
   expect(output).toMatch(/name no step and are left out: .*config\.json/);

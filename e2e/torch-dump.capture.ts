@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { fixturePath } from "../src/test/fixtureFiles";
+import { expectRowCount, openRolloutFile } from "./fixtures/openRolloutFile";
 import { startView } from "./fixtures/viewServer";
 
 // Regenerates docs/screenshots/torch-dump-*.png, dump-details-mismatch.png and prime-rl-run-*.png
@@ -10,8 +11,7 @@ test.use({ viewport: { width: 1400, height: 900 } });
 test.describe.configure({ timeout: 180_000 });
 
 test("a slime .pt dump from the files page", async ({ page }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(fixturePath("torch/slime-rollout.pt"));
+  await openRolloutFile(page, fixturePath("torch/slime-rollout.pt"));
   await expect(page.getByTestId("row-count")).toContainText("36");
   await page.screenshot({ path: "docs/screenshots/torch-dump-files.png" });
   await page.getByTestId("rollout-table").focus();
@@ -32,7 +32,7 @@ test("a --dump-details folder: the train dump's trainer lane in the mismatch vie
   try {
     await page.goto(`${view.origin}/files`);
     await page.getByRole("region", { name: "run dump-details" }).getByRole("link").first().click();
-    await expect(page.getByTestId("row-count")).toHaveText("12 / 12 trajectories");
+    await expectRowCount(page, 12);
     await page.getByTestId("rollout-table").focus();
     await page.keyboard.press("Enter");
     const toggle = page.getByRole("checkbox", { name: "mismatch" });
@@ -61,7 +61,7 @@ test("a prime-rl output directory", async ({ page }) => {
       .getByRole("link", { name: /^step \d/ })
       .first()
       .click();
-    await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+    await expectRowCount(page, 3);
     await page.getByTestId("rollout-table").focus();
     await page.keyboard.press("Enter");
     await expect(page.getByTestId("token-scroller")).toContainText("<|begin_of_text|>", {

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { openRolloutFile } from "./fixtures/openRolloutFile";
 
 // A slime rollout dump written by real torch.save (scripts/fixtures/torch_fixtures.py), opened
 // from the files page: read by byte range in the file worker, no conversion.
@@ -9,8 +10,7 @@ const dump = fileURLToPath(new URL("../src/test/fixtures/torch/slime-rollout.pt"
 test("a slime .pt rollout dump opens from the files page, routed experts on the token detail", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(dump);
+  await openRolloutFile(page, dump);
   await expect(page).toHaveURL(/\/files\/local-1$/);
   await expect(page.getByTestId("row-count")).toContainText("36");
   await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
@@ -30,11 +30,9 @@ test("a rollout dump dropped with its train dump (either order) shows the traine
 }) => {
   const details = (name: string) =>
     fileURLToPath(new URL(`../src/test/fixtures/torch/dump-details/${name}`, import.meta.url));
-  await page.goto("/files");
-  await page
-    .getByLabel("rollout file")
-    .setInputFiles([details("train_data/3_0.pt"), details("rollout_data/3.pt")]);
-  await expect(page.getByTestId("row-count")).toHaveText("12 / 12 trajectories");
+  await openRolloutFile(page, [details("train_data/3_0.pt"), details("rollout_data/3.pt")], {
+    rows: 12,
+  });
   await page.getByLabel("mismatch lane a").fill("trainer");
   await page.getByLabel("mismatch lane b").fill("sampled");
   await page.getByRole("button", { name: "Check mismatch" }).click();

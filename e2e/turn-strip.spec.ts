@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
+import { openRolloutFile, openRow } from "./fixtures/openRolloutFile";
 
 // Real Qwen3 ids: the model thinks in turn 1, a second user message follows, and re-rendering the
 // history for turn 2 drops turn 1's <think> block (src/test/fixtures/README.md).
@@ -10,10 +11,9 @@ const STRIPPED = fileURLToPath(
 test("a Qwen3 record with stripped thinking: the turn strip shows the FORK turn and explains it", async ({
   page,
 }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles(STRIPPED);
+  await openRolloutFile(page, STRIPPED);
   await expect(page).toHaveURL(/\/files\/local-1$/);
-  await page.locator("[data-row]").first().dblclick();
+  await openRow(page);
   await expect(page).toHaveURL(/\/files\/local-1\/0$/);
 
   const strip = page.getByTestId("turn-strip");

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "@playwright/test";
-import { freePort } from "../test-support/freePort";
+import { startViewCommand, type ViewServer } from "./fixtures/viewServer";
 
 // `rollout-lens view dump.jsonl --map SPEC`, its own server process as a user runs it: a JSONL dump
 // no known producer wrote opens through the mapping given on the command line, no dialog.
@@ -17,39 +16,15 @@ const LINES = [
 
 let dir: string;
 let dump: string;
-const views: { child: ChildProcess; origin: string; output: string }[] = [];
+const views: ViewServer[] = [];
 
 test.describe.configure({ timeout: 120_000 });
 
 /** `rollout-lens view ...args` on a free port, its own data directory; resolves once it answers. */
 async function startView(args: readonly string[]): Promise<string> {
-  const data = await mkdtemp(join(dir, "data-"));
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const { ROLLOUT_LENS_TOKEN: _unused, ...env } = process.env;
-  const all = ["view", ...args, "--no-open", "--port", String(port), "--data", data];
-  const child = spawn(process.execPath, ["bin/rollout-lens.mjs", ...all], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const view = { child, origin, output: "" };
+  const view = await startViewCommand(args, dir);
   views.push(view);
-  const collect = (chunk: Buffer) => {
-    view.output += chunk.toString();
-  };
-  child.stdout.on("data", collect);
-  child.stderr.on("data", collect);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ok = await fetch(`${origin}/api/files`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return origin;
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`view did not start; its output:\n${view.output}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return view.origin;
 }
 
 test.beforeAll(async () => {
@@ -59,14 +34,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  for (const { child } of views) {
-    if (child.exitCode !== null) continue;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
+  for (const view of views) await view.stop();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { atroposMismatchFile } from "./fixtures/mismatchFiles";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 import { rolloutRouting, routedFile, trainRouting } from "./fixtures/routedRows";
 
 // The what-if table and a token's deciders (docs/mismatch.md "Every correction replayed"), and
@@ -9,13 +10,7 @@ test.use({ viewport: { width: 1400, height: 900 } });
 
 test("what-if table and token deciders screenshots", async ({ page }) => {
   const file = atroposMismatchFile();
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "atropos-groups.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(file.text),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+  await openRolloutFile(page, textFile("atropos-groups.jsonl", file.text), { rows: 24 });
   await page.getByRole("button", { name: "Compare corrections" }).click();
   await expect(page.getByTestId("what-if-table")).toBeVisible();
   await page.getByTestId("what-if").screenshot({ path: "docs/screenshots/what-if-table.png" });
@@ -31,15 +26,14 @@ test("what-if table and token deciders screenshots", async ({ page }) => {
 });
 
 test("MoE routing summary screenshot", async ({ page }) => {
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "routed.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(
+  await openRolloutFile(
+    page,
+    textFile(
+      "routed.jsonl",
       routedFile({ rollout_routed_experts: rolloutRouting, train_routed_experts: trainRouting }),
     ),
-  });
-  await page.locator("[data-row]").first().dblclick();
+  );
+  await openRow(page);
   await page.getByRole("checkbox", { name: "mismatch" }).check();
   const box = page.getByTestId("mismatch-routing");
   await expect(box).toContainText("train_routed_experts");

@@ -8,6 +8,7 @@ import { type ThresholdEdits, whatIfChoices } from "../src/features/mismatch/use
 import { whatIfCells } from "../src/features/mismatch/whatIf";
 import { modelSegment, promptSegment, trajectory } from "../src/test/trajectoryBuilders";
 import { atroposMismatchFile } from "./fixtures/mismatchFiles";
+import { openRolloutFile, openRow, textFile } from "./fixtures/openRolloutFile";
 
 // The what-if table (docs/mismatch.md "Every correction replayed"): every correction replayed over
 // an atropos file side by side, its numbers those of `rollout-lens mismatch --json` (the same
@@ -36,13 +37,7 @@ test("the what-if table replays every correction over a file, and a token says w
 }) => {
   const file = atroposMismatchFile();
   const expected = expectedCells(file.text);
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "atropos-groups.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(file.text),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("24 / 24 trajectories");
+  await openRolloutFile(page, textFile("atropos-groups.jsonl", file.text), { rows: 24 });
   await page.getByRole("button", { name: "Compare corrections" }).click();
   const table = page.getByTestId("what-if-table");
   await expect(table).toBeVisible();
@@ -106,14 +101,8 @@ test("a long trajectory replays the corrections for the token details when asked
   });
   const trainer = [null, null, null, ...logprobs.map((v, k) => (k === 4 ? v - 3 : v - 0.01))];
   const text = `${stringifyJsonLine(writeRolloutLens(withLane(t, "trainer", trainer)))}\n`;
-  await page.goto("/files");
-  await page.getByLabel("rollout file").setInputFiles({
-    name: "long.jsonl",
-    mimeType: "application/x-ndjson",
-    buffer: Buffer.from(text),
-  });
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 1 trajectories");
-  await page.locator("[data-row]").first().dblclick();
+  await openRolloutFile(page, textFile("long.jsonl", text), { rows: 1 });
+  await openRow(page);
   await page.getByRole("checkbox", { name: "mismatch" }).check();
   await page.locator('[data-t="7"]').first().hover();
   await expect(page.getByTestId("detail-position")).toHaveText("#7");

@@ -6,23 +6,17 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { buildServer } from "../scripts/buildServer";
 import { fixturePath } from "../src/test/fixtureFiles";
-import { exitOnClosedPipe, main } from "./cli";
+import { runCli } from "../test-support/runCli";
+import { exitOnClosedPipe } from "./cli";
 import { driftCommand } from "./commands/drift";
 import { validateCommand } from "./commands/validate";
 
 const root = join(import.meta.dirname, "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
 describe("rollout-lens command line", () => {
   it("lists every command under --help and exits 0", async () => {
-    const r = await run(["--help"]);
+    const r = await runCli(["--help"]);
     expect(r.code).toBe(0);
     for (const name of ["serve", "view", "validate", "drift", "merge-reports", "sim"]) {
       expect(r.out).toMatch(new RegExp(`^  ${name} `, "m"));
@@ -40,23 +34,23 @@ describe("rollout-lens command line", () => {
     ["merge-reports", ["--json", "reported twice", "Exit status (drift's, on the merged report)"]],
     ["sim", ["--policy <P>", '(default: "calculator")', '(default: "30000")', "--fault-503"]],
   ])("`%s --help` lists its options with defaults and exits 0", async (name, expected) => {
-    const r = await run([name, "--help"]);
+    const r = await runCli([name, "--help"]);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Usage: rollout-lens ${name} [options]`);
     // Commander wraps descriptions to the terminal width.
     const flat = r.out.replace(/\s+/g, " ");
     for (const text of expected) expect(flat).toContain(text);
     // `help COMMAND` is the same page.
-    expect((await run(["help", name])).out).toBe(r.out);
+    expect((await runCli(["help", name])).out).toBe(r.out);
   });
 
   it("prints the package version with --version and -V", async () => {
-    expect(await run(["--version"])).toEqual({ code: 0, out: pkg.version, err: "" });
-    expect(await run(["-V"])).toEqual({ code: 0, out: pkg.version, err: "" });
+    expect(await runCli(["--version"])).toEqual({ code: 0, out: pkg.version, err: "" });
+    expect(await runCli(["-V"])).toEqual({ code: 0, out: pkg.version, err: "" });
   });
 
   it("prints the command's usage and exits 2 on an unknown option", async () => {
-    const r = await run(["drift", "--tokeniser", "llama3", "x.jsonl"]);
+    const r = await runCli(["drift", "--tokeniser", "llama3", "x.jsonl"]);
     expect(r.code).toBe(2);
     expect(r.err).toContain("unknown option '--tokeniser'");
     expect(r.err).toContain("Usage: rollout-lens drift [options] [FILE...]");
@@ -64,25 +58,25 @@ describe("rollout-lens command line", () => {
   });
 
   it("prints the usage and exits 2 on an unknown command or none", async () => {
-    const unknown = await run(["inspect", "x.jsonl"]);
+    const unknown = await runCli(["inspect", "x.jsonl"]);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain("unknown command 'inspect'");
     expect(unknown.err).toContain("Usage: rollout-lens [options] [command]");
-    const none = await run([]);
+    const none = await runCli([]);
     expect(none.code).toBe(2);
     expect(none.err).toContain("Usage: rollout-lens [options] [command]");
   });
 
   it("exits 2 when an option lacks its value", async () => {
-    const r = await run(["validate", "--format"]);
+    const r = await runCli(["validate", "--format"]);
     expect(r.code).toBe(2);
     expect(r.err).toContain("option '--format <F>' argument missing");
   });
 
   it("runs a command and returns its exit code, naming the file, line and field of bad lines", async () => {
-    const good = await run(["validate", fixturePath("reference-slime.jsonl")]);
+    const good = await runCli(["validate", fixturePath("reference-slime.jsonl")]);
     expect(good.code).toBe(0);
-    const bad = await run(["validate", fixturePath("validate-mixed.jsonl")]);
+    const bad = await runCli(["validate", fixturePath("validate-mixed.jsonl")]);
     expect(bad.code).toBe(1);
     expect(bad.out).toMatch(/validate-mixed\.jsonl: .*2 bad/);
     expect(bad.out).toMatch(/line 3: invalid JSON/);

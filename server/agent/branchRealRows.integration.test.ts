@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rolloutLensLineSchema } from "../../src/core/formats/rolloutLensSchema";
 import { fixtureLines } from "../../src/test/fixtureFiles";
+import { runCli } from "../../test-support/runCli";
 import { buildApp } from "../app";
-import { main } from "../cli";
 import { parseServerConfig } from "../config";
 import { createServices, type Services } from "../services";
 
@@ -30,18 +30,11 @@ afterAll(async () => {
   await services?.close();
 });
 
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
 describe("branching a real Llama-3 atropos row that names no tokenizer", () => {
   it("rollout-lens branch: chooses llama3 from the ids, says so, and runs on the simulator", async () => {
     const out = join(dir, "branches.jsonl");
     const index = PROMPT + 20;
-    const result = await run([
+    const result = await runCli([
       "branch",
       file,
       "--row",
@@ -72,7 +65,7 @@ describe("branching a real Llama-3 atropos row that names no tokenizer", () => {
   }, 60_000);
 
   it("rollout-lens branch --index 600 names the real reason (the prompt), not the tokenizer", async () => {
-    const result = await run([
+    const result = await runCli([
       "branch",
       file,
       "--row",
@@ -88,7 +81,7 @@ describe("branching a real Llama-3 atropos row that names no tokenizer", () => {
   });
 
   it("--tokenizer picks, and a pick whose vocabulary the ids are not is refused", async () => {
-    const result = await run([
+    const result = await runCli([
       "branch",
       file,
       "--row",

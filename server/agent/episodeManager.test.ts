@@ -5,17 +5,12 @@ import { describe, expect, it, vi } from "vitest";
 import { writeRolloutLens } from "../../src/core/formats/rolloutLens";
 import type { Segment, Trajectory } from "../../src/core/trajectory/types";
 import type { EpisodeEvent } from "../../src/core/wire/episodes";
+import { promptSegment } from "../../src/test/trajectoryBuilders";
 import { expectWireEvent } from "../../test-support/wireEvents";
 import { EpisodeStore } from "../store/episodeStore";
 import { EpisodeManager, type RunEpisode, TooManyEpisodesError } from "./episodeManager";
 
-const prompt: Segment = {
-  kind: "prompt",
-  turn: 0,
-  tokenIds: [1, 2],
-  lossMask: [0, 0],
-  logprobs: [null, null],
-};
+const prompt = promptSegment([1, 2]);
 
 function base(id: string): Trajectory {
   return {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBundle } from "../../src/core/bisect/bundle";
 import type { BisectRow } from "../../src/core/bisect/table";
 import { fixtureLines } from "../../src/test/fixtureFiles";
-import { main } from "../cli";
+import { runCli } from "../../test-support/runCli";
 import { SglangClient } from "../sglang/sglangClient";
 import { type RunningSim, startSim } from "../sim/start";
 
@@ -30,13 +30,6 @@ afterAll(async () => {
   await simB.close();
 });
 
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
 function rowsOf(text: string): { rows: BisectRow[]; reproduces?: boolean; differences?: string[] } {
   return JSON.parse(text);
 }
@@ -52,7 +45,7 @@ describe("rollout-lens bisect", () => {
   let firstRows: BisectRow[] = [];
 
   it("runs every knob against the simulator and exports a bundle", async () => {
-    const { code, out, err } = await run([
+    const { code, out, err } = await runCli([
       "bisect",
       rowFile,
       "--row",
@@ -126,7 +119,7 @@ describe("rollout-lens bisect", () => {
   });
 
   it("--bundle reruns the knobs and reproduces the same table", async () => {
-    const { code, out, err } = await run([
+    const { code, out, err } = await runCli([
       "bisect",
       "--bundle",
       bundlePath,
@@ -141,7 +134,7 @@ describe("rollout-lens bisect", () => {
     const again = rowsOf(out);
     expect(again.reproduces).toBe(true);
     expect(again.rows).toEqual(firstRows);
-    const text = await run([
+    const text = await runCli([
       "bisect",
       "--bundle",
       bundlePath,
@@ -155,7 +148,7 @@ describe("rollout-lens bisect", () => {
   });
 
   it("says when a rerun's table differs (another upstream a)", async () => {
-    const { code, out } = await run([
+    const { code, out } = await runCli([
       "bisect",
       "--bundle",
       bundlePath,
@@ -172,7 +165,7 @@ describe("rollout-lens bisect", () => {
   });
 
   it("reports a knob that cannot run as unchecked, never as no difference (exit 1)", async () => {
-    const { code, out } = await run([
+    const { code, out } = await runCli([
       "bisect",
       rowFile,
       "--sglang",
@@ -186,7 +179,7 @@ describe("rollout-lens bisect", () => {
     );
     const atOne = join(dir, "t1.jsonl");
     writeFileSync(atOne, `${fixtureLines("reference-rollout-lens.jsonl")[0]}\n`);
-    const t1 = await run([
+    const t1 = await runCli([
       "bisect",
       atOne,
       "--sglang",
@@ -212,7 +205,7 @@ describe("rollout-lens bisect", () => {
     [["--batch-size", "1"], /^bisect: --batch-size: expected a whole number 2-256, got "1"$/],
     [["--baseline", "trainer"], /^bisect: --baseline: expected sampled, reference or auto/],
   ])("refuses bad input %j with a clear error, exit 2", async (extra, error) => {
-    const { code, err } = await run(["bisect", rowFile, "--sglang", sim.url, ...extra]);
+    const { code, err } = await runCli(["bisect", rowFile, "--sglang", sim.url, ...extra]);
     expect(code).toBe(2);
     expect(err).toMatch(error);
   });
@@ -222,7 +215,7 @@ describe("rollout-lens bisect", () => {
     try {
       const llama = join(dir, "llama.jsonl");
       writeFileSync(llama, `${fixtureLines("atropos-rubiks-trimmed.jsonl")[0]}\n`);
-      const refused = await run(["bisect", llama, "--sglang", qwen.url, "--knobs", "batch"]);
+      const refused = await runCli(["bisect", llama, "--sglang", qwen.url, "--knobs", "batch"]);
       expect(refused.code).toBe(2);
       expect(refused.err).toMatch(
         /family mismatch: .*--force to rescore anyway.*nothing was rescored/,
@@ -236,10 +229,10 @@ describe("rollout-lens bisect", () => {
     const llamaB = await startSim({ port: 0 }, { tokenizer: "llama3" });
     try {
       const args = ["bisect", rowFile, "--sglang", sim.url, "--sglang-b", llamaB.url];
-      const refused = await run([...args, "--knobs", "upstream"]);
+      const refused = await runCli([...args, "--knobs", "upstream"]);
       expect(refused.code).toBe(2);
       expect(refused.err).toContain(`bisect: ${llamaB.url}: family mismatch: `);
-      const forced = await run([...args, "--knobs", "upstream", "--force"]);
+      const forced = await runCli([...args, "--knobs", "upstream", "--force"]);
       expect(forced.code).not.toBe(2);
     } finally {
       await llamaB.close();
@@ -250,10 +243,10 @@ describe("rollout-lens bisect", () => {
     const bad = join(dir, "bad.json");
     const text = readFileSync(bundlePath, "utf8").replace('"version":1', '"version":2');
     writeFileSync(bad, text);
-    const r = await run(["bisect", "--bundle", bad, "--sglang", sim.url]);
+    const r = await runCli(["bisect", "--bundle", bad, "--sglang", sim.url]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^bisect: .*bad\.json: version: /);
-    const down = await run(["bisect", rowFile, "--sglang", "http://127.0.0.1:9"]);
+    const down = await runCli(["bisect", rowFile, "--sglang", "http://127.0.0.1:9"]);
     expect(down.code).toBe(2);
     expect(down.err).toMatch(
       /cannot reach SGLang at http:\/\/127\.0\.0\.1:9.*nothing was rescored/,
@@ -313,7 +306,7 @@ describe("rollout-lens bisect against the simulator's explicit distribution", ()
     const logits = await startSim({ port: 0 }, { logitModel: true, batchNoise: 0.05 });
     try {
       const path = await sampledRow(logits, "t07");
-      const { code, out, err } = await run(["bisect", path, "--sglang", logits.url, "--json"]);
+      const { code, out, err } = await runCli(["bisect", path, "--sglang", logits.url, "--json"]);
       expect(err).toBe("");
       expect(code).toBe(0);
       const { rows } = rowsOf(out);

@@ -6,7 +6,7 @@ import { type SampleRow, sampleTable } from "../../src/core/bisect/sample";
 import { checkSampleBundle } from "../../src/core/bisect/sampleBundle";
 import type { BisectRow } from "../../src/core/bisect/table";
 import { fixtureLines } from "../../src/test/fixtureFiles";
-import { main } from "../cli";
+import { runCli } from "../../test-support/runCli";
 import { type RunningSim, startSim } from "../sim/start";
 
 let sim: RunningSim;
@@ -35,13 +35,6 @@ afterAll(async () => {
   await sim.close();
 });
 
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
 interface SampleJson {
   sample: { rows: number[]; skipped: { row: number; reason: string }[]; n: number; seed: number };
   rows: SampleRow[];
@@ -56,7 +49,7 @@ describe("rollout-lens bisect --sample", () => {
 
   it("picks N eligible rows by seed, pools every knob over them and writes one bundle", async () => {
     const args = ["bisect", file, "--sample", "2", "--seed", "3", "--sglang", sim.url, "--json"];
-    const { code, out, err } = await run([...args, "--bundle-out", bundlePath]);
+    const { code, out, err } = await runCli([...args, "--bundle-out", bundlePath]);
     expect(err).toMatch(/line 4: skipped: /);
     expect(code).toBe(0);
     first = JSON.parse(out);
@@ -68,7 +61,7 @@ describe("rollout-lens bisect --sample", () => {
     expect(first.perRow.map((r) => r.row)).toEqual(first.sample.rows);
     // Each row's table is what `--row R` gives on its own.
     for (const r of first.perRow) {
-      const one = await run([
+      const one = await runCli([
         "bisect",
         file,
         "--row",
@@ -105,7 +98,7 @@ describe("rollout-lens bisect --sample", () => {
   });
 
   it("the same seed picks the same rows; the text names them and the skipped row", async () => {
-    const { code, out } = await run([
+    const { code, out } = await runCli([
       "bisect",
       file,
       "--sample",
@@ -122,7 +115,7 @@ describe("rollout-lens bisect --sample", () => {
   });
 
   it("--bundle reruns every row and reproduces the pooled table", async () => {
-    const { code, out, err } = await run([
+    const { code, out, err } = await runCli([
       "bisect",
       "--bundle",
       bundlePath,
@@ -144,19 +137,19 @@ describe("rollout-lens bisect --sample", () => {
   ])("refuses %j (exit 2)", async (extra, message) => {
     const args = ["bisect", file, "--sglang", sim.url, ...extra];
     if (!extra.includes("--sample") && extra[0] === "--row") args.push("--sample", "2");
-    const { code, err } = await run(args);
+    const { code, err } = await runCli(args);
     expect(code).toBe(2);
     expect(err).toMatch(message);
   });
 
   it("says which file cannot be read, and when no row can be drawn (exit 2)", async () => {
     const missing = join(dir, "missing.jsonl");
-    const gone = await run(["bisect", missing, "--sample", "2", "--sglang", sim.url]);
+    const gone = await runCli(["bisect", missing, "--sample", "2", "--sglang", sim.url]);
     expect(gone.code).toBe(2);
     expect(gone.err).toMatch(new RegExp(`^bisect: ${missing} cannot be read: ENOENT`));
     const none = join(dir, "none.jsonl");
     writeFileSync(none, "{not json\n");
-    const empty = await run(["bisect", none, "--sample", "2", "--sglang", sim.url]);
+    const empty = await runCli(["bisect", none, "--sample", "2", "--sglang", sim.url]);
     expect(empty.code).toBe(2);
     expect(empty.err).toContain("no row to bisect among 0: none has trained tokens");
     expect(empty.err).toContain("1 bad line(s) are not rows");

@@ -16,11 +16,11 @@ import {
   rolloutLensLineSchema,
 } from "../../src/core/formats/rolloutLensSchema";
 import type { Trajectory } from "../../src/core/trajectory/types";
+import { runCli } from "../../test-support/runCli";
 import { loadTokenizer } from "../../test-support/tokenizers";
 import type { EpisodeSink } from "../agent/episodeSink";
 import { runEpisode } from "../agent/runEpisode";
 import { createSglangModelClient } from "../agent/sglangModelClient";
-import { main } from "../cli";
 import { SglangClient } from "../sglang/sglangClient";
 import { type RunningSim, startSim } from "../sim/start";
 import { createToolRegistry } from "../tools/registry";
@@ -31,13 +31,6 @@ let parent: Trajectory;
 let parentIds: number[];
 let modelStart: number;
 let sim: RunningSim;
-
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 function lines(path: string): RolloutLensLine[] {
   return readFileSync(path, "utf8")
@@ -89,7 +82,7 @@ describe("rollout-lens branch", () => {
       code,
       out: printed,
       err,
-    } = await run([
+    } = await runCli([
       "branch",
       file,
       "--row",
@@ -122,7 +115,7 @@ describe("rollout-lens branch", () => {
     expect(readFileSync(file).equals(before)).toBe(true);
 
     // Appended, never overwritten: a second run adds its line after the first two.
-    const again = await run(["branch", file, "--line", "2", "--index", String(n), "--out", out]);
+    const again = await runCli(["branch", file, "--line", "2", "--index", String(n), "--out", out]);
     expect(again.code).toBe(0);
     expect(lines(out)).toHaveLength(3);
     expect(lines(out)[2]?.parent_id).toBe("ep_parent");
@@ -132,7 +125,7 @@ describe("rollout-lens branch", () => {
     const toolStart = modelStart + (parent.segments[1]?.tokenIds.length ?? 0);
     const out = join(dir, "edited.jsonl");
     const args = ["--row", "1", "--index", String(toolStart), "--tool-result", "106"];
-    const { code, err } = await run(["branch", file, ...args, "--out", out]);
+    const { code, err } = await runCli(["branch", file, ...args, "--out", out]);
     expect(err).toBe("");
     expect(code).toBe(0);
     const [branch] = lines(out);
@@ -160,7 +153,7 @@ describe("rollout-lens branch", () => {
   ])("a bad fork exits 2 with the reason (%#)", async (args, reason) => {
     const before = readFileSync(file);
     const out = join(dir, `bad-${Math.random()}.jsonl`);
-    const { code, err } = await run(["branch", file, ...args(), "--out", out]);
+    const { code, err } = await runCli(["branch", file, ...args(), "--out", out]);
     expect(code).toBe(2);
     expect(err).toMatch(reason);
     expect(existsSync(out)).toBe(false);
@@ -175,7 +168,7 @@ describe("rollout-lens branch", () => {
     try {
       const out = join(dir, "aborted.jsonl");
       const args = ["--row", "1", "--index", String(modelStart + 2), "--sglang", aborting.url];
-      const { code, out: printed } = await run(["branch", file, ...args, "--out", out]);
+      const { code, out: printed } = await runCli(["branch", file, ...args, "--out", out]);
       expect(code).toBe(1);
       expect(printed).toMatch(/ aborted /);
       const [branch] = lines(out);
@@ -205,14 +198,23 @@ describe("rollout-lens branch", () => {
   ])("refuses to write its branches to %s", async (_name, outOf) => {
     const before = readFileSync(file);
     const out = outOf(file);
-    const { code, err } = await run(["branch", file, "--row", "1", "--index", "3", "--out", out]);
+    const { code, err } = await runCli([
+      "branch",
+      file,
+      "--row",
+      "1",
+      "--index",
+      "3",
+      "--out",
+      out,
+    ]);
     expect(code).toBe(2);
     expect(err).toMatch(/--out: .* the input .*: an output is never written over an input/);
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
   it("lists its options with their defaults in --help", async () => {
-    const { code, out } = await run(["branch", "--help"]);
+    const { code, out } = await runCli(["branch", "--help"]);
     expect(code).toBe(0);
     expect(out).toMatch(/--n <K>[\s\S]*?\(default: "1"\)/);
     expect(out).toMatch(

@@ -7,15 +7,11 @@ import { z } from "zod";
 import { firstDivergence } from "../../src/core/drift/detectDrift";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { fixtureLines, fixturePath } from "../../src/test/fixtureFiles";
+import { runCommand } from "../../test-support/runCli";
 import { loadTokenizer, resolveTokenizerDir } from "../tokenizers/loadTokenizer";
 import { driftCommand } from "./drift";
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await driftCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = (args: string[]) => runCommand(driftCommand, args);
 
 const dir = mkdtempSync(join(tmpdir(), "rollout-lens-drift-"));
 function tempFile(name: string, lines: readonly string[]): string {

@@ -3,17 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixturePath } from "../../src/test/fixtureFiles";
-import { main } from "../cli";
+import { runCli } from "../../test-support/runCli";
 
 const dir = mkdtempSync(join(tmpdir(), "rollout-lens-groups-"));
 const atropos = fixturePath("atropos-rubiks-groups.jsonl");
-
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 /** A slime Sample line as slime's own dump writes one: full tokens, response-only mask. */
 function slimeSample(group: number, prompt: number[], response: number[], reward: number) {
@@ -45,7 +38,7 @@ writeFileSync(
 
 describe("rollout-lens groups", () => {
   it("prints the findings of the real atropos file with one line per cause", async () => {
-    const { code, out } = await run(["groups", atropos]);
+    const { code, out } = await runCli(["groups", atropos]);
     expect(code).toBe(0);
     expect(out).toContain("atropos, 4 groups: 2 zero-variance, 3 with duplicates");
     expect(out).toContain("zero variance: identical completions");
@@ -54,7 +47,7 @@ describe("rollout-lens groups", () => {
   });
 
   it("--json prints exactly the documented shape", async () => {
-    const { code, out } = await run(["groups", atropos, "--json"]);
+    const { code, out } = await runCli(["groups", atropos, "--json"]);
     expect(code).toBe(0);
     const report = JSON.parse(out);
     expect(Object.keys(report)).toEqual(["files"]);
@@ -89,16 +82,18 @@ describe("rollout-lens groups", () => {
   });
 
   it("exits 1 on a --fail-on finding and 0 when the file has none of it", async () => {
-    expect((await run(["groups", atropos, "--fail-on", "zero-variance"])).code).toBe(1);
-    expect((await run(["groups", atropos, "--fail-on", "duplicates,multiplicity"])).code).toBe(1);
-    const clean = await run(["groups", slime, "--fail-on", "zero-variance"]);
+    expect((await runCli(["groups", atropos, "--fail-on", "zero-variance"])).code).toBe(1);
+    expect((await runCli(["groups", atropos, "--fail-on", "duplicates,multiplicity"])).code).toBe(
+      1,
+    );
+    const clean = await runCli(["groups", slime, "--fail-on", "zero-variance"]);
     expect(clean.out).toContain("slime, 2 groups: 0 zero-variance");
     expect(clean.code).toBe(0);
-    expect((await run(["groups", slime, "--fail-on", "duplicates"])).code).toBe(1);
+    expect((await runCli(["groups", slime, "--fail-on", "duplicates"])).code).toBe(1);
   });
 
   it("gathers a group's members from lines far apart", async () => {
-    const { out } = await run(["groups", slime, "--json"]);
+    const { out } = await runCli(["groups", slime, "--json"]);
     const [g0, g1] = JSON.parse(out).files[0].groups;
     expect([g0.id, g0.size, g0.branch_points]).toEqual([
       "0",
@@ -111,20 +106,20 @@ describe("rollout-lens groups", () => {
   it("--shard on one file splits its groups by key, each reported by exactly one shard", async () => {
     const ids = async (shard: string) =>
       JSON.parse(
-        (await run(["groups", atropos, "--json", "--shard", shard])).out,
+        (await runCli(["groups", atropos, "--json", "--shard", shard])).out,
       ).files[0].groups.map((g: { id: string }) => g.id);
     const parts = [await ids("0/2"), await ids("1/2")];
     expect(parts.flat().sort()).toEqual(["L1", "L2", "L3", "L4"]);
   });
 
   it("exits 2 on an unreadable file, a bad line and a bad --fail-on", async () => {
-    expect((await run(["groups", join(dir, "missing.jsonl")])).code).toBe(2);
+    expect((await runCli(["groups", join(dir, "missing.jsonl")])).code).toBe(2);
     const bad = join(dir, "bad.jsonl");
     writeFileSync(bad, `${slimeSample(0, [1], [2], 1)}\n{"tokens": 3}\n`);
-    const result = await run(["groups", bad]);
+    const result = await runCli(["groups", bad]);
     expect(result.code).toBe(2);
     expect(result.out).toMatch(/line 2.*not checked/);
-    const wrong = await run(["groups", atropos, "--fail-on", "bugs"]);
+    const wrong = await runCli(["groups", atropos, "--fail-on", "bugs"]);
     expect(wrong.code).toBe(2);
     expect(wrong.err).toContain("--fail-on takes duplicates, zero-variance, multiplicity");
   });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
+import { runCommand as run } from "../../test-support/runCli";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
 import type { MismatchFlags } from "./commandFlags";
 import type { CommandIo } from "./commandIo";
@@ -16,12 +17,6 @@ import { validateCommand } from "./validate";
 // with and without `--map` by every command that takes it.
 
 type Command = (args: string[], io: CommandIo) => Promise<number>;
-async function run(command: Command, args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 const mismatchCommand: Command = async (args, io) => {
   const parsed = parseCommand<MismatchFlags>(mismatchSpec(), args, io);

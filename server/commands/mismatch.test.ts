@@ -9,16 +9,10 @@ import { computeMismatch, correction } from "../../src/core/mismatch/mismatch";
 import { sampledLane, withLane } from "../../src/core/trajectory/lanes";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { fixtureLines } from "../../src/test/fixtureFiles";
-import { main } from "../cli";
+import { modelSegment, promptSegment } from "../../src/test/trajectoryBuilders";
+import { runCli } from "../../test-support/runCli";
 
 const dir = mkdtempSync(join(tmpdir(), "rollout-lens-mismatch-"));
-
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 function read(line: string): Trajectory[] {
   const result = readRolloutLine(line, 1);
@@ -44,7 +38,7 @@ const mask = base.segments.flatMap((s) => [...s.lossMask]);
 
 describe("rollout-lens mismatch", () => {
   it("--json agrees with a direct computation, per trajectory and file", async () => {
-    const { code, out } = await run([
+    const { code, out } = await runCli([
       "mismatch",
       file,
       "--json",
@@ -75,14 +69,14 @@ describe("rollout-lens mismatch", () => {
   });
 
   it("prints text, and --fail-above decides the exit code", async () => {
-    const text = await run(["mismatch", file, "--correction", "geo"]);
+    const text = await runCli(["mismatch", file, "--correction", "geo"]);
     expect(text.code).toBe(0);
     expect(text.out).toContain("correction geo-mask (cap 2");
     expect(text.out).toMatch(/ {2}t1 \(line 2, trainer vs sampled\): \d+ tokens, mean\|δ\| /);
     expect(
-      (await run(["mismatch", file, "--correction", "token-mask", "--fail-above", "0"])).code,
+      (await runCli(["mismatch", file, "--correction", "token-mask", "--fail-above", "0"])).code,
     ).toBe(1);
-    expect((await run(["mismatch", file, "--fail-above", "0.99"])).code).toBe(0);
+    expect((await runCli(["mismatch", file, "--fail-above", "0.99"])).code).toBe(0);
   });
 
   it("reads the reference lane of an atropos file by default", async () => {
@@ -90,7 +84,7 @@ describe("rollout-lens mismatch", () => {
     const refs = (group.tokens as number[][]).map((row) => row.map(() => -0.5));
     const path = join(dir, "atropos.jsonl");
     writeFileSync(path, `${JSON.stringify({ ...group, ref_logprobs: refs })}\n`);
-    const { code, out } = await run(["mismatch", path, "--json"]);
+    const { code, out } = await runCli(["mismatch", path, "--json"]);
     expect(code).toBe(0);
     const t = JSON.parse(out).files[0].trajectories[0];
     expect(t.lanes).toEqual(["reference", "sampled"]);
@@ -102,7 +96,7 @@ describe("rollout-lens mismatch", () => {
     const nemo = fixtureLines("reference-nemo-rl.jsonl").map((l) => JSON.parse(l));
     const path = join(dir, "train_data_step3.jsonl");
     writeFileSync(path, `${nemo.map((v) => JSON.stringify(v)).join("\n")}\n`);
-    const { code, out } = await run(["mismatch", path, "--json"]);
+    const { code, out } = await runCli(["mismatch", path, "--json"]);
     expect(code).toBe(0);
     const report = JSON.parse(out).files[0];
     expect(report.format).toBe("nemo-rl");
@@ -145,19 +139,19 @@ describe("rollout-lens mismatch", () => {
   it("exits 2 when no trajectory has the lanes, or a flag is wrong", async () => {
     const plain = join(dir, "plain.jsonl");
     writeFileSync(plain, `${fixtureLines("reference-rollout-lens.jsonl")[0]}\n`);
-    const none = await run(["mismatch", plain]);
+    const none = await runCli(["mismatch", plain]);
     expect(none.code).toBe(2);
     expect(none.out).toContain("skipped: no lane besides sampled");
     // Real atropos rows without inference logprobs: positive per-token scores are not a lane, and
     // the negative ones of a zero-variance group find no sampled logprob to compare with.
     const rubiks = join(dir, "rubiks.jsonl");
     writeFileSync(rubiks, `${fixtureLines("atropos-rubiks-trimmed.jsonl").join("\n")}\n`);
-    const scores = await run(["mismatch", rubiks]);
+    const scores = await runCli(["mismatch", rubiks]);
     expect(scores.code).toBe(2);
     expect(scores.out).toContain("L1.0 (line 1) skipped: no lane besides sampled");
     expect(scores.out).toContain("nothing compared: no trained token has a logprob in both lanes");
-    expect((await run(["mismatch", file, "--correction", "nope"])).code).toBe(2);
-    expect((await run(["mismatch", file, "--lanes", "trainer"])).code).toBe(2);
+    expect((await runCli(["mismatch", file, "--correction", "nope"])).code).toBe(2);
+    expect((await runCli(["mismatch", file, "--lanes", "trainer"])).code).toBe(2);
   });
 });
 
@@ -184,15 +178,11 @@ describe("rollout-lens mismatch: the decomposition", () => {
     status: "completed",
     samplingParams: { temperature: 0.5 },
     segments: [
-      { kind: "prompt", turn: 0, tokenIds: [1], lossMask: [0], logprobs: [null] },
-      {
-        kind: "model",
-        turn: 1,
-        tokenIds: [10, 10],
-        lossMask: [1, 1],
+      promptSegment([1]),
+      modelSegment([10, 10], 1, {
         logprobs: [Math.log(pHalf[0] ?? 0), Math.log(pHalf[0] ?? 0)],
         topLogprobs: [top, top],
-      },
+      }),
     ],
     logprobLanes: { rescored: [null, Math.log(0.8), Math.log(0.8) - 0.5] },
     metadata: {},
@@ -201,7 +191,7 @@ describe("rollout-lens mismatch: the decomposition", () => {
   writeFileSync(path, `${stringifyJsonLine(writeRolloutLens(t))}\n`);
 
   it("--json gives each row's verdict and the file's counts; the text says where it comes from", async () => {
-    const { code, out } = await run(["mismatch", path, "--json"]);
+    const { code, out } = await runCli(["mismatch", path, "--json"]);
     expect(code).toBe(0);
     const report = JSON.parse(out);
     const f = report.files[0];
@@ -212,7 +202,7 @@ describe("rollout-lens mismatch: the decomposition", () => {
     expect(row.meanAbsTemperature).toBeCloseTo(Math.abs(temperature), 12);
     expect(row.meanAbsResidual).toBeCloseTo(0.25, 12);
     expect(f.charts.decomposition.rows).toEqual({ none: 0, spurious: 0, real: 1, unchecked: 0 });
-    const text = await run(["mismatch", path]);
+    const text = await runCli(["mismatch", path]);
     expect(text.out).toContain("0 rows spurious (temperature/support), 1 real");
   });
 });

@@ -6,16 +6,9 @@ import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { writeRolloutLens } from "../../src/core/formats/rolloutLens";
 import { withLane } from "../../src/core/trajectory/lanes";
 import { modelSegment, promptSegment, trajectory } from "../../src/test/trajectoryBuilders";
-import { main } from "../cli";
+import { runCli } from "../../test-support/runCli";
 
 const dir = mkdtempSync(join(tmpdir(), "rollout-lens-replays-"));
-
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 /** Two members of group g (rewards 1, 0: GRPO advantages +1, −1), sampled at 0.5 everywhere. */
 function member(id: string, reward: number, trainer: readonly number[]) {
@@ -36,7 +29,7 @@ writeFileSync(
 
 describe("mismatch --correction NAME,NAME…", () => {
   it("replays each over the file: fraction masked, ESS and rows dropped, computed by hand", async () => {
-    const { code, out } = await run([
+    const { code, out } = await runCli([
       "mismatch",
       replayFile,
       "--json",
@@ -61,21 +54,21 @@ describe("mismatch --correction NAME,NAME…", () => {
   });
 
   it("replays nothing without --correction (no row is kept), and token-trunc when it is named", async () => {
-    const plain = await run(["mismatch", replayFile, "--json"]);
+    const plain = await runCli(["mismatch", replayFile, "--json"]);
     expect(plain.code).toBe(0);
     const report = JSON.parse(plain.out);
     expect(report.correction.kind).toBe("token-trunc");
     expect(report.files[0].summary.compared).toBe(4);
     expect(report.files[0].replays).toEqual([]);
-    expect((await run(["mismatch", replayFile])).out).not.toMatch(/corrections replayed/);
-    const named = await run(["mismatch", replayFile, "--json", "--correction", "token-trunc"]);
+    expect((await runCli(["mismatch", replayFile])).out).not.toMatch(/corrections replayed/);
+    const named = await runCli(["mismatch", replayFile, "--json", "--correction", "token-trunc"]);
     expect(JSON.parse(named.out).files[0].replays.map((r: { name: string }) => r.name)).toEqual([
       "token-trunc",
     ]);
   });
 
   it("takes each correction's thresholds as options, and prints them in text", async () => {
-    const { code, out } = await run([
+    const { code, out } = await runCli([
       "mismatch",
       replayFile,
       "--correction",
@@ -92,26 +85,28 @@ describe("mismatch --correction NAME,NAME…", () => {
     const lone = join(dir, "lone.jsonl");
     const t = member("lone", 1, [0.45, 0.5]);
     writeFileSync(lone, `${stringifyJsonLine(writeRolloutLens({ ...t, group: undefined }))}\n`);
-    const text = await run(["mismatch", lone, "--correction", "opsm,icepop"]);
+    const text = await runCli(["mismatch", lone, "--correction", "opsm,icepop"]);
     expect(text.code).toBe(2);
     expect(text.out).toContain(
       "opsm (delta 0.0001): masked 0.00%, clipped 0.00%, ESS 0.000, rows dropped none, unchecked 2 tokens of 1 rows (no advantage)",
     );
-    const json = JSON.parse((await run(["mismatch", lone, "--json", "--correction", "opsm"])).out);
+    const json = JSON.parse(
+      (await runCli(["mismatch", lone, "--json", "--correction", "opsm"])).out,
+    );
     expect(json.files[0].replays[0]).toMatchObject({ unchecked: 2, kept: 0, rowsUnchecked: [0] });
   });
 
   it("refuses an unknown name or a threshold that is not a number (exit 2)", async () => {
-    const bad = await run(["mismatch", replayFile, "--correction", "icepop,nope"]);
+    const bad = await runCli(["mismatch", replayFile, "--correction", "icepop,nope"]);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/unknown correction "nope"/);
-    const nan = await run(["mismatch", replayFile, "--correction", "m2po", "--m2po-tau", "x"]);
+    const nan = await runCli(["mismatch", replayFile, "--correction", "m2po", "--m2po-tau", "x"]);
     expect(nan.code).toBe(2);
     expect(nan.err).toContain('--m2po-tau: expected a number, got "x"');
   });
 
   it("documents every threshold in --help", async () => {
-    const { out } = await run(["mismatch", "--help"]);
+    const { out } = await runCli(["mismatch", "--help"]);
     for (const flag of ["--icepop-beta", "--trm-k1-veto-k2", "--opsm-delta", "--sapo-tau-neg"]) {
       expect(out).toContain(flag);
     }

@@ -6,7 +6,7 @@ import { parseJsonLine } from "../../src/core/formats/jsonLine";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { fixtureLines } from "../../src/test/fixtureFiles";
-import { main } from "../cli";
+import { runCli } from "../../test-support/runCli";
 import { tokenIdsOf } from "../rescore/rescoreTrajectory";
 import { SglangClient } from "../sglang/sglangClient";
 import { type RunningSim, startSim } from "../sim/start";
@@ -23,13 +23,6 @@ afterAll(async () => {
   await direct.close();
   await sim.close();
 });
-
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 function object(text: string): Record<string, unknown> {
   const parsed = parseJsonLine(text);
@@ -60,7 +53,14 @@ describe("rollout-lens rescore", () => {
     const path = join(dir, name);
     const out = join(dir, `out-${name}`);
     writeFileSync(path, `${input.join("\n")}\n`);
-    const { code, out: printed } = await run(["rescore", path, "--sglang", sim.url, "--out", out]);
+    const { code, out: printed } = await runCli([
+      "rescore",
+      path,
+      "--sglang",
+      sim.url,
+      "--out",
+      out,
+    ]);
     expect(code).toBe(0);
     const written = readFileSync(out, "utf8").split("\n").slice(0, -1);
     expect(written).toHaveLength(input.length);
@@ -93,7 +93,14 @@ describe("rollout-lens rescore", () => {
     const path = join(dir, "mixed.jsonl");
     const out = join(dir, "mixed-out.jsonl");
     writeFileSync(path, `${good}\n\n{"format":"rollout-lens/v1","id":"x"}\n`);
-    const { code, out: printed } = await run(["rescore", path, "--sglang", sim.url, "--out", out]);
+    const { code, out: printed } = await runCli([
+      "rescore",
+      path,
+      "--sglang",
+      sim.url,
+      "--out",
+      out,
+    ]);
     expect(code).toBe(1);
     const written = readFileSync(out, "utf8").split("\n");
     expect(written[1]).toBe("");
@@ -101,14 +108,21 @@ describe("rollout-lens rescore", () => {
     expect(printed).toMatch(/line 3 kept unchanged: /);
     const verl = join(dir, "verl.jsonl");
     writeFileSync(verl, `${fixtureLines("reference-verl.jsonl")[0]}\n`);
-    const text = await run(["rescore", verl, "--sglang", sim.url, "--out", join(dir, "v.jsonl")]);
+    const text = await runCli([
+      "rescore",
+      verl,
+      "--sglang",
+      sim.url,
+      "--out",
+      join(dir, "v.jsonl"),
+    ]);
     expect(text.code).toBe(1);
     expect(text.out).toContain("no token ids (text-only record)");
   });
 
   it("needs --sglang and --out, and a readable FILE", async () => {
-    expect((await run(["rescore", "x.jsonl", "--out", "y"])).code).toBe(2);
-    const missing = await run([
+    expect((await runCli(["rescore", "x.jsonl", "--out", "y"])).code).toBe(2);
+    const missing = await runCli([
       "rescore",
       join(dir, "nope.jsonl"),
       "--sglang",

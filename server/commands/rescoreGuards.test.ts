@@ -15,19 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { fixtureLines } from "../../src/test/fixtureFiles";
 import { freePort } from "../../test-support/freePort";
+import { runCli } from "../../test-support/runCli";
 import { type Stub, sendJson, startStub } from "../../test-support/sglang/stubUpstream";
-import { main } from "../cli";
 import { type RunningSim, startSim } from "../sim/start";
 
 const dir = mkdtempSync(join(tmpdir(), "rollout-lens-rescore-guards-"));
 const BIN = fileURLToPath(new URL("../../bin/rollout-lens.mjs", import.meta.url));
-
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 function write(name: string, lines: readonly string[]): string {
   const path = join(dir, name);
@@ -103,7 +96,7 @@ describe("rescore never writes over its input", () => {
   ])("--out as %s is refused, the input untouched", async (name, outOf) => {
     const input = write(`in-${name.replace(/\W/g, "")}.jsonl`, [good]);
     const before = readFileSync(input, "utf8");
-    const result = await run(["rescore", input, "--sglang", qwenSim.url, "--out", outOf(input)]);
+    const result = await runCli(["rescore", input, "--sglang", qwenSim.url, "--out", outOf(input)]);
     expect(result.code).toBe(2);
     expect(result.err).toMatch(/never written over an input/);
     expect(readFileSync(input, "utf8")).toBe(before);
@@ -115,7 +108,7 @@ describe("rescore never writes over its input", () => {
     // No process has pid 2^22 + 1 (above Linux's pid_max default); the parent process is alive.
     writeFileSync(`${out}.rescoring-4194305`, "half a line");
     writeFileSync(`${out}.rescoring-${process.ppid}`, "another run");
-    const result = await run(["rescore", input, "--sglang", qwenSim.url, "--out", out]);
+    const result = await runCli(["rescore", input, "--sglang", qwenSim.url, "--out", out]);
     expect(result.code).toBe(0);
     expect(result.err).toContain("rescoring-4194305, left by an interrupted run");
     expect(existsSync(`${out}.rescoring-4194305`)).toBe(false);
@@ -164,7 +157,7 @@ describe("rescore against a failing or wrong upstream", () => {
     const input = write("down.jsonl", [good, good, good]);
     const out = join(dir, "down-out.jsonl");
     const started = Date.now();
-    const result = await run([
+    const result = await runCli([
       "rescore",
       input,
       "--sglang",
@@ -192,7 +185,7 @@ describe("rescore against a failing or wrong upstream", () => {
     try {
       const input = write(`bad-values-${_name.length}.jsonl`, [good]);
       const out = join(dir, `bad-values-${_name.length}-out.jsonl`);
-      const result = await run(["rescore", input, "--sglang", stub.url, "--out", out]);
+      const result = await runCli(["rescore", input, "--sglang", stub.url, "--out", out]);
       expect(result.code).toBe(1);
       expect(result.out).toMatch(message);
       expect(result.out).toContain("0 of 1 trajectories rescored");
@@ -210,7 +203,7 @@ describe("rescore against a failing or wrong upstream", () => {
         Array.from({ length: 12 }, () => good),
       );
       const out = join(dir, "many-out.jsonl");
-      const result = await run([
+      const result = await runCli([
         "rescore",
         input,
         "--sglang",
@@ -223,7 +216,7 @@ describe("rescore against a failing or wrong upstream", () => {
       expect(result.code).toBe(0);
       expect(stub.maxInFlight()).toBe(3);
       expect(readFileSync(out, "utf8").split("\n").filter(Boolean)).toHaveLength(12);
-      const one = await run([
+      const one = await runCli([
         "rescore",
         input,
         "--sglang",
@@ -243,21 +236,29 @@ describe("rescore against a failing or wrong upstream", () => {
   it("refuses a Llama-3 row on a Qwen3 upstream, says which rule read the ids, and --force overrides", async () => {
     const input = write("llama.jsonl", llamaRows);
     const out = join(dir, "llama-out.jsonl");
-    const refused = await run(["rescore", input, "--sglang", qwenSim.url, "--out", out]);
+    const refused = await runCli(["rescore", input, "--sglang", qwenSim.url, "--out", out]);
     expect(refused.code).toBe(1);
     expect(refused.out).toContain("0 of 2 trajectories rescored");
     expect(refused.out).toMatch(
       /family mismatch: the upstream serves qwen3 \(qwen3\), but token 0 is 128000, llama3's <\|begin_of_text\|>/,
     );
     expect(readFileSync(out, "utf8")).toBe(`${llamaRows[0]}\n`);
-    const forced = await run(["rescore", input, "--sglang", qwenSim.url, "--out", out, "--force"]);
+    const forced = await runCli([
+      "rescore",
+      input,
+      "--sglang",
+      qwenSim.url,
+      "--out",
+      out,
+      "--force",
+    ]);
     expect(forced.out).toContain("2 of 2 trajectories rescored");
   });
 
   it("rescores a Llama-3 row with an upstream that serves its family", async () => {
     const input = write("llama-ok.jsonl", llamaRows);
     const out = join(dir, "llama-ok-out.jsonl");
-    const result = await run(["rescore", input, "--sglang", anySim.url, "--out", out]);
+    const result = await runCli(["rescore", input, "--sglang", anySim.url, "--out", out]);
     expect(result.code).toBe(0);
     expect(result.out).toContain("2 of 2 trajectories rescored");
     const read = readRolloutLine(readFileSync(out, "utf8").trim(), 1);

@@ -4,22 +4,12 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { fixtureLines, fixturePath } from "../../src/test/fixtureFiles";
+import { runCommand as run } from "../../test-support/runCli";
 import { loadTokenizer } from "../tokenizers/loadTokenizer";
-import type { CommandIo } from "./commandIo";
 import { driftCommand } from "./drift";
 import { mergeReportsCommand } from "./mergeReports";
 
 type Json = Record<string, unknown>;
-
-async function run(
-  command: (args: string[], io: CommandIo) => Promise<number>,
-  args: string[],
-): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await command(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 const root = mkdtempSync(join(tmpdir(), "rollout-lens-shards-"));
 const QWEN_IM_END = 151645;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { main } from "../cli";
+import { runCli } from "../../test-support/runCli";
 
 /*
  * slime/miles `.pt` dumps on the command line, unconverted: files written by real torch.save
@@ -14,18 +14,11 @@ import { main } from "../cli";
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../src/test/fixtures/torch/${name}`, import.meta.url));
 
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
 describe("slime rollout dumps (.pt) on the command line", () => {
   const rollout = fixture("slime-rollout.pt");
 
   it("validate reads every sample of the dump", async () => {
-    const { code, out } = await run(["validate", rollout]);
+    const { code, out } = await runCli(["validate", rollout]);
     expect(out).toBe(
       `${rollout}: slime, 36 trajectories from 36 valid lines (36 lines, 0 blank, 0 bad)`,
     );
@@ -33,7 +26,7 @@ describe("slime rollout dumps (.pt) on the command line", () => {
   });
 
   it("drift with no flags picks llama3 from the ids and finds no drift", async () => {
-    const { code, out } = await run(["drift", rollout, "--json"]);
+    const { code, out } = await runCli(["drift", rollout, "--json"]);
     const report = JSON.parse(out);
     expect(report.files[0].tokenizer).toMatchObject({ name: "llama3", reason: "ids" });
     expect(report.files[0]).toMatchObject({ checked: 36, drifted: 0, unchecked: 0 });
@@ -41,7 +34,7 @@ describe("slime rollout dumps (.pt) on the command line", () => {
   });
 
   it("mismatch compares the teacher lane against the sampled logprobs", async () => {
-    const { code, out } = await run(["mismatch", rollout, "--json"]);
+    const { code, out } = await runCli(["mismatch", rollout, "--json"]);
     const report = JSON.parse(out);
     expect(report.files[0].trajectories).toHaveLength(36);
     expect(report.files[0].trajectories[0].lanes).toEqual(["teacher", "sampled"]);
@@ -49,7 +42,7 @@ describe("slime rollout dumps (.pt) on the command line", () => {
   });
 
   it("a torch.save file without samples says what it holds, exit 2", async () => {
-    const { code, out } = await run(["validate", fixture("values.pt")]);
+    const { code, out } = await runCli(["validate", fixture("values.pt")]);
     expect(out).toContain("a torch.save file with no rollout samples: keys int64, int32");
     expect(code).toBe(2);
   });
@@ -61,7 +54,7 @@ describe("a file that is not what it seems gets a word, not a JSON error", () =>
   it("a gzip-compressed JSONL file: decompress it first, exit 2", async () => {
     const path = join(dir, "rollouts.jsonl.gz");
     writeFileSync(path, gzipSync('{"tokens": [1, 2], "response_length": 1}\n'));
-    const { code, out } = await run(["validate", path]);
+    const { code, out } = await runCli(["validate", path]);
     expect(out).toBe(
       `${path}: cannot read: a gzip-compressed file: decompress it first (gunzip -k FILE), then open the result`,
     );
@@ -74,7 +67,7 @@ describe("a file that is not what it seems gets a word, not a JSON error", () =>
       path,
       Buffer.from("PK\x03\x04 not really a zip at all, just its magic", "latin1"),
     );
-    const { code, out } = await run(["drift", path]);
+    const { code, out } = await runCli(["drift", path]);
     expect(out).toContain("no ZIP end-of-central-directory record");
     expect(code).toBe(2);
   });
@@ -84,18 +77,18 @@ describe("a --dump-details folder (rollout_data/ + train_data/) opens as one run
   const details = fixture("dump-details");
 
   it("validate and drift read its rollout dump, not the train dump beside it", async () => {
-    const validate = await run(["validate", details]);
+    const validate = await runCli(["validate", details]);
     expect(validate.out).toBe(
       `${details}/rollout_data/3.pt (step 3): slime, 12 trajectories from 12 valid lines (12 lines, 0 blank, 0 bad)`,
     );
     expect(validate.code).toBe(0);
-    const drift = await run(["drift", details, "--json"]);
+    const drift = await runCli(["drift", details, "--json"]);
     expect(JSON.parse(drift.out).files[0]).toMatchObject({ checked: 12, drifted: 0 });
     expect(drift.code).toBe(0);
   });
 
   it("mismatch compares the train dump's trainer lane, joined by rollout_position, with no flag", async () => {
-    const { code, out } = await run(["mismatch", details, "--json"]);
+    const { code, out } = await runCli(["mismatch", details, "--json"]);
     const file = JSON.parse(out).files[0];
     expect(file.trajectories).toHaveLength(12);
     expect(

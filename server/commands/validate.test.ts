@@ -5,14 +5,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { fixtureLines, fixturePath } from "../../src/test/fixtureFiles";
+import { runCommand } from "../../test-support/runCli";
 import { validateCommand } from "./validate";
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await validateCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+const run = (args: string[]) => runCommand(validateCommand, args);
 
 const dir = mkdtempSync(join(tmpdir(), "rollout-lens-validate-"));
 function tempFile(name: string, text: string): string {

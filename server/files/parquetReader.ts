@@ -8,7 +8,7 @@ import {
   readParquetRecords,
 } from "../../src/core/formats/parquet";
 import { READER_MEMORY_LIMIT_MB, readBudgetMs } from "../workers/budgets";
-import { createWorkerPool, type WorkerPool, workerUrl } from "../workers/workerPool";
+import { createLazyWorkerPool, workerUrl } from "../workers/workerPool";
 import type { NumberedLine } from "./readLines";
 
 /*
@@ -49,17 +49,16 @@ export async function readParquetPart(request: ParquetReadRequest): Promise<Parq
 /** Parquet files read at once from the main thread, each on its own worker. */
 const PARQUET_WORKERS = 2;
 
-let pool: WorkerPool<ParquetReadRequest, ParquetReadResult> | undefined;
+const pool = createLazyWorkerPool<ParquetReadRequest, ParquetReadResult>({
+  name: "Parquet reader",
+  url: workerUrl("files", "parquetRead.worker"),
+  size: PARQUET_WORKERS,
+  resourceLimits: { maxOldGenerationSizeMb: READER_MEMORY_LIMIT_MB },
+  unref: true,
+});
 
 function call(request: ParquetReadRequest, label: string, bytes: number) {
   if (!isMainThread) return readParquetPart(request);
-  pool ??= createWorkerPool<ParquetReadRequest, ParquetReadResult>({
-    name: "Parquet reader",
-    url: workerUrl("files", "parquetRead.worker"),
-    size: PARQUET_WORKERS,
-    resourceLimits: { maxOldGenerationSizeMb: READER_MEMORY_LIMIT_MB },
-    unref: true,
-  });
   return pool.call(request, { label, budgetMs: readBudgetMs(bytes) });
 }
 

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import type { StepStats } from "../../src/core/files/stepStats";
 import { READER_MEMORY_LIMIT_MB, readBudgetMs } from "../workers/budgets";
-import { createWorkerPool, type WorkerPool, workerUrl } from "../workers/workerPool";
+import { createLazyWorkerPool, workerUrl } from "../workers/workerPool";
 
 export interface StepStatsRequest {
   readonly path: string;
@@ -26,23 +26,19 @@ const STEP_STATS_WORKERS = 2;
 export function createStepStatsWorker(
   options: { readonly budgetMs?: (bytes: number) => number } = {},
 ): StepStatsWorker {
-  let pool: WorkerPool<StepStatsRequest, StepStats> | undefined;
+  const pool = createLazyWorkerPool<StepStatsRequest, StepStats>({
+    name: "step statistics",
+    url: workerUrl("files", "stepStats.worker"),
+    size: STEP_STATS_WORKERS,
+    resourceLimits: { maxOldGenerationSizeMb: READER_MEMORY_LIMIT_MB },
+    unref: true,
+  });
   return {
     async compute(path, map) {
-      pool ??= createWorkerPool<StepStatsRequest, StepStats>({
-        name: "step statistics",
-        url: workerUrl("files", "stepStats.worker"),
-        size: STEP_STATS_WORKERS,
-        resourceLimits: { maxOldGenerationSizeMb: READER_MEMORY_LIMIT_MB },
-        unref: true,
-      });
       const { size } = await stat(path);
       const budgetMs = (options.budgetMs ?? readBudgetMs)(size);
       return pool.call({ path, ...(map === undefined ? {} : { map }) }, { label: path, budgetMs });
     },
-    async close() {
-      await pool?.close();
-      pool = undefined;
-    },
+    close: () => pool.close(),
   };
 }

@@ -1,3 +1,4 @@
+import { segmentOfToken } from "../../src/core/layout/flatTrajectory";
 import { displayPieces } from "../../src/core/tokenizer/pieces";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
 import { laneNames, laneValues } from "../../src/core/trajectory/lanes";
@@ -34,17 +35,12 @@ function flatten(t: Trajectory): Flat {
     starts.push(ids.length);
     for (const id of s.tokenIds) ids.push(id);
   }
+  starts.push(ids.length);
   return {
     ids,
     at(i) {
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((starts[mid] ?? 0) <= i) lo = mid;
-        else hi = mid - 1;
-      }
-      return { segment: lo, k: i - (starts[lo] ?? 0) };
+      const segment = segmentOfToken(starts, i);
+      return { segment, k: i - (starts[segment] ?? 0) };
     },
   };
 }

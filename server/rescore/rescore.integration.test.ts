@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import { sampledLane } from "../../src/core/trajectory/lanes";
 import type { Trajectory } from "../../src/core/trajectory/types";
+import { modelSegment, promptSegment } from "../../src/test/trajectoryBuilders";
 import { sendJson, startStub } from "../../test-support/sglang/stubUpstream";
 import { buildApp } from "../app";
 import { parseServerConfig } from "../config";
@@ -137,20 +138,8 @@ describe("rescoring against the simulator", () => {
       status: "completed",
       samplingParams: { temperature: 1 },
       segments: [
-        {
-          kind: "prompt",
-          turn: 0,
-          tokenIds: prompt,
-          lossMask: prompt.map(() => 0),
-          logprobs: prompt.map(() => null),
-        },
-        {
-          kind: "model",
-          turn: 1,
-          tokenIds: output,
-          lossMask: output.map(() => 1),
-          logprobs: [...(turn.outputLogprobs ?? [])],
-        },
+        promptSegment(prompt),
+        modelSegment(output, 1, { logprobs: [...(turn.outputLogprobs ?? [])] }),
       ],
       metadata: {},
     };

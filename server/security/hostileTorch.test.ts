@@ -3,18 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CANARY_PATH, hostileTorchFiles } from "../../test-support/hostileCorpus";
-import { main } from "../cli";
+import { runCli } from "../../test-support/runCli";
 
 // Every hostile `.pt` file of the corpus on the command line: exit 2 with its error, nothing run.
 
 const dir = mkdtempSync(join(tmpdir(), "rollout-lens-hostile-pt-"));
-
-async function run(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 describe("hostile .pt files on the command line", () => {
   for (const hostile of hostileTorchFiles()) {
@@ -23,7 +16,7 @@ describe("hostile .pt files on the command line", () => {
       const path = join(dir, hostile.name);
       writeFileSync(path, hostile.bytes);
       for (const command of ["validate", "drift", "mismatch"]) {
-        const { code, out } = await run([command, path]);
+        const { code, out } = await runCli([command, path]);
         expect(out).toContain(`${path}: cannot read: `);
         expect(out).toContain(hostile.expected);
         expect(code).toBe(2);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { trajectoryDecomposition } from "../../src/core/mismatch/decompositionInputs";
 import type { Trajectory } from "../../src/core/trajectory/types";
+import { modelSegment, promptSegment } from "../../src/test/trajectoryBuilders";
 import { callSim } from "../../test-support/sim";
 import { createSimApp, type SimApp } from "./app";
 import { distributionAt } from "./explicitModel";
@@ -67,23 +68,13 @@ function trajectoryOf(prompt: number[], body: Body, rescored: (number | null)[])
     status: "completed",
     samplingParams: { temperature: T, top_p: TOP_P },
     segments: [
-      {
-        kind: "prompt",
-        turn: 0,
-        tokenIds: prompt,
-        lossMask: prompt.map(() => 0),
-        logprobs: prompt.map(() => null),
-      },
-      {
-        kind: "model",
-        turn: 1,
-        tokenIds: out,
-        lossMask: out.map(() => 1),
+      promptSegment(prompt),
+      modelSegment(out, 1, {
         logprobs: meta.output_token_logprobs.map((x) => x[0]),
         topLogprobs: meta.output_top_logprobs.map((list) =>
           list.map(([lp, id]) => ({ tokenId: id, logprob: lp ?? Number.NEGATIVE_INFINITY })),
         ),
-      },
+      }),
     ],
     logprobLanes: { rescored },
     metadata: {

@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Segment, Trajectory } from "../../src/core/trajectory/types";
+import type { Trajectory } from "../../src/core/trajectory/types";
+import { modelSegment, promptSegment } from "../../src/test/trajectoryBuilders";
 import { EpisodeStore, type JournalHeader } from "./episodeStore";
 
 const header: JournalHeader = {
@@ -11,14 +12,8 @@ const header: JournalHeader = {
   format: "rollout-lens/v1",
   metadata: { note: "kept" },
 };
-const prompt: Segment = {
-  kind: "prompt",
-  turn: 0,
-  tokenIds: [1, 2],
-  lossMask: [0, 0],
-  logprobs: [null, null],
-};
-const model: Segment = { kind: "model", turn: 1, tokenIds: [3], lossMask: [1], logprobs: [-0.5] };
+const prompt = promptSegment([1, 2]);
+const model = modelSegment([3], 1, { logprobs: [-0.5] });
 
 function serialize(t: Trajectory) {
   return {

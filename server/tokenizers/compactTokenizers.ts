@@ -13,9 +13,8 @@ import {
   type CompactTokenizerData,
   readCompactTokenizer,
 } from "../../src/core/tokenizer/compactFormat";
-import { compactUnusableReason } from "../../src/core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
-import { createTokenizerFromCompact } from "../../src/tokenizer/compactTokenizerFiles";
+import { usableCompactTokenizer } from "../../src/tokenizer/compactTokenizerFiles";
 import { PACKAGE_ROOT } from "../paths";
 import {
   BUNDLED_TOKENIZERS,
@@ -185,11 +184,9 @@ export async function openDriftTokenizer(nameOrPath: string): Promise<Tokenizer>
     o.status === "fulfilled" ? o.value : undefined,
   ) as [Awaited<ReturnType<typeof compactTokenizerFor>>, unknown, string | undefined];
   const { compact } = found;
-  const isObject = typeof tokenizerConfig === "object" && tokenizerConfig !== null;
   const template = chatTemplate === undefined ? {} : { chatTemplate };
-  if (isObject && !compactUnusableReason(compact, tokenizerConfig as Record<string, unknown>)) {
-    return createTokenizerFromCompact(nameOrPath, { compact, tokenizerConfig, ...template });
-  }
+  const tok = usableCompactTokenizer(nameOrPath, { compact, tokenizerConfig, ...template });
+  if (tok) return tok;
   const tokenizerJson = found.tokenizerJson ?? (await readJson(join(dir, "tokenizer.json"), what));
   // The library (and its BPE over the parsed JSON) only when the compact form cannot serve.
   const { createHfTokenizer } = await import("../../src/tokenizer/hfTokenizer");

@@ -1,4 +1,4 @@
-import { createWorkerPool, type WorkerPool, workerUrl } from "../workers/workerPool";
+import { createLazyWorkerPool, workerUrl } from "../workers/workerPool";
 
 /*
  * Encoding a 1 MB prompt or tool result takes seconds: on the event loop it froze every other
@@ -38,16 +38,15 @@ export function encodeBudgetMs(chars: number): number {
  * with a reason and is replaced.
  */
 export function createOffThreadEncoder(): OffThreadEncoder {
-  let pool: WorkerPool<EncodeRequest, Int32Array> | undefined;
+  const pool = createLazyWorkerPool<EncodeRequest, Int32Array>({
+    name: "tokenizer",
+    url: workerUrl("tokenizers", "encode.worker"),
+    size: ENCODER_WORKERS,
+    resourceLimits: { maxOldGenerationSizeMb: ENCODER_MEMORY_LIMIT_MB },
+    unref: true,
+  });
   return {
     async encode(tokenizer, text) {
-      pool ??= createWorkerPool<EncodeRequest, Int32Array>({
-        name: "tokenizer",
-        url: workerUrl("tokenizers", "encode.worker"),
-        size: ENCODER_WORKERS,
-        resourceLimits: { maxOldGenerationSizeMb: ENCODER_MEMORY_LIMIT_MB },
-        unref: true,
-      });
       const label = `encoding ${text.length} characters with ${tokenizer}`;
       const ids = await pool.call(
         { tokenizer, text },
@@ -55,9 +54,6 @@ export function createOffThreadEncoder(): OffThreadEncoder {
       );
       return Array.from(ids);
     },
-    async close() {
-      await pool?.close();
-      pool = undefined;
-    },
+    close: () => pool.close(),
   };
 }

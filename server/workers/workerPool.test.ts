@@ -2,7 +2,12 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { createWorkerPool, WorkerFailure, type WorkerPool } from "./workerPool";
+import {
+  createLazyWorkerPool,
+  createWorkerPool,
+  WorkerFailure,
+  type WorkerPool,
+} from "./workerPool";
 
 /**
  * A worker speaking workerServe's protocol in plain JS: "echo" answers, "throw" fails the call,
@@ -41,6 +46,19 @@ const start = (size = 1) => {
 };
 
 describe("worker pool", () => {
+  it("a lazy pool starts on its first call and starts again after close; a closed pool refuses", async () => {
+    const options = { name: "test", url, size: 1 };
+    const lazy = createLazyWorkerPool<string, string>(options);
+    pool = lazy;
+    expect(await lazy.kill()).toBe(false);
+    expect(await lazy.call("one", { label: "a.jsonl" })).toBe("one");
+    await lazy.close();
+    expect(await lazy.call("two", { label: "a.jsonl" })).toBe("two");
+    const plain = createWorkerPool<string, string>(options);
+    await plain.close();
+    await expect(plain.call("three", { label: "a.jsonl" })).rejects.toThrow();
+  });
+
   it("passes a call's pieces on, in order, before its result", async () => {
     const p = start();
     const parts: unknown[] = [];

@@ -227,6 +227,27 @@ export function createWorkerPool<Request, Result>(
   return pool;
 }
 
+/**
+ * `createWorkerPool` made on the first call and made again after `close`: the server's background
+ * readers and encoders, closed at shutdown (or by a test) and used again by the next request.
+ */
+export function createLazyWorkerPool<Request, Result>(
+  options: WorkerPoolOptions,
+): WorkerPool<Request, Result> {
+  let pool: WorkerPool<Request, Result> | undefined;
+  return {
+    call(request, callOptions) {
+      pool ??= createWorkerPool<Request, Result>(options);
+      return pool.call(request, callOptions);
+    },
+    kill: async (running) => (pool ? pool.kill(running) : false),
+    async close() {
+      await pool?.close();
+      pool = undefined;
+    },
+  };
+}
+
 /** The pools not yet closed, by name: what `killBusyWorker` looks through. */
 const livePools = new Set<{ readonly name: string; readonly pool: WorkerPool<unknown, unknown> }>();
 

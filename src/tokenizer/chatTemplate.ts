@@ -1,4 +1,5 @@
 import { Template } from "@huggingface/jinja";
+import { isRecord } from "../core/isRecord";
 import { configTokenContent } from "../core/tokenizer/turnEnds";
 import type { ChatTemplateMessage, ChatTemplateOptions } from "../core/tokenizer/types";
 
@@ -12,10 +13,6 @@ const SPECIAL_TOKEN_KEYS = [
   "cls_token",
   "mask_token",
 ] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * The template source: `chat_template` may be a string or a list of `{name, template}`; like HF we use

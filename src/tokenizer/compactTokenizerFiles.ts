@@ -1,5 +1,6 @@
+import { isRecord } from "../core/isRecord";
 import type { CompactTokenizerData } from "../core/tokenizer/compactFormat";
-import { createCompactTokenizer } from "../core/tokenizer/compactTokenizer";
+import { compactUnusableReason, createCompactTokenizer } from "../core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../core/tokenizer/types";
 import { createChatTemplateRenderer } from "./chatTemplate";
 import { familyOfTokenizer, familyRenderer } from "./tokenizerFamily";
@@ -17,11 +18,10 @@ export interface CompactTokenizerFiles {
  * stand in for the library (the caller then builds the library-backed tokenizer).
  */
 export function createTokenizerFromCompact(id: string, files: CompactTokenizerFiles): Tokenizer {
-  const { tokenizerConfig } = files;
-  if (typeof tokenizerConfig !== "object" || tokenizerConfig === null) {
+  const config = files.tokenizerConfig;
+  if (!isRecord(config)) {
     throw new Error(`tokenizer ${id}: tokenizer_config.json must be a JSON object`);
   }
-  const config = tokenizerConfig as Record<string, unknown>;
   // The same family and renderer as the library-backed tokenizer (hfTokenizer.ts) of this folder.
   const family = familyOfTokenizer(id, config, files.chatTemplate);
   return createCompactTokenizer(files.compact, {
@@ -32,4 +32,20 @@ export function createTokenizerFromCompact(id: string, files: CompactTokenizerFi
       createChatTemplateRenderer(id, config, files.chatTemplate),
     family,
   });
+}
+
+/**
+ * The one choice between the compact and the library-backed tokenizer (server and browser drift
+ * checks): the compact one when the folder's tokenizer_config.json is an object and the compact
+ * form can stand in for the library (compactUnusableReason); else undefined, and the caller builds
+ * the library-backed one from the same files.
+ */
+export function usableCompactTokenizer(
+  id: string,
+  files: CompactTokenizerFiles,
+): Tokenizer | undefined {
+  const { compact, tokenizerConfig } = files;
+  if (!isRecord(tokenizerConfig) || compactUnusableReason(compact, tokenizerConfig))
+    return undefined;
+  return createTokenizerFromCompact(id, files);
 }

@@ -4,6 +4,7 @@
 // Neither library can fetch anything: tokenizer files are always handed in, so remote loading is off.
 import { Tokenizer as HfTokenizer } from "@huggingface/tokenizers";
 import type { Family } from "../core/families/types";
+import { isRecord } from "../core/isRecord";
 import { createBpeWordModel, type IdMerges, idMergesOf } from "../core/tokenizer/bpeWord";
 import { pipelineDefinition } from "../core/tokenizer/compactFormat";
 import { turnEndIds } from "../core/tokenizer/turnEnds";
@@ -23,10 +24,6 @@ export interface TokenizerFiles {
   readonly tokenizerConfig: unknown;
   /** Newer HF folders keep the template in `chat_template.jinja` instead of the config. */
   readonly chatTemplate?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Which byte spelling the vocabulary uses, read from the decoder pipeline in tokenizer.json. */

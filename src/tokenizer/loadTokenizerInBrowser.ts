@@ -1,8 +1,7 @@
 import { readCompactTokenizer } from "../core/tokenizer/compactFormat";
-import { compactUnusableReason } from "../core/tokenizer/compactTokenizer";
 import type { Tokenizer } from "../core/tokenizer/types";
 import type { TokenizerFileName } from "../core/tokenizer/wire";
-import { createTokenizerFromCompact } from "./compactTokenizerFiles";
+import { usableCompactTokenizer } from "./compactTokenizerFiles";
 import { createHfTokenizer } from "./hfTokenizer";
 
 export type FetchLike = (url: string) => Promise<Response>;
@@ -79,12 +78,11 @@ export async function loadDriftTokenizerInBrowser(
     fetchFile(fetchImpl, name, "chat_template.jinja"),
   ]);
   const tokenizerConfig = parseJson(name, "tokenizer_config.json", config);
-  if (compactResponse?.ok && typeof tokenizerConfig === "object" && tokenizerConfig !== null) {
+  if (compactResponse?.ok) {
     const compact = readCompactTokenizer(new Uint8Array(await compactResponse.arrayBuffer()));
-    if (!compactUnusableReason(compact, tokenizerConfig as Record<string, unknown>)) {
-      const template = chatTemplate === undefined ? {} : { chatTemplate };
-      return createTokenizerFromCompact(name, { compact, tokenizerConfig, ...template });
-    }
+    const template = chatTemplate === undefined ? {} : { chatTemplate };
+    const tok = usableCompactTokenizer(name, { compact, tokenizerConfig, ...template });
+    if (tok) return tok;
   }
   return loadTokenizerInBrowser(name, fetchImpl);
 }

@@ -1,12 +1,9 @@
 import { familyById, familyOfName, familyOfTemplate } from "../core/families/families";
 import type { Family } from "../core/families/types";
+import { isRecord } from "../core/isRecord";
 
 // Which family a tokenizer folder belongs to and how it renders chat, shared by the library-backed
 // tokenizer (hfTokenizer.ts) and the compact one (compactTokenizerFiles.ts).
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The template source a folder ships (config string, its `tool_use`/`default` entries, or the file). */
 function templateSource(config: Record<string, unknown>, file: string | undefined): string {

@@ -25,17 +25,31 @@ function blobSource(name: string, bytes: Uint8Array, reads: number[]) {
   };
 }
 
+const slimeBytes = fixture("slime-rollout.pt");
+
+/** The slime fixture dump as the file worker opens it; each read's length goes to `reads`. */
+async function slimeRecords(reads: number[] = []): Promise<RecordSource> {
+  const source = blobSource("slime-rollout.pt", slimeBytes, reads);
+  return (await recordSourceOf(
+    source,
+    "slime-rollout.pt",
+    slimeBytes.length,
+    undefined,
+  )) as RecordSource;
+}
+
+/** Sample `k` of the slime fixture dump, read as the file worker reads it, into trajectories. */
+async function slimeSample(k: number) {
+  const [record] = await (await slimeRecords()).read(k, k + 1);
+  const result = readRolloutValue(record as Record<string, unknown>, k + 1);
+  if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));
+  return result.trajectories;
+}
+
 describe("a slime rollout dump (.pt) in the file worker", () => {
   it("indexes every sample as a row, reading the file by byte range", async () => {
-    const bytes = fixture("slime-rollout.pt");
     const reads: number[] = [];
-    const source = blobSource("slime-rollout.pt", bytes, reads);
-    const records = (await recordSourceOf(
-      source,
-      "slime-rollout.pt",
-      bytes.length,
-      undefined,
-    )) as RecordSource;
+    const records = await slimeRecords(reads);
     expect(records.rows).toBe(36);
     const index = createFileIndex("slime-rollout.pt");
     for await (const _ of indexRecords(records, index));
@@ -44,22 +58,11 @@ describe("a slime rollout dump (.pt) in the file worker", () => {
     expect(index.rows[0]).toMatchObject({ line: 1, group: "0", reward: 1 });
     expect(index.rows[8]).toMatchObject({ status: "truncated" });
     // No read copies the whole file: the pickle once, the storages in ranges.
-    expect(Math.max(...reads)).toBeLessThan(bytes.length);
+    expect(Math.max(...reads)).toBeLessThan(slimeBytes.length);
   });
 
   it("a sample opens with its lanes and its routed experts kept as routing metadata", async () => {
-    const bytes = fixture("slime-rollout.pt");
-    const source = blobSource("slime-rollout.pt", bytes, []);
-    const records = (await recordSourceOf(
-      source,
-      "slime-rollout.pt",
-      bytes.length,
-      undefined,
-    )) as RecordSource;
-    const [record] = await records.read(0, 1);
-    const result = readRolloutValue(record as Record<string, unknown>, 1);
-    if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));
-    const [t] = result.trajectories;
+    const [t] = await slimeSample(0);
     const tokens = t?.segments.reduce((n, s) => n + s.tokenIds.length, 0) ?? 0;
     expect(Object.keys(t?.logprobLanes ?? {})).toEqual(["teacher"]);
     expect(t?.metadata.rollout_routed_experts).toHaveLength(tokens - 1);
@@ -68,18 +71,7 @@ describe("a slime rollout dump (.pt) in the file worker", () => {
   });
 
   it("the demoted model span of sample 5 (mask 0, real logprobs) is a model segment not trained", async () => {
-    const bytes = fixture("slime-rollout.pt");
-    const source = blobSource("slime-rollout.pt", bytes, []);
-    const records = (await recordSourceOf(
-      source,
-      "slime-rollout.pt",
-      bytes.length,
-      undefined,
-    )) as RecordSource;
-    const [record] = await records.read(5, 6);
-    const result = readRolloutValue(record as Record<string, unknown>, 6);
-    if (result.kind !== "trajectories") throw new Error(JSON.stringify(result));
-    const segments = result.trajectories[0]?.segments ?? [];
+    const segments = (await slimeSample(5))[0]?.segments ?? [];
     expect(segments.map((s) => (s.untrained ? "model-untrained" : s.kind))).toEqual([
       "prompt",
       "model-untrained",

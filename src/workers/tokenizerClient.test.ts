@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { controlTokenIds } from "../core/tokenizer/controlTokens";
 import { CONTINUATION_MARKER } from "../core/tokenizer/pieces";
 import { createFakeTokenizer, FAKE_IM_END } from "../test/fakeTokenizer";
-import type { TokenizerResponse } from "../tokenizer/tokenizerProtocol";
-import { createTokenizerService, transferablesOf } from "../tokenizer/tokenizerService";
-import { createTokenizerClient, type WorkerPort } from "./tokenizerClient";
+import { tokenizerServicePort } from "../test/tokenizerServicePort";
+import { createTokenizerClient } from "./tokenizerClient";
 
 const fake = createFakeTokenizer();
 const loadFake = async (name: string) => {
@@ -13,23 +12,7 @@ const loadFake = async (name: string) => {
   return fake;
 };
 
-/** Runs the worker's service behind a port, cloning and transferring messages as postMessage does. */
-function fakeWorkerPort(): WorkerPort {
-  const service = createTokenizerService(loadFake);
-  let deliver: (response: TokenizerResponse) => void = () => {};
-  return {
-    post(message, transfer) {
-      const request = structuredClone(message, { transfer });
-      void service.handle(request).then((response) => {
-        deliver(structuredClone(response, { transfer: transferablesOf(response) }));
-      });
-    },
-    listen(onResponse) {
-      deliver = onResponse;
-    },
-    terminate() {},
-  };
-}
+const fakeWorkerPort = () => tokenizerServicePort(loadFake);
 
 describe.each([
   ["through a worker port", () => createTokenizerClient({ port: fakeWorkerPort() })],

@@ -3,27 +3,8 @@ import { loadTokenizer } from "../../test-support/tokenizers";
 import { checkTurnPrefixes } from "../core/drift/prefixCheck";
 import { readRolloutLine } from "../core/formats/readRolloutLine";
 import { fixtureLines } from "../test/fixtureFiles";
-import type { TokenizerResponse } from "../tokenizer/tokenizerProtocol";
-import { createTokenizerService, transferablesOf } from "../tokenizer/tokenizerService";
-import { createTokenizerClient, type WorkerPort } from "./tokenizerClient";
-
-/** The worker's service with the real tokenizers, messages cloned as postMessage clones them. */
-function workerPort(): WorkerPort {
-  const service = createTokenizerService(loadTokenizer);
-  let deliver: (response: TokenizerResponse) => void = () => {};
-  return {
-    post(message, transfer) {
-      const request = structuredClone(message, { transfer });
-      void service.handle(request).then((response) => {
-        deliver(structuredClone(response, { transfer: transferablesOf(response) }));
-      });
-    },
-    listen(onResponse) {
-      deliver = onResponse;
-    },
-    terminate() {},
-  };
-}
+import { tokenizerServicePort } from "../test/tokenizerServicePort";
+import { createTokenizerClient } from "./tokenizerClient";
 
 function strippedThinking() {
   const [line = ""] = fixtureLines("qwen3-stripped-thinking.jsonl");
@@ -36,7 +17,7 @@ function strippedThinking() {
 describe("the per-turn prefix check in the tokenizer worker", () => {
   it("answers what the core check gives on the whole trajectory, from the slim input it is sent", async () => {
     const t = strippedThinking();
-    const client = createTokenizerClient({ port: workerPort() });
+    const client = createTokenizerClient({ port: tokenizerServicePort(loadTokenizer) });
     const report = await client.turns("qwen3", t);
     expect(report).toEqual(checkTurnPrefixes(t, await loadTokenizer("qwen3")));
     expect(report.turns.map((k) => [k.turn, k.class, k.rule ?? null])).toEqual([

@@ -3,6 +3,7 @@ import { parseJsonLine } from "../formats/jsonLine";
 import { type ParquetFile, readParquetRecords } from "../formats/parquet";
 import { detectFormat } from "../formats/readRolloutLine";
 import type { FormatId, LineError } from "../formats/types";
+import { isRecord } from "../isRecord";
 import { addSummary, type FileIndex, type IndexDelta } from "./fileIndexer";
 import { summarizeParquetRows } from "./parquetSummaries";
 import { type RowSummary, summarizeRecord } from "./rowSummary";
@@ -98,11 +99,9 @@ export function memoryRecordSource(
   mapping?: ColumnMapping,
 ): RecordSource {
   const first = records[0];
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
   return {
     rows: records.length,
-    columns: isObject(first) ? Object.keys(first) : [],
+    columns: isRecord(first) ? Object.keys(first) : [],
     groups: [{ start: 0, rows: records.length, bytes }],
     read: async (start, end) => records.slice(start, end),
     ...(mapping ? { mapping } : {}),
@@ -116,9 +115,7 @@ export function memoryRecordSource(
 export async function needsColumnMapping(source: RecordSource): Promise<boolean> {
   if (source.mapping || source.rows === 0 || source.columns.length === 0) return false;
   const [first] = await source.read(0, 1);
-  return typeof first === "object" && first !== null && !Array.isArray(first)
-    ? detectFormat(first as Record<string, unknown>) === undefined
-    : false;
+  return isRecord(first) && detectFormat(first) === undefined;
 }
 
 /**

@@ -4,6 +4,8 @@
  * checked to cover the work exactly once. Pure: the CLI reads the files and prints.
  */
 
+import { isRecord } from "../isRecord";
+
 /** One report as read, with the name it is reported under (its file path). */
 export interface NamedReport {
   readonly name: string;
@@ -12,6 +14,9 @@ export interface NamedReport {
 
 export type Json = Record<string, unknown>;
 
+/** The one JSON-object guard, under the name the drift and mismatch merge-reports import. */
+export { isRecord as isObject };
+
 /** A file entry of a report, with where it came from. */
 export interface Part {
   /** The report's position among the inputs (the same file may be given twice). */
@@ -19,10 +24,6 @@ export interface Part {
   readonly from: string;
   readonly file: Json;
   readonly range?: { start: number; end: number; size: number };
-}
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function place(line: unknown, row: unknown): string {
@@ -37,7 +38,7 @@ export function byLine(a: Json, b: Json): number {
 export function arrayField(part: Part, key: string, errors: string[]): Json[] {
   const value = part.file[key];
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every(isObject)) {
+  if (!Array.isArray(value) || !value.every(isRecord)) {
     errors.push(`${part.from}: ${String(part.file.path)}: "${key}" must be an array of objects`);
     return [];
   }
@@ -54,8 +55,8 @@ export function numberField(part: Part, key: string, errors: string[]): number {
 /** The shards the reports say they are: each of 0..N-1 exactly once, or none named at all. */
 export function checkShards(reports: readonly NamedReport[], errors: string[]): void {
   const named = reports.flatMap(({ name, report }) => {
-    const shard = isObject(report) ? report.shard : undefined;
-    return isObject(shard)
+    const shard = isRecord(report) ? report.shard : undefined;
+    return isRecord(shard)
       ? [{ name, index: Number(shard.index), count: Number(shard.count) }]
       : [];
   });
@@ -151,18 +152,18 @@ export function partsByPath(
 ): Map<string, Part[]> {
   const byPath = new Map<string, Part[]>();
   for (const [at, { name, report }] of reports.entries()) {
-    const files = isObject(report) ? report.files : undefined;
+    const files = isRecord(report) ? report.files : undefined;
     if (!Array.isArray(files)) {
       errors.push(`${name}: not ${what} (no "files" array)`);
       continue;
     }
     files.forEach((file, k) => {
-      if (!isObject(file) || typeof file.path !== "string") {
+      if (!isRecord(file) || typeof file.path !== "string") {
         errors.push(`${name}: files[${k}] has no "path"`);
         return;
       }
       const s = file.shard;
-      const range = isObject(s)
+      const range = isRecord(s)
         ? { start: Number(s.start), end: Number(s.end), size: Number(s.size) }
         : undefined;
       const parts = byPath.get(file.path) ?? [];

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import { openTorchFile, plainValues, type TorchFile } from "../torch/torchFile";
 import { type ByteRangeFile, TorchFileError } from "../torch/zipEntries";
 import type { RecordSource } from "./recordIndexer";
@@ -25,14 +26,10 @@ export interface TorchDump {
 /** Samples read together when indexing (one chunk of the record source). */
 export const TORCH_CHUNK_ROWS = 256;
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** The top-level keys of a torch.save value, for an error that says what the file holds. */
 function describeRoot(root: unknown): string {
   if (Array.isArray(root)) return `a list of ${root.length} values`;
-  if (!isObject(root)) return `a ${root === null ? "None" : typeof root} value`;
+  if (!isRecord(root)) return `a ${root === null ? "None" : typeof root} value`;
   const keys = Object.keys(root);
   return keys.length === 0
     ? "an empty dict"
@@ -42,12 +39,12 @@ function describeRoot(root: unknown): string {
 /** The slime/miles dump a torch.save file holds, or an error saying what it holds instead. */
 export function torchDumpOf(torch: TorchFile): TorchDump {
   const root = torch.root;
-  const samples = isObject(root) ? root.samples : undefined;
-  if (!isObject(root) || !Array.isArray(samples)) {
+  const samples = isRecord(root) ? root.samples : undefined;
+  if (!isRecord(root) || !Array.isArray(samples)) {
     throw new TorchFileError(`a torch.save file with no rollout samples: ${describeRoot(root)}`);
   }
   const { samples: _samples, ...header } = root;
-  const first = samples.find(isObject);
+  const first = samples.find(isRecord);
   const isTrain =
     header.format_version !== undefined && first !== undefined && !("tokens" in first);
   return { kind: isTrain ? "train" : "rollout", torch, samples, header };
@@ -55,9 +52,9 @@ export function torchDumpOf(torch: TorchFile): TorchDump {
 
 /** Sample `k` of a rollout dump as the record the slime reader reads: plain values, dump noted. */
 export function rolloutRecord(sample: unknown, header: Readonly<Record<string, unknown>>): unknown {
-  if (!isObject(sample)) return sample;
+  if (!isRecord(sample)) return sample;
   const dump: Record<string, unknown> = { rollout_id: header.rollout_id ?? null };
-  if (isObject(header.metadata) && Object.keys(header.metadata).length > 0) {
+  if (isRecord(header.metadata) && Object.keys(header.metadata).length > 0) {
     dump.metadata = header.metadata;
   }
   return { ...sample, slime_dump: dump };
@@ -86,7 +83,7 @@ export function torchRecordSource(dump: TorchDump, train?: TrainJoin): RecordSou
   }
   return {
     rows,
-    columns: isObject(first) ? Object.keys(first) : [],
+    columns: isRecord(first) ? Object.keys(first) : [],
     groups,
     read: async (start, end) => {
       const plain = (await plainValues(dump.torch, dump.samples.slice(start, end))) as unknown[];
@@ -94,7 +91,7 @@ export function torchRecordSource(dump: TorchDump, train?: TrainJoin): RecordSou
       if (!train) return records;
       return Promise.all(
         records.map(async (record, k) => {
-          if (!isObject(record)) return record;
+          if (!isRecord(record)) return record;
           const trainSample = await trainSampleFor(train, start + k, record.index);
           return trainSample ? withTrainSample(record, trainSample) : record;
         }),

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import { plainValues } from "../torch/torchFile";
 import type { TorchDump } from "./torchRecords";
 
@@ -57,14 +58,10 @@ export interface TrainJoin {
   readonly entries: ReadonlyMap<number, TrainEntry>;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** The join of train dumps' samples (several ranks' files together), or undefined when none. */
 export function trainJoinOf(dumps: readonly TorchDump[]): TrainJoin | undefined {
   const samples = dumps.flatMap((dump) =>
-    dump.samples.filter(isObject).map((sample) => ({ dump, sample })),
+    dump.samples.filter(isRecord).map((sample) => ({ dump, sample })),
   );
   if (samples.length === 0) return undefined;
   const key = samples.every((s) => typeof s.sample.rollout_position === "number")
@@ -111,7 +108,7 @@ export function withTrainSample(
     values.length === response
       ? (new Array(prompt).fill(null) as (number | null)[]).concat(values)
       : values;
-  const lanes: Record<string, unknown> = isObject(record.logprob_lanes)
+  const lanes: Record<string, unknown> = isRecord(record.logprob_lanes)
     ? { ...record.logprob_lanes }
     : {};
   const {

@@ -1,3 +1,5 @@
+import { isRecord } from "../isRecord";
+import { segmentOfToken } from "../layout/flatTrajectory";
 import type { TopLogprob, Trajectory, TrajectoryStatus } from "../trajectory/types";
 
 /** One node of a recorded tree path: `[start, end)` in the member's own token indices. */
@@ -40,10 +42,6 @@ export interface ForestMember {
   readonly topKAt: (i: number) => readonly TopLogprob[] | undefined;
 }
 
-function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function pathNodeOf(v: unknown): RecordedPathNode | string {
   if (!isRecord(v)) return "expected an object";
   const { id, parent, start, end } = v;
@@ -81,16 +79,11 @@ function segmentLookup(t: Trajectory): (i: number) => { s: number; k: number } |
     starts.push(n);
     n += s.tokenIds.length;
   }
+  starts.push(n);
   return (i) => {
     if (i < 0 || i >= n) return undefined;
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] ?? 0) <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    return { s: lo, k: i - (starts[lo] ?? 0) };
+    const s = segmentOfToken(starts, i);
+    return { s, k: i - (starts[s] ?? 0) };
   };
 }
 

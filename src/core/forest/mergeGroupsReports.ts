@@ -7,13 +7,13 @@ import {
   agreed,
   arrayField,
   checkShards,
-  isObject,
   type Json,
   type NamedReport,
   type Part,
   partsByPath,
   sortedPaths,
 } from "../files/shardReports";
+import { isRecord } from "../isRecord";
 
 /** The merged report (`{"files"}`, as `groups --json`) or why it cannot be made. */
 export type GroupsMergeResult =
@@ -22,9 +22,9 @@ export type GroupsMergeResult =
 
 /** True when every file entry of `report` lists groups: a `groups --json` report. */
 export function isGroupsReport(report: unknown): boolean {
-  const files = isObject(report) ? report.files : undefined;
+  const files = isRecord(report) ? report.files : undefined;
   return (
-    Array.isArray(files) && files.length > 0 && files.every((f) => isObject(f) && "groups" in f)
+    Array.isArray(files) && files.length > 0 && files.every((f) => isRecord(f) && "groups" in f)
   );
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isRecord } from "../isRecord";
 import { turnsOf } from "../trajectory/flatten";
 import type { ChatMessage, Segment, SegmentKind, ToolCall, Trajectory } from "../trajectory/types";
 import { isLogprobArray, isTokenIdArray } from "./fastArrays";
@@ -114,10 +115,6 @@ export interface AtifLinks {
   /** Token contexts of the same document before and after this one. */
   readonly previousPart?: string;
   readonly nextPart?: string;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The text of a step message: a string, or (v1.6) the text parts of a content-part list. */

@@ -1,6 +1,7 @@
+import { isRecord } from "../isRecord";
 import { turnTexts } from "../trajectory/turnTexts";
 import type { Segment, Trajectory } from "../trajectory/types";
-import { ATIF_META, ATIF_WRITE_VERSION, type AtifPlacement, isRecord, linksOf } from "./atif";
+import { ATIF_META, ATIF_WRITE_VERSION, type AtifPlacement, linksOf } from "./atif";
 
 /*
  * ATIF written (docs/format.md "ATIF"): trajectories read from an ATIF document put back into it,

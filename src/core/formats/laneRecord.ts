@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { LaneInfo, LaneValues } from "../trajectory/types";
 import { parseJsonLine, stringifyJsonLine } from "./jsonLine";
 import { type LaneInfoWire, laneInfoToWire } from "./lanesWire";
@@ -41,9 +42,7 @@ export function addLaneToRecord(
 }
 
 function objectOr(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isRecord(value) ? value : {};
 }
 
 function withLaneKeys(

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import { checkTrajectory } from "../trajectory/invariants";
 import { atifAdapter } from "./atif";
 import { atroposAdapter } from "./atropos";
@@ -55,10 +56,6 @@ export const ADAPTERS: readonly FormatAdapter[] = [
     detect: (v) => textTableAdapter.detect(v) && !PRODUCER_ADAPTERS.some((a) => a.detect(v)),
   },
 ];
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The format a parsed line looks like, by its keys; undefined when none matches. */
 export function detectFormat(value: Readonly<Record<string, unknown>>): FormatId | undefined {

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { ChatMessage, Trajectory, TrajectoryStatus } from "../trajectory/types";
 import { contentText } from "./textRecords";
 import type { FormatAdapter, FormatId, ReadContext, ReadResult } from "./types";
@@ -11,10 +12,6 @@ import type { FormatAdapter, FormatId, ReadContext, ReadResult } from "./types";
  */
 
 type Rec = Readonly<Record<string, unknown>>;
-
-function isRecord(value: unknown): value is Rec {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function toMessages(value: unknown): ChatMessage[] {
   if (!Array.isArray(value)) return [];

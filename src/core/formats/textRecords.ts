@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { ChatMessage, Trajectory } from "../trajectory/types";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 import { remainder } from "./wireSchemas";
@@ -9,10 +10,6 @@ import { remainder } from "./wireSchemas";
  * trajectory table (`write_trajectory_groups_parquet`, a `messages` list of structs). Like verl
  * they open as text and rewards; every column stays verbatim in metadata so a line writes back.
  */
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** A message's text: a string, or the text parts of an OpenAI content-part list. */
 export function contentText(content: unknown): string {

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { ChatMessage, Trajectory, TrajectoryStatus } from "../trajectory/types";
 import { isLogprobArray, isTokenIdArray } from "./fastArrays";
 import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
@@ -34,10 +35,6 @@ const TRUNCATING = new Set([
 ]);
 
 type Rec = Readonly<Record<string, unknown>>;
-
-function isRecord(value: unknown): value is Rec {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function fail(field: string, message: string): { ok: false; error: FieldError } {
   return { ok: false, error: { field, message } };

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { Segment, Trajectory } from "../trajectory/types";
+import {
+  modelSegment,
+  promptSegment,
+  toolSegment,
+  trajectory,
+} from "../../test/trajectoryBuilders";
+import type { Segment } from "../trajectory/types";
 import {
   cutoffReason,
   flattenTrajectory,
@@ -7,25 +13,9 @@ import {
   segmentOfToken,
 } from "./flatTrajectory";
 
-function trajectory(segments: Segment[]): Trajectory {
-  return {
-    id: "t1",
-    source: { kind: "live" },
-    format: "rollout-lens/v1",
-    status: "completed",
-    segments,
-    metadata: {},
-  };
-}
-const prompt: Segment = {
-  kind: "prompt",
-  turn: 0,
-  tokenIds: [1, 2],
-  lossMask: [0, 0],
-  logprobs: [null, null],
-};
-const model: Segment = { kind: "model", turn: 1, tokenIds: [3], lossMask: [1], logprobs: [-0.5] };
-const empty: Segment = { kind: "tool", turn: 2, tokenIds: [], lossMask: [], logprobs: [] };
+const prompt = promptSegment([1, 2]);
+const model = modelSegment([3], 1, { logprobs: [-0.5] });
+const empty = toolSegment([], 2);
 
 describe("flattenTrajectory", () => {
   it("concatenates segments, NaN for unrecorded logprobs", () => {

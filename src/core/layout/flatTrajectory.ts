@@ -66,8 +66,14 @@ export function flattenTrajectory(trajectory: Trajectory): FlatTrajectory {
   };
 }
 
-/** Segment index holding a token (binary search over segment starts, token-index space). */
-export function segmentOfToken(segmentStarts: Int32Array, token: TokenIndex | number): number {
+/**
+ * Segment index holding a token (binary search over segment starts, token-index space);
+ * `segmentStarts` has one entry a segment plus the token count, as FlatTrajectory's.
+ */
+export function segmentOfToken(
+  segmentStarts: ArrayLike<number>,
+  token: TokenIndex | number,
+): number {
   let lo = 0;
   let hi = segmentStarts.length - 2;
   while (lo < hi) {

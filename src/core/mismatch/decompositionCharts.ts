@@ -47,6 +47,23 @@ export interface RowDecomposition {
   readonly meanAbsResidual: number;
 }
 
+/** The counts a row's summary adds to the charts; charts add them to each other too. */
+const COUNTS = [
+  "compared",
+  "known",
+  "approximate",
+  "unknownTemperature",
+  "unknownSupport",
+  "outsideDelta",
+  "outsideResidual",
+] as const;
+/** The sums of |terms| over the known tokens, in the charts and in each bucket. */
+const SUMS = ["sumAbsDelta", "sumAbsTemperature", "sumAbsSupport", "sumAbsResidual"] as const;
+const BUCKET_SUMS = ["known", "sumAbsTemperature", "sumAbsSupport", "sumAbsResidual"] as const;
+const VERDICTS = ["none", "spurious", "real", "unchecked"] as const satisfies readonly RowVerdict[];
+
+type Counts = Pick<DecompositionSummary, (typeof COUNTS)[number]>;
+
 export function emptyDecompositionCharts(): DecompositionCharts {
   return {
     rows: { none: 0, spurious: 0, real: 0, unchecked: 0 },
@@ -63,6 +80,11 @@ export function emptyDecompositionCharts(): DecompositionCharts {
     sumAbsResidual: 0,
     byPosition: [],
   };
+}
+
+function addCounts(charts: DecompositionCharts, verdict: RowVerdict, counts: Counts): void {
+  charts.rows[verdict]++;
+  for (const f of COUNTS) charts[f] += counts[f];
 }
 
 function bucketAt(buckets: DecompositionBucket[], b: number): DecompositionBucket {
@@ -96,14 +118,7 @@ export function rowDecomposition(s: DecompositionSummary): RowDecomposition {
 /** One trajectory's decomposition into the charts; its row summary back. */
 export function addDecomposition(charts: DecompositionCharts, d: Decomposition): RowDecomposition {
   const s = d.summary;
-  charts.rows[s.verdict]++;
-  charts.compared += s.compared;
-  charts.known += s.known;
-  charts.approximate += s.approximate;
-  charts.unknownTemperature += s.unknownTemperature;
-  charts.unknownSupport += s.unknownSupport;
-  charts.outsideDelta += s.outsideDelta;
-  charts.outsideResidual += s.outsideResidual;
+  addCounts(charts, s.verdict, s);
   const { temperature, support, residual } = d;
   for (let k = 0; k < residual.length; k++) {
     const res = residual[k] as number;
@@ -135,10 +150,8 @@ export function addUnknownRow(
   unknownSupport = compared,
 ): RowDecomposition {
   const verdict: RowVerdict = compared === 0 ? "none" : "unchecked";
-  charts.rows[verdict]++;
-  charts.compared += compared;
-  charts.unknownTemperature += compared;
-  charts.unknownSupport += unknownSupport;
+  const counts = { compared, known: 0, approximate: 0, outsideDelta: 0, outsideResidual: 0 };
+  addCounts(charts, verdict, { ...counts, unknownTemperature: compared, unknownSupport });
   return {
     verdict,
     compared,
@@ -155,23 +168,10 @@ export function mergeDecompositionCharts(
   into: DecompositionCharts,
   from: DecompositionCharts,
 ): void {
-  for (const v of ["none", "spurious", "real", "unchecked"] as const) into.rows[v] += from.rows[v];
-  into.compared += from.compared;
-  into.known += from.known;
-  into.approximate += from.approximate;
-  into.unknownTemperature += from.unknownTemperature;
-  into.unknownSupport += from.unknownSupport;
-  into.outsideDelta += from.outsideDelta;
-  into.outsideResidual += from.outsideResidual;
-  into.sumAbsDelta += from.sumAbsDelta;
-  into.sumAbsTemperature += from.sumAbsTemperature;
-  into.sumAbsSupport += from.sumAbsSupport;
-  into.sumAbsResidual += from.sumAbsResidual;
+  for (const v of VERDICTS) into.rows[v] += from.rows[v];
+  for (const f of [...COUNTS, ...SUMS]) into[f] += from[f];
   from.byPosition.forEach((b, i) => {
     const to = bucketAt(into.byPosition, i);
-    to.known += b.known;
-    to.sumAbsTemperature += b.sumAbsTemperature;
-    to.sumAbsSupport += b.sumAbsSupport;
-    to.sumAbsResidual += b.sumAbsResidual;
+    for (const f of BUCKET_SUMS) to[f] += b[f];
   });
 }

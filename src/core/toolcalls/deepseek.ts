@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { ToolCall } from "../trajectory/types";
 import { callId, type ToolCallParser } from "./types";
 
@@ -8,10 +9,6 @@ import { callId, type ToolCallParser } from "./types";
  */
 const CALL =
   /<｜tool▁call▁begin｜>([^<]*?)<｜tool▁sep｜>([^\n<]*)\n```(?:json)?\n([\s\S]*?)\n```<｜tool▁call▁end｜>/g;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 export const deepseekParser: ToolCallParser = {
   name: "deepseek_v3",

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { ToolCall } from "../trajectory/types";
 import { callId, type ToolCallParser, UNKNOWN_TOOL } from "./types";
 
@@ -45,10 +46,6 @@ export function parseHarmonyMessages(text: string): HarmonyMessage[] {
     if (match.index + match[0].length >= text.length) break;
   }
   return messages;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function harmonyCall(index: number, message: HarmonyMessage): ToolCall {

@@ -1,12 +1,9 @@
+import { isRecord } from "../isRecord";
 import type { ToolCall } from "../trajectory/types";
 import { findCallBlocks } from "./markup";
 import { callId, type ToolCallParser, UNKNOWN_TOOL } from "./types";
 
 const NAME_IN_RAW = /"name"\s*:\s*"([^"]+)"/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function errorCall(id: string, raw: string, span: readonly [number, number], error: string) {
   // The name is recovered from the raw text so the error result can say which tool was meant.

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { ToolCall } from "../trajectory/types";
 import { callId, type ToolCallParser, UNKNOWN_TOOL } from "./types";
 
@@ -26,10 +27,6 @@ function objectEnd(text: string, start: number): number {
     }
   }
   return -1;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function parseCall(index: number, raw: string, span: readonly [number, number]): ToolCall {

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import {
   NumpyArrayRef,
   numpyElementType,
@@ -243,12 +244,12 @@ export function buildState(target: unknown, state: unknown): unknown {
   }
   if (target instanceof NumpyArrayRef) return numpyArrayState(target, state);
   if (target instanceof TensorRef) return target;
-  if (typeof target === "object" && target !== null && !Array.isArray(target)) {
+  if (isRecord(target)) {
     // `(dict_state, slot_state)` or a dict: both become attributes.
     const parts = Array.isArray(state) ? state : [state];
     for (const part of parts) {
-      if (typeof part !== "object" || part === null || Array.isArray(part)) continue;
-      for (const [k, v] of Object.entries(part)) setKey(target as Record<string, unknown>, k, v);
+      if (!isRecord(part)) continue;
+      for (const [k, v] of Object.entries(part)) setKey(target, k, v);
     }
     return target;
   }
