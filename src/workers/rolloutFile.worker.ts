@@ -107,16 +107,31 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
     await indexRecordFile(bytes, source.name, firstSize, records);
     return;
   }
+  let head: Uint8Array | undefined;
   if (!mapping) {
     // JSON lines no format reads (their first record's keys): ask for a mapping, as for a table.
-    const head = await firstLines(bytes, firstSize);
+    head = await firstLines(bytes, firstSize);
     const columns = jsonLinesNeedingMapping(decode(head), head.length >= firstSize);
     if (columns) {
       post({ type: "mapping-needed", columns, suggested: suggestColumnMapping(columns) });
       return;
     }
   }
-  const index = createFileIndex(source.name, mapping);
+  await indexLines(source, bytes, tail, head && { bytes: head, size: firstSize }, current);
+}
+
+/**
+ * Indexes a JSONL file from its start; `head` (its first bytes, already read: its first line at
+ * least, and the file's size then) first, so the first row is listed, and can be read, at once.
+ */
+async function indexLines(
+  source: RolloutFileSource,
+  bytes: ByteSource,
+  tail: boolean,
+  head: { readonly bytes: Uint8Array; readonly size: number } | undefined,
+  current: () => boolean,
+): Promise<void> {
+  const index = createFileIndex(source.name, source.mapping);
   opened = { source: bytes, name: source.name, index };
   const started = performance.now();
   let chunkSize = FIRST_CHUNK;
@@ -132,6 +147,10 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
       elapsedMs: performance.now() - started,
       caughtUp,
     });
+  if (head !== undefined && head.bytes.length > 0) {
+    report(indexChunk(index, head.bytes, decode), head.size, false);
+    chunkSize = CHUNK;
+  }
   for (;;) {
     const size = await bytes.size();
     if (!current()) return;

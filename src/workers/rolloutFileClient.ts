@@ -125,6 +125,24 @@ export class RolloutFileClient {
     );
   }
 
+  /**
+   * Row `index` parsed, asked for the moment the index reaches it (a deep link's row is read as
+   * soon as its line is indexed, not after the page has re-rendered with its summary). Stays
+   * pending while the row is not indexed, and when indexing fails first (the page shows why).
+   */
+  readWhenIndexed(index: number): Promise<Trajectory> {
+    return new Promise<void>((resolve) => {
+      const check = () => {
+        const { rows, failure } = this.state;
+        if (rows.length <= index && failure === undefined) return;
+        unsubscribe();
+        if (rows.length > index) resolve();
+      };
+      const unsubscribe = this.subscribe(check);
+      check();
+    }).then(() => this.read(index));
+  }
+
   /** The forest and forensics of one group: the rows at `indices`, keyed `key` (docs/forest.md). */
   forest(key: string, indices: readonly number[]): Promise<LocatedForest> {
     return this.rpc.request(
