@@ -36,6 +36,8 @@ let opened:
       index: ReturnType<typeof createFileIndex>;
       /** Set for a Parquet file or a JSON document: records are read from it, not by line offsets. */
       records?: RecordSource;
+      /** The JSONL file's first bytes, read before indexing: its first lines are read from them. */
+      head?: Uint8Array;
     }
   | undefined;
 let paused = false;
@@ -132,7 +134,9 @@ async function indexLines(
   current: () => boolean,
 ): Promise<void> {
   const index = createFileIndex(source.name, source.mapping);
-  opened = { source: bytes, name: source.name, index };
+  // The head is kept for reads up to a chunk's size (a 64 MB first line is read again instead).
+  const kept = head && head.bytes.length <= CHUNK ? { head: head.bytes } : {};
+  opened = { source: bytes, name: source.name, index, ...kept };
   const started = performance.now();
   let chunkSize = FIRST_CHUNK;
   const report = (delta: IndexDelta, totalBytes: number, caughtUp: boolean) =>
@@ -178,14 +182,17 @@ async function indexLines(
 /** The trajectories of 1-based line `line` (a Parquet or JSON record's, for record files). */
 async function readLine(line: number): Promise<readonly Trajectory[]> {
   if (!opened) throw new Error("no file is open");
-  const { index, source, name, records } = opened;
+  const { index, source, name, records, head } = opened;
   let result: ReturnType<typeof readRolloutLine>;
   if (records) {
     const [record] = await records.read(line - 1, line);
     result = readRolloutValue(record, line, index.format, name, records.mapping);
   } else {
     const [start, end] = lineRange(index.lines, line - 1);
-    const text = decode(await source.read(start, end));
+    // Lines never change once written (a tailed file only grows), so the head's bytes stay true.
+    const bytes =
+      head && end <= head.length ? head.subarray(start, end) : await source.read(start, end);
+    const text = decode(bytes);
     result = readRolloutLine(
       text.endsWith("\r") ? text.slice(0, -1) : text,
       line,
