@@ -1,10 +1,11 @@
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import "./app/startFirstRoute";
+import { QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./app/App";
+import { queryClient } from "./app/queryClient";
 import "./app/global.css";
 
-const queryClient = new QueryClient();
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");
 

@@ -10,6 +10,9 @@ const catalogSchema = z.object({
   tokenizers: z.array(z.object({ name: z.string(), source: z.string() })),
 });
 
+/** `GET /api/tokenizers`: the server's tokenizers and its default. */
+export type TokenizerCatalog = z.infer<typeof catalogSchema>;
+
 let client: TokenizerClient | undefined;
 
 /** The one long-lived tokenizer worker, started on first use. */

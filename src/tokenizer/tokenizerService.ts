@@ -19,9 +19,9 @@ import type {
 export function createTokenizerService(load: (name: string) => Promise<Tokenizer>) {
   const get = loadOnce(load);
 
-  async function run<T extends TokenizerOpType>(op: OpOf<T>): Promise<TokenizerOpResult[T]>;
-  async function run(op: TokenizerOp): Promise<TokenizerOpResult[TokenizerOpType]> {
-    const tok = await get(op.name);
+  /** The op's result, computed at once (its tokenizer loaded). */
+  function runOn<T extends TokenizerOpType>(tok: Tokenizer, op: OpOf<T>): TokenizerOpResult[T];
+  function runOn(tok: Tokenizer, op: TokenizerOp): TokenizerOpResult[TokenizerOpType] {
     switch (op.type) {
       case "load":
         return {
@@ -51,20 +51,44 @@ export function createTokenizerService(load: (name: string) => Promise<Tokenizer
     }
   }
 
-  /** Answers one request; never throws: failures become `error` responses. */
-  async function handle(request: TokenizerRequest): Promise<TokenizerResponse> {
+  const failed = (request: TokenizerRequest, error: unknown): TokenizerResponse => ({
+    id: request.id,
+    type: "error",
+    message: error instanceof Error ? error.message : String(error),
+  });
+
+  /**
+   * Answers one request through `reply`, in the same task as the op's work: requests waiting for
+   * one tokenizer's load then run and answer in the order they came, each answer sent before the
+   * next op starts (the view's pieces do not wait behind a slower turn check asked for after
+   * them). Never throws: failures become `error` responses.
+   */
+  async function serve(
+    request: TokenizerRequest,
+    reply: (response: TokenizerResponse) => void,
+  ): Promise<void> {
+    let tok: Tokenizer;
     try {
-      return { id: request.id, type: "ok", result: await run(request) };
+      tok = await get(request.name);
     } catch (error) {
-      return {
-        id: request.id,
-        type: "error",
-        message: error instanceof Error ? error.message : String(error),
-      };
+      reply(failed(request, error));
+      return;
     }
+    let response: TokenizerResponse;
+    try {
+      response = { id: request.id, type: "ok", result: runOn(tok, request) };
+    } catch (error) {
+      response = failed(request, error);
+    }
+    reply(response);
   }
 
-  return { run, handle };
+  /** `serve` as a promise of the response. */
+  function handle(request: TokenizerRequest): Promise<TokenizerResponse> {
+    return new Promise((resolve) => void serve(request, resolve));
+  }
+
+  return { serve, handle };
 }
 
 /** The typed arrays inside a response, to transfer rather than copy. */

@@ -36,6 +36,8 @@ let opened:
       index: ReturnType<typeof createFileIndex>;
       /** Set for a Parquet file or a JSON document: records are read from it, not by line offsets. */
       records?: RecordSource;
+      /** The JSONL file's first bytes, read before indexing: its first lines are read from them. */
+      head?: Uint8Array;
     }
   | undefined;
 let paused = false;
@@ -107,17 +109,34 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
     await indexRecordFile(bytes, source.name, firstSize, records);
     return;
   }
+  let head: Uint8Array | undefined;
   if (!mapping) {
     // JSON lines no format reads (their first record's keys): ask for a mapping, as for a table.
-    const head = await firstLines(bytes, firstSize);
+    head = await firstLines(bytes, firstSize);
     const columns = jsonLinesNeedingMapping(decode(head), head.length >= firstSize);
     if (columns) {
       post({ type: "mapping-needed", columns, suggested: suggestColumnMapping(columns) });
       return;
     }
   }
-  const index = createFileIndex(source.name, mapping);
-  opened = { source: bytes, name: source.name, index };
+  await indexLines(source, bytes, tail, head && { bytes: head, size: firstSize }, current);
+}
+
+/**
+ * Indexes a JSONL file from its start; `head` (its first bytes, already read: its first line at
+ * least, and the file's size then) first, so the first row is listed, and can be read, at once.
+ */
+async function indexLines(
+  source: RolloutFileSource,
+  bytes: ByteSource,
+  tail: boolean,
+  head: { readonly bytes: Uint8Array; readonly size: number } | undefined,
+  current: () => boolean,
+): Promise<void> {
+  const index = createFileIndex(source.name, source.mapping);
+  // The head is kept for reads up to a chunk's size (a 64 MB first line is read again instead).
+  const kept = head && head.bytes.length <= CHUNK ? { head: head.bytes } : {};
+  opened = { source: bytes, name: source.name, index, ...kept };
   const started = performance.now();
   let chunkSize = FIRST_CHUNK;
   const report = (delta: IndexDelta, totalBytes: number, caughtUp: boolean) =>
@@ -132,6 +151,10 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
       elapsedMs: performance.now() - started,
       caughtUp,
     });
+  if (head !== undefined && head.bytes.length > 0) {
+    report(indexChunk(index, head.bytes, decode), head.size, false);
+    chunkSize = CHUNK;
+  }
   for (;;) {
     const size = await bytes.size();
     if (!current()) return;
@@ -159,14 +182,17 @@ async function indexFile(source: RolloutFileSource, tail: boolean): Promise<void
 /** The trajectories of 1-based line `line` (a Parquet or JSON record's, for record files). */
 async function readLine(line: number): Promise<readonly Trajectory[]> {
   if (!opened) throw new Error("no file is open");
-  const { index, source, name, records } = opened;
+  const { index, source, name, records, head } = opened;
   let result: ReturnType<typeof readRolloutLine>;
   if (records) {
     const [record] = await records.read(line - 1, line);
     result = readRolloutValue(record, line, index.format, name, records.mapping);
   } else {
     const [start, end] = lineRange(index.lines, line - 1);
-    const text = decode(await source.read(start, end));
+    // Lines never change once written (a tailed file only grows), so the head's bytes stay true.
+    const bytes =
+      head && end <= head.length ? head.subarray(start, end) : await source.read(start, end);
+    const text = decode(bytes);
     result = readRolloutLine(
       text.endsWith("\r") ? text.slice(0, -1) : text,
       line,

@@ -29,6 +29,24 @@ function startRolloutFileWorker(name: string): WorkerPort<WorkerRequest, WorkerR
   return port;
 }
 
+/** A file worker started before its file was known (`warmRolloutFileWorker`), for the next file. */
+let spareWorker: WorkerPort<WorkerRequest, WorkerReply> | undefined;
+
+/**
+ * Starts a file worker now (its script fetched and evaluated) for the next file to open: a row
+ * opened by its URL starts it while the server is still listing its files.
+ */
+export function warmRolloutFileWorker(): void {
+  spareWorker ??= startRolloutFileWorker("next file");
+}
+
+/** The warm worker if there is one, else a new one for file `name`. */
+function takeRolloutFileWorker(name: string): WorkerPort<WorkerRequest, WorkerReply> {
+  const worker = spareWorker ?? startRolloutFileWorker(name);
+  spareWorker = undefined;
+  return worker;
+}
+
 /** What the UI shows of an open file; replaced (never mutated) on every change. */
 export interface RolloutFileState {
   readonly name: string;
@@ -76,7 +94,7 @@ export class RolloutFileClient {
   constructor(
     source: RolloutFileSource,
     isTailing: boolean,
-    port: WorkerPort<WorkerRequest, WorkerReply> = startRolloutFileWorker(source.name),
+    port: WorkerPort<WorkerRequest, WorkerReply> = takeRolloutFileWorker(source.name),
   ) {
     this.fileSource = source;
     this.state = {
@@ -123,6 +141,24 @@ export class RolloutFileClient {
         if (reply.type === "trajectory") settle(reply.trajectory);
       },
     );
+  }
+
+  /**
+   * Row `index` parsed, asked for the moment the index reaches it (a deep link's row is read as
+   * soon as its line is indexed, not after the page has re-rendered with its summary). Stays
+   * pending while the row is not indexed, and when indexing fails first (the page shows why).
+   */
+  readWhenIndexed(index: number): Promise<Trajectory> {
+    return new Promise<void>((resolve) => {
+      const check = () => {
+        const { rows, failure } = this.state;
+        if (rows.length <= index && failure === undefined) return;
+        unsubscribe();
+        if (rows.length > index) resolve();
+      };
+      const unsubscribe = this.subscribe(check);
+      check();
+    }).then(() => this.read(index));
   }
 
   /** The forest and forensics of one group: the rows at `indices`, keyed `key` (docs/forest.md). */

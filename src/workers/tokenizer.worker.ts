@@ -12,6 +12,6 @@ declare const self: DedicatedWorkerGlobalScope;
 const service = createTokenizerService((name) => loadDriftTokenizerInBrowser(name));
 serveRequests<TokenizerRequest, TokenizerResponse>(
   self,
-  (request, reply) => void service.handle(request).then(reply),
+  (request, reply) => void service.serve(request, reply),
   transferablesOf,
 );

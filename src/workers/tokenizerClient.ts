@@ -49,7 +49,7 @@ export function createTokenizerClient(
     options,
     async (load) => {
       const service = (await import("../tokenizer/tokenizerService")).createTokenizerService(load);
-      return (request, reply) => void service.handle(request).then(reply);
+      return (request, reply) => void service.serve(request, reply);
     },
   );
   const send = <T extends TokenizerOpType>(op: OpOf<T>): Promise<TokenizerOpResult[T]> =>

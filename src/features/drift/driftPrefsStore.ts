@@ -23,6 +23,8 @@ const useDriftPrefsStore = create<DriftPrefsState>()((set) => ({
 export const useDriftTokenizerPick = () => useDriftPrefsStore((s) => s.tokenizer);
 export const useDriftMode = () => useDriftPrefsStore((s) => s.mode);
 export const driftPrefsActions = {
+  /** The tokenizer picked now, read outside React. */
+  picked: () => useDriftPrefsStore.getState().tokenizer,
   tokenizerPicked: (name: string | undefined) =>
     useDriftPrefsStore.getState().tokenizerPicked(name),
   modePicked: (mode: DriftMode) => useDriftPrefsStore.getState().modePicked(mode),

@@ -1,3 +1,4 @@
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import type { RowSummary } from "../../core/files/rowSummary";
@@ -19,6 +20,7 @@ import { FileMissing } from "./FileMissing";
 import styles from "./FileTrajectoryPage.module.css";
 import { isLocalFileId } from "./fileRoutes";
 import { useFileClient, useRolloutFileState } from "./openFiles";
+import { decodeOnRead } from "./prefetchFileRow";
 import { TextRecord } from "./TextRecord";
 import { useFileOrder } from "./useFileRows";
 import { useFileSample, useFileTrajectory } from "./useFileTrajectory";
@@ -77,6 +79,12 @@ function useTokenParam(): number | undefined {
   return tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
 }
 
+/** For the tokens view: the row's tokenizer and text are asked for the moment it is read. */
+function useDecodeOnRead(view: View): ((trajectory: Trajectory) => void) | undefined {
+  const queryClient = useQueryClient();
+  return view === "tokens" ? decodeOnRead(queryClient) : undefined;
+}
+
 function FileTrajectory({ view }: { readonly view: View }) {
   const { fileId = "", row: rowParam = "" } = useParams();
   const rowIndex = /^\d+$/.test(rowParam) ? Number(rowParam) : -1;
@@ -87,7 +95,13 @@ function FileTrajectory({ view }: { readonly view: View }) {
   const fileDrift = useFileDrift(fileId, client, sample);
   const order = useFileOrder(state, query, fileDrift.rows);
   const summary = state?.rows[rowIndex];
-  const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
+  const trajectory = useFileTrajectory(
+    fileId,
+    client,
+    rowIndex,
+    rowIndex >= 0,
+    useDecodeOnRead(view),
+  );
   const pieces = useRecordedPieces(view === "tokens" ? trajectory.data : undefined);
   const { tokenizer } = useDriftTokenizer(trajectory.data);
   // A row of a server file can be branched (into the episode store) once the one tokenizer rule

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 import { filesQueries, serverFileSource } from "../../api/files";
+import type { ServerFileList } from "../../core/files/filesWire";
 import { RolloutFileClient, type RolloutFileState } from "../../workers/rolloutFileClient";
 import { isLocalFileId, localFileId } from "./fileRoutes";
 
@@ -51,11 +52,26 @@ export function useFileClient(fileId: string): FileLookup {
     };
   }
   if (!list.data) return { client: undefined, reason: undefined };
-  const file = list.data.files.find((f) => f.id === fileId);
-  if (!file) return { client: undefined, reason: `The server lists no file "${fileId}".` };
+  const client = openServerFile(fileId, list.data);
+  if (!client) return { client: undefined, reason: `The server lists no file "${fileId}".` };
+  return { client };
+}
+
+/**
+ * The client of server file `fileId` as `list` names it, opened on first use (tailed, since it may
+ * grow); undefined when the list has no such file.
+ */
+export function openServerFile(
+  fileId: string,
+  list: ServerFileList,
+): RolloutFileClient | undefined {
+  const open = clients.get(fileId);
+  if (open) return open;
+  const file = list.files.find((f) => f.id === fileId);
+  if (!file) return undefined;
   const client = new RolloutFileClient(serverFileSource(file), true);
   clients.set(fileId, client);
-  return { client };
+  return client;
 }
 
 const closed = {

@@ -1,25 +1,44 @@
-import { useQuery } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import type { Trajectory } from "../../core/trajectory/types";
 import type { RolloutFileClient } from "../../workers/rolloutFileClient";
 
 /**
- * Row `rowIndex` of an open file, parsed from its line on demand in the file's worker. One key for
- * every page (trajectory, compare, the file's tokenizer sample): a line is parsed once.
+ * Row `rowIndex` of an open file, parsed from its line in the file's worker, asked for as soon as
+ * the index reaches it. One key for every page (trajectory, compare, the file's tokenizer sample)
+ * and for a deep link's start (prefetchFileRow.ts): a line is parsed once. `onRead` sees the row
+ * the moment the worker answers, before React renders it (the trajectory page starts decoding its
+ * ids there).
  */
+export function fileRowQuery(
+  fileId: string,
+  client: RolloutFileClient | undefined,
+  rowIndex: number,
+  onRead?: (trajectory: Trajectory) => void,
+) {
+  return queryOptions({
+    queryKey: ["rollout-file", fileId, rowIndex] as const,
+    queryFn: async () => {
+      if (!client) throw new Error("file is not open");
+      const trajectory = await client.readWhenIndexed(rowIndex);
+      onRead?.(trajectory);
+      return trajectory;
+    },
+    // A line's bytes do not change (files are append-only), so its parse never goes stale.
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+/** `fileRowQuery` of an open file, once `isEnabled`. */
 export function useFileTrajectory(
   fileId: string,
   client: RolloutFileClient | undefined,
   rowIndex: number,
   isEnabled: boolean,
+  onRead?: (trajectory: Trajectory) => void,
 ) {
   return useQuery({
-    queryKey: ["rollout-file", fileId, rowIndex],
-    queryFn: () => {
-      if (!client) throw new Error("file is not open");
-      return client.read(rowIndex);
-    },
+    ...fileRowQuery(fileId, client, rowIndex, onRead),
     enabled: client !== undefined && isEnabled,
-    // A line's bytes do not change (files are append-only), so its parse never goes stale.
-    staleTime: Number.POSITIVE_INFINITY,
   });
 }
 
