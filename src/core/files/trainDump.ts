@@ -1,4 +1,4 @@
-import { isRecord } from "../isRecord";
+import { isNumbers, isRecord } from "../isRecord";
 import { plainValues } from "../torch/torchFile";
 import type { TorchDump } from "./torchRecords";
 
@@ -86,9 +86,6 @@ export async function trainSampleFor(
   if (!entry) return undefined;
   return (await plainValues(entry.dump.torch, entry.sample)) as Record<string, unknown>;
 }
-
-const isNumbers = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.every((n) => typeof n === "number");
 
 /**
  * A rollout record with its train sample's values: `log_probs` -> lane `trainer`,

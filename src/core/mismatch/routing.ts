@@ -1,3 +1,4 @@
+import { isNumbers } from "../isRecord";
 import { tokenCount } from "../trajectory/flatten";
 import type { Trajectory } from "../trajectory/types";
 
@@ -18,9 +19,6 @@ export interface RoutingArray {
   readonly tokens: number;
   readonly at: (k: number) => readonly (readonly number[])[] | undefined;
 }
-
-const isNumbers = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.every((n) => typeof n === "number");
 
 function layersOf(row: unknown): number[][] | undefined {
   if (isNumbers(row)) return [row];

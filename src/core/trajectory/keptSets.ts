@@ -1,3 +1,4 @@
+import { isNumbers } from "../isRecord";
 import type { Trajectory } from "./types";
 
 /*
@@ -11,9 +12,6 @@ import type { Trajectory } from "./types";
 
 /** Reads token `token`'s kept set (token-index space), or undefined where there is none. */
 export type KeptSetReader = (token: number) => readonly number[] | undefined;
-
-const isNumbers = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.every((n) => typeof n === "number");
 
 /** Per token, the kept set the record carries, or undefined when it carries none anywhere. */
 export function keptSetReader(t: Trajectory): KeptSetReader | undefined {

@@ -1,3 +1,4 @@
+import { isNumbers } from "../isRecord";
 import { keptSetReader } from "./keptSets";
 import type { Trajectory } from "./types";
 
@@ -16,9 +17,6 @@ export interface TokenExtras {
   readonly advantage?: number;
   readonly entropy?: number;
 }
-
-const isNumbers = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.every((n) => typeof n === "number");
 
 function expertsAt(value: unknown, token: number): (readonly number[])[] | undefined {
   if (!Array.isArray(value)) return undefined;
