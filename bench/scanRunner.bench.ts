@@ -10,7 +10,7 @@
  * `npm pack` or scripts/buildServer.ts) when it is there, with `validate` as the read baseline.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,10 +45,39 @@ function laneLines(count: number, seed: number): string[] {
   });
 }
 
-async function seconds(run: () => Promise<unknown>): Promise<number> {
+/** One run's wall-clock seconds, and its CPU seconds (undefined where they cannot be read). */
+interface Timing {
+  readonly wall: number;
+  readonly cpu: number | undefined;
+}
+
+/**
+ * CPU seconds so far: this process's (every thread, so the scan workers' too) plus those of the
+ * children it has waited for (Linux: /proc/self/stat's cutime and cstime, in clock ticks of
+ * 1/100 s), so the compiled CLI's whole processes count as well. Undefined without /proc.
+ */
+function cpuSeconds(): number | undefined {
+  const own = process.cpuUsage();
+  let children = 0;
+  try {
+    // The fields after the command name (which may hold spaces) start at the state, field 3.
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    children = (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+  return (own.user + own.system) / 1e6 + children;
+}
+
+async function seconds(run: () => Promise<unknown>): Promise<Timing> {
   const started = performance.now();
+  const cpuStarted = cpuSeconds();
   await run();
-  return (performance.now() - started) / 1000;
+  const cpuEnded = cpuSeconds();
+  const cpu =
+    cpuStarted === undefined || cpuEnded === undefined ? undefined : cpuEnded - cpuStarted;
+  return { wall: (performance.now() - started) / 1000, cpu };
 }
 
 /** The baseline: every record of every file read into trajectories, in process. */
@@ -71,13 +100,18 @@ async function compiled(launcher: string, args: string[]): Promise<void> {
     throw new Error(`lib/cli.js ${args[0]} exited ${done.status}: ${done.stderr}`);
 }
 
-/** Median seconds of each run, round by round so all see the same load; printed against `base`. */
+/**
+ * Median seconds of each run, round by round so all see the same load; printed against `base`.
+ * Wall clock is what a user waits; CPU seconds (every thread, children waited for) are printed
+ * beside it because on a shared machine whose load is several times its cores the wall clock
+ * mostly measures the other processes.
+ */
 async function timeRuns(
   runs: Record<string, () => Promise<unknown>>,
   base: string,
   mb: number,
 ): Promise<void> {
-  const times: Record<string, number[]> = {};
+  const times: Record<string, Timing[]> = {};
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, run] of Object.entries(runs)) {
       const list = times[name] ?? [];
@@ -85,12 +119,23 @@ async function timeRuns(
       list.push(await seconds(run));
     }
   }
-  const baseline = median(times[base] ?? []);
-  for (const [name, all] of Object.entries(times)) {
-    const s = median(all);
+  const wallOf = (name: string) => median((times[name] ?? []).map((t) => t.wall));
+  const cpuOf = (name: string) => {
+    const cpus = (times[name] ?? []).map((t) => t.cpu);
+    return cpus.every((c) => c !== undefined) ? median(cpus as number[]) : undefined;
+  };
+  const baseWall = wallOf(base);
+  const baseCpu = cpuOf(base);
+  for (const name of Object.keys(times)) {
+    const s = wallOf(name);
+    const cpu = cpuOf(name);
+    const cpuText =
+      cpu === undefined || baseCpu === undefined
+        ? ""
+        : `; CPU ${cpu.toFixed(2)} s, ${((100 * baseCpu) / cpu).toFixed(0)}% of the read's`;
     console.log(
       `${name.padEnd(26)} ${s.toFixed(2)} s, ${(mb / s).toFixed(1)} MB/s, ` +
-        `${((100 * baseline) / s).toFixed(0)}% of the read's speed (median of ${ROUNDS})`,
+        `${((100 * baseWall) / s).toFixed(0)}% of the read's speed${cpuText} (medians of ${ROUNDS})`,
     );
   }
 }

@@ -11,7 +11,7 @@ import {
   type RowDecomposition,
 } from "./decompositionCharts";
 import { trajectoryDecomposition, unknownRowCounts } from "./decompositionInputs";
-import { type Correction, correction, type MismatchStats } from "./mismatch";
+import { type Correction, comparedStats, correction, type MismatchStats } from "./mismatch";
 import {
   countLanePair,
   emptyCharts,
@@ -105,6 +105,42 @@ function laneFor(t: Trajectory, name: string): LaneValues | undefined | null {
   return name === SAMPLED_LANE ? undefined : (laneValues(t, name) ?? null);
 }
 
+/** A trajectory charted (its compared tokens left gathered in the row scratch), or why not. */
+type Charted =
+  | {
+      ok: true;
+      lanes: readonly [string, string];
+      summary: RowMismatch;
+      a: LaneValues | undefined;
+      b: LaneValues | undefined;
+    }
+  | { ok: false; reason: string };
+
+/**
+ * One trajectory (file row `row`, line `line`) gathered once into the charts' row scratch and
+ * charted: its lanes and summary, or why it has none (no lane besides sampled, or not the lanes
+ * asked for).
+ */
+function chartLanes(
+  charts: MismatchCharts,
+  t: Trajectory,
+  row: number,
+  line: number,
+  options: MismatchScanOptions,
+): Charted {
+  const lanes = options.lanes ?? defaultLanes(t);
+  if (!lanes) return { ok: false, reason: "no lane besides sampled" };
+  const a = laneFor(t, lanes[0]);
+  const b = laneFor(t, lanes[1]);
+  if (a === null || b === null) {
+    const out = trajectoryMismatch(t, lanes, options.correction ?? DEFAULT_CORRECTION);
+    return { ok: false, reason: out.ok ? "no such lane" : out.message };
+  }
+  const c = options.correction ?? DEFAULT_CORRECTION;
+  countLanePair(charts.lanePairs, lanes[0], lanes[1]);
+  return { ok: true, lanes, summary: addToCharts(charts, t, row, line, a, b, c), a, b };
+}
+
 /**
  * One trajectory (file row `row`, line `line`) added to `charts`: its row summary, or why it has
  * none (no lane besides sampled, or not the lanes asked for).
@@ -118,22 +154,10 @@ export function rowIntoCharts(
 ):
   | { ok: true; lanes: readonly [string, string]; row: RowMismatch }
   | { ok: false; reason: string } {
-  const lanes = options.lanes ?? defaultLanes(t);
-  if (!lanes) return { ok: false, reason: "no lane besides sampled" };
-  const a = laneFor(t, lanes[0]);
-  const b = laneFor(t, lanes[1]);
-  if (a === null || b === null) {
-    const out = trajectoryMismatch(t, lanes, options.correction ?? DEFAULT_CORRECTION);
-    return { ok: false, reason: out.ok ? "no such lane" : out.message };
-  }
-  const c = options.correction ?? DEFAULT_CORRECTION;
-  countLanePair(charts.lanePairs, lanes[0], lanes[1]);
-  const summary = addToCharts(charts, t, row, line, a, b, c);
-  return {
-    ok: true,
-    lanes,
-    row: { ...summary, decomposition: decomposeRow(charts, t, lanes, summary) },
-  };
+  const out = chartLanes(charts, t, row, line, options);
+  if (!out.ok) return out;
+  const decomposition = decomposeRow(charts, t, out.lanes, out.summary);
+  return { ok: true, lanes: out.lanes, row: { ...out.summary, decomposition } };
 }
 
 const DEFAULT_CORRECTION = correction("token-trunc");
@@ -154,8 +178,31 @@ function decomposeRow(
 }
 
 /**
+ * The segment ends of `t` when its lanes and segments are the trajectory's length, as the
+ * readers keep them (core/trajectory/invariants.ts); undefined for one that is not, whose
+ * statistics trajectoryMismatch computes (and refuses) as it always has.
+ */
+function segmentEndsOf(
+  t: Trajectory,
+  a: LaneValues | undefined,
+  b: LaneValues | undefined,
+): number[] | undefined {
+  const ends: number[] = [];
+  let total = 0;
+  for (const seg of t.segments) {
+    const n = seg.lossMask.length;
+    if (seg.tokenIds.length !== n || seg.logprobs.length !== n) return undefined;
+    total += n;
+    ends.push(total);
+  }
+  if ((a && a.length !== total) || (b && b.length !== total)) return undefined;
+  return ends;
+}
+
+/**
  * rowIntoCharts with the trajectory's full statistics (computeMismatch's), as
- * `rollout-lens mismatch --json` prints them.
+ * `rollout-lens mismatch --json` prints them: the tokens gathered once for the charts feed the
+ * statistics too (comparedStats), bit for bit what trajectoryMismatch gives.
  */
 export function mismatchIntoCharts(
   charts: MismatchCharts,
@@ -171,12 +218,23 @@ export function mismatchIntoCharts(
       decomposition: RowDecomposition | undefined;
     }
   | { ok: false; reason: string } {
-  const into = rowIntoCharts(charts, t, row, line, options);
+  const into = chartLanes(charts, t, row, line, options);
   if (!into.ok) return into;
-  const out = trajectoryMismatch(t, into.lanes, options.correction ?? DEFAULT_CORRECTION);
-  if (!out.ok) return { ok: false, reason: out.message };
-  const decomposition = into.row.decomposition;
-  return { ok: true, lanes: into.lanes, stats: out.result.stats, decomposition };
+  const c = options.correction ?? DEFAULT_CORRECTION;
+  const ends = segmentEndsOf(t, into.a, into.b);
+  let stats: MismatchStats;
+  if (ends) {
+    const scratch = rowScratchOf(charts);
+    const n = into.summary.compared;
+    const total = ends[ends.length - 1] ?? 0;
+    stats = comparedStats(scratch, { n, trained: scratch.trained, total, ends }, c);
+  } else {
+    const out = trajectoryMismatch(t, into.lanes, c);
+    if (!out.ok) return { ok: false, reason: out.message };
+    stats = out.result.stats;
+  }
+  const decomposition = decomposeRow(charts, t, into.lanes, into.summary);
+  return { ok: true, lanes: into.lanes, stats, decomposition };
 }
 
 /**

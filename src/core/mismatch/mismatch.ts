@@ -172,69 +172,177 @@ export function sequenceWeight(c: Correction, sum: number, compared: number): nu
   return safeExp(sequenceLogWeight(c, sum, compared));
 }
 
-/** The mismatch of lanes a and b with `c` replayed. One pass to compare, one to correct. */
+/**
+ * The mismatch of lanes a and b with `c` replayed: the compared tokens gathered in token order
+ * (δ and Σδ per token on the way), their statistics and weights in one pass (comparedStats).
+ */
 export function computeMismatch(input: MismatchInput, c: Correction): MismatchResult {
   const { a, b, mask } = input;
   const n = a.length;
   if (b.length !== n) throw new Error(`lanes differ in length: ${n} and ${b.length}`);
   if (mask && mask.length !== n) throw new Error(`mask has ${mask.length} entries, lanes ${n}`);
-  const lanes = compareLanes(input);
-  const { compared, sum } = lanes;
-  const replay = replayCorrection(lanes, c, input.segmentEnds ?? [n]);
-  const mean = (x: number) => (compared === 0 ? 0 : x / compared);
+  const tokens: ComparedTokens = {
+    x: new Float64Array(n),
+    y: new Float64Array(n),
+    d: new Float64Array(n),
+    k: new Float64Array(n),
+    w: new Float64Array(n),
+    v: new Uint8Array(n),
+  };
+  const delta = new Float64Array(n).fill(Number.NaN);
+  const cumDelta = new Float64Array(n);
+  let compared = 0;
+  let trained = 0;
+  let sum = 0;
+  for (let k = 0; k < n; k++) {
+    cumDelta[k] = sum;
+    if (mask && mask[k] !== 1) continue;
+    trained++;
+    const x = a[k];
+    const y = b[k];
+    if (x === null || y === null || x === undefined || y === undefined) continue;
+    const d = x - y;
+    if (!Number.isFinite(d)) continue;
+    tokens.x[compared] = x;
+    tokens.y[compared] = y;
+    tokens.d[compared] = d;
+    tokens.k[compared] = k;
+    compared++;
+    delta[k] = d;
+    sum += d;
+    cumDelta[k] = sum;
+  }
+  const ends = input.segmentEnds ?? [n];
+  const stats = comparedStats(tokens, { n: compared, trained, total: n, ends }, c);
+  const weight = new Float64Array(n).fill(Number.NaN);
+  const verdict = new Uint8Array(n);
+  for (let j = 0; j < compared; j++) {
+    const k = tokens.k[j] as number;
+    weight[k] = tokens.w[j] as number;
+    verdict[k] = tokens.v[j] as number;
+  }
+  return { stats, delta, cumDelta, weight, verdict };
+}
+
+/*
+ * A trajectory's mismatch statistics (MismatchStats) from its compared tokens alone,
+ * gathered in token order: the one implementation behind computeMismatch and the file scan's
+ * rows (fileMismatch.ts, which gathers a row once for its charts and these). Every sum is taken
+ * in token order, so the numbers do not depend on who gathered the tokens.
+ */
+
+/**
+ * A row's compared tokens in token order (the scan's RowScratch, or computeMismatch's own):
+ * `x`, `y` lane a and b, `d` = x − y (finite), `k` the token index, increasing. `w` and `v` are
+ * written: each token's corrected weight and verdict.
+ */
+export interface ComparedTokens {
+  readonly x: Float64Array;
+  readonly y: Float64Array;
+  readonly d: Float64Array;
+  readonly k: Float64Array;
+  readonly w: Float64Array;
+  readonly v: Uint8Array;
+}
+
+/** Where the compared tokens are: `n` of them, of `trained` mask-1 tokens among `total`. */
+export interface ComparedCounts {
+  readonly n: number;
+  readonly trained: number;
+  readonly total: number;
+  /** End offset (exclusive) of each segment, as MismatchInput.segmentEnds. */
+  readonly ends: readonly number[];
+}
+
+/** A segment's counts while they are added up. */
+type SegmentTally = { -readonly [K in keyof SegmentCounts]: SegmentCounts[K] };
+
+/** The sums of the compared tokens, then of their corrected weights, and the corrections. */
+interface Sums {
+  sum: number;
+  sumAbs: number;
+  maxAbs: number;
+  maxAt: number;
+  sumDp: number;
+  k1: number;
+  k2: number;
+  k3: number;
+  rSum: number;
+  rSumSq: number;
+  wSum: number;
+  wSumSq: number;
+  clipped: number;
+  masked: number;
+}
+
+/**
+ * The statistics of the compared tokens of `tokens` under correction `c`, with each token's
+ * weight and verdict written into `tokens.w` and `.v`. Token kinds are decided in the one pass;
+ * the sequence kinds, whose ρ needs Σδ, weigh every token alike after it.
+ */
+export function comparedStats(
+  tokens: ComparedTokens,
+  counts: ComparedCounts,
+  c: Correction,
+): MismatchStats {
+  const { n, ends } = counts;
+  const segments = ends.map(() => ({ compared: 0, clipped: 0, masked: 0 }));
+  const s = tokenPass(tokens, counts, c, segments);
+  if (!isTokenLevel(c)) weighSequence(tokens, n, c, s, segments);
+  const mean = (x: number) => (n === 0 ? 0 : x / n);
   return {
-    stats: {
-      compared,
-      missing: lanes.missing,
-      meanAbsDelta: mean(lanes.sumAbs),
-      maxAbsDelta: lanes.maxAbs,
-      maxAt: lanes.maxAt,
-      meanAbsDp: mean(lanes.sumDp),
-      k1: mean(lanes.k1),
-      k2: mean(lanes.k2),
-      k3: mean(lanes.k3),
-      sumDelta: sum,
-      ess: essOf(lanes.rSum, lanes.rSumSq, compared),
-      essCorrected: essOf(replay.wSum, replay.wSumSq, compared),
-      clipped: replay.clipped,
-      masked: replay.masked,
-      fractionCorrected: compared === 0 ? 0 : (replay.clipped + replay.masked) / compared,
-      segments: replay.segments,
-    },
-    delta: lanes.delta,
-    cumDelta: lanes.cumDelta,
-    weight: lanes.weight,
-    verdict: replay.verdict,
+    compared: n,
+    missing: counts.trained - n,
+    meanAbsDelta: mean(s.sumAbs),
+    maxAbsDelta: s.maxAbs,
+    maxAt: s.maxAt,
+    meanAbsDp: mean(s.sumDp),
+    k1: mean(s.k1),
+    k2: mean(s.k2),
+    k3: mean(s.k3),
+    sumDelta: s.sum,
+    ess: essOf(s.rSum, s.rSumSq, n),
+    essCorrected: essOf(s.wSum, s.wSumSq, n),
+    clipped: s.clipped,
+    masked: s.masked,
+    fractionCorrected: n === 0 ? 0 : (s.clipped + s.masked) / n,
+    segments,
   };
 }
 
-/** Lanes a and b compared token by token (computeMismatch's first pass): δ, Σδ, r and the sums. */
-interface LaneComparison {
-  readonly delta: Float64Array;
-  readonly cumDelta: Float64Array;
-  /** r per compared token (NaN elsewhere); the second pass overwrites it with the weight. */
-  readonly weight: Float64Array;
-  readonly compared: number;
-  readonly missing: number;
-  readonly sum: number;
-  readonly sumAbs: number;
-  readonly maxAbs: number;
-  readonly maxAt: number;
-  readonly sumDp: number;
-  readonly k1: number;
-  readonly k2: number;
-  readonly k3: number;
-  readonly rSum: number;
-  readonly rSumSq: number;
+/**
+ * Segment `s`'s end as computeMismatch has always cut them: the last segment runs to `total`
+ * (tokens past the last end count in it), and a segment never ends past `total`.
+ */
+function segmentEnd(ends: readonly number[], s: number, total: number): number {
+  return s >= ends.length - 1 ? total : Math.min(total, ends[s] ?? total);
 }
 
-function compareLanes({ a, b, mask }: MismatchInput): LaneComparison {
-  const n = a.length;
-  const delta = new Float64Array(n).fill(Number.NaN);
-  const cumDelta = new Float64Array(n);
-  const weight = new Float64Array(n).fill(Number.NaN);
-  let compared = 0;
-  let missing = 0;
+/** Adds a segment's counts (none when there are no segments). */
+function addSegment(
+  into: SegmentTally | undefined,
+  compared: number,
+  clipped: number,
+  masked: number,
+): void {
+  if (!into) return;
+  into.compared += compared;
+  into.clipped += clipped;
+  into.masked += masked;
+}
+
+/** The one pass over the compared tokens: the sums, and a token kind's weights and verdicts. */
+function tokenPass(
+  tokens: ComparedTokens,
+  { n, total, ends }: ComparedCounts,
+  c: Correction,
+  segments: SegmentTally[],
+): Sums {
+  const { x: xs, y: ys, d: ds, k: ks, w: ws, v: vs } = tokens;
+  const isToken = isTokenLevel(c);
+  const isTrunc = c.kind === "token-trunc" || c.kind === "seq-trunc";
+  const { cap } = c;
+  let sum = 0;
   let sumAbs = 0;
   let maxAbs = 0;
   let maxAt = -1;
@@ -242,31 +350,31 @@ function compareLanes({ a, b, mask }: MismatchInput): LaneComparison {
   let k1 = 0;
   let k2 = 0;
   let k3 = 0;
-  let sum = 0;
   let rSum = 0;
   let rSumSq = 0;
-  for (let k = 0; k < n; k++) {
-    if (mask && mask[k] !== 1) {
-      cumDelta[k] = sum;
-      continue;
+  let wSum = 0;
+  let wSumSq = 0;
+  let clipped = 0;
+  let masked = 0;
+  // The segment of the token at hand: tokens come in index order, segments are stepped through.
+  let seg = 0;
+  let segTo = segmentEnd(ends, 0, total);
+  let segCompared = 0;
+  let segClipped = 0;
+  let segMasked = 0;
+  for (let j = 0; j < n; j++) {
+    const k = ks[j] as number;
+    if (k >= segTo) {
+      addSegment(segments[seg], segCompared, segClipped, segMasked);
+      segCompared = 0;
+      segClipped = 0;
+      segMasked = 0;
+      while (k >= segTo && seg < ends.length - 1) segTo = segmentEnd(ends, ++seg, total);
     }
-    const x = a[k];
-    const y = b[k];
-    if (x === null || y === null || x === undefined || y === undefined) {
-      missing += 1;
-      cumDelta[k] = sum;
-      continue;
-    }
-    const d = x - y;
-    if (!Number.isFinite(d)) {
-      missing += 1;
-      cumDelta[k] = sum;
-      continue;
-    }
-    compared += 1;
-    delta[k] = d;
+    const x = xs[j] as number;
+    const y = ys[j] as number;
+    const d = ds[j] as number;
     sum += d;
-    cumDelta[k] = sum;
     const abs = Math.abs(d);
     sumAbs += abs;
     if (abs > maxAbs || maxAt < 0) {
@@ -279,95 +387,86 @@ function compareLanes({ a, b, mask }: MismatchInput): LaneComparison {
       Math.abs(d) < SAFETY_BOUND
         ? Math.exp(y) * Math.abs(r - 1)
         : Math.abs(Math.exp(x) - Math.exp(y));
-    weight[k] = r;
     k1 -= d;
     k2 += (d * d) / 2;
     k3 += r - 1 - d;
     rSum += r;
     rSumSq += r * r;
-  }
-  const sums = { sumAbs, maxAbs, maxAt, sumDp, k1, k2, k3, rSum, rSumSq };
-  return { delta, cumDelta, weight, compared, missing, sum, ...sums };
-}
-
-/** What replaying a correction did: each token's verdict, the counts by segment and in all. */
-interface CorrectionReplay {
-  readonly verdict: Uint8Array;
-  readonly segments: readonly SegmentCounts[];
-  readonly clipped: number;
-  readonly masked: number;
-  readonly wSum: number;
-  readonly wSumSq: number;
-}
-
-/**
- * Correction `c` replayed on the compared tokens (computeMismatch's second pass): each token's
- * weight (into `lanes.weight`, over r) and verdict, counted per segment of `ends`.
- */
-function replayCorrection(
-  lanes: LaneComparison,
-  c: Correction,
-  ends: readonly number[],
-): CorrectionReplay {
-  const { delta, weight } = lanes;
-  const n = delta.length;
-  const verdict = new Uint8Array(n);
-  const rho = sequenceWeight(c, lanes.sum, lanes.compared);
-  const segments: { compared: number; clipped: number; masked: number }[] = ends.map(() => ({
-    compared: 0,
-    clipped: 0,
-    masked: 0,
-  }));
-  let clipped = 0;
-  let masked = 0;
-  let wSum = 0;
-  let wSumSq = 0;
-  // The verdict rule as numbers, decided once: truncation or bounds, of r or of ρ.
-  const isTrunc = c.kind === "token-trunc" || c.kind === "seq-trunc";
-  const isToken = isTokenLevel(c);
-  const { cap } = c;
-  let from = 0;
-  // Tokens past the last end count in the last segment; with no segments at all, only in total.
-  const spans = Math.max(1, segments.length);
-  for (let s = 0; s < spans; s++) {
-    const seg = segments[s];
-    const to = s === spans - 1 ? n : Math.min(n, ends[s] ?? n);
-    let segCompared = 0;
-    let segClipped = 0;
-    let segMasked = 0;
-    for (let k = from; k < to; k++) {
-      if (Number.isNaN(delta[k] as number)) continue;
-      const r = isToken ? (weight[k] as number) : rho;
-      let w: number;
-      let v: Verdict = VERDICT.kept;
-      const corrected = isCorrected(c, r);
+    segCompared++;
+    if (!isToken) continue;
+    let w = r;
+    let v: number = VERDICT.kept;
+    if (isCorrected(c, r)) {
       if (isTrunc) {
-        w = r < cap ? r : cap;
-        if (corrected) {
-          v = VERDICT.clipped;
-          segClipped++;
-        }
-      } else if (!corrected) {
-        w = r;
+        v = VERDICT.clipped;
+        segClipped++;
+        clipped++;
       } else {
         w = 0;
         v = VERDICT.masked;
         segMasked++;
+        masked++;
       }
-      weight[k] = w;
-      verdict[k] = v;
-      wSum += w;
-      wSumSq += w * w;
-      segCompared++;
     }
-    if (seg) {
-      seg.compared += segCompared;
-      seg.clipped += segClipped;
-      seg.masked += segMasked;
-    }
-    clipped += segClipped;
-    masked += segMasked;
-    from = Math.max(from, to);
+    if (isTrunc) w = r < cap ? r : cap;
+    ws[j] = w;
+    vs[j] = v;
+    wSum += w;
+    wSumSq += w * w;
   }
-  return { verdict, segments, clipped, masked, wSum, wSumSq };
+  addSegment(segments[seg], segCompared, segClipped, segMasked);
+  return {
+    sum,
+    sumAbs,
+    maxAbs,
+    maxAt,
+    sumDp,
+    k1,
+    k2,
+    k3,
+    rSum,
+    rSumSq,
+    wSum,
+    wSumSq,
+    clipped,
+    masked,
+  };
+}
+
+/**
+ * A sequence kind's correction, after the pass: ρ from Σδ decides every compared token alike,
+ * all clipped (or masked) or none; the weights summed in token order as the token kinds'.
+ */
+function weighSequence(
+  tokens: ComparedTokens,
+  n: number,
+  c: Correction,
+  s: Sums,
+  segments: SegmentTally[],
+): void {
+  const rho = sequenceWeight(c, s.sum, n);
+  const corrected = isCorrected(c, rho);
+  const isTrunc = c.kind === "seq-trunc";
+  let w = rho;
+  if (isTrunc) w = rho < c.cap ? rho : c.cap;
+  else if (corrected) w = 0;
+  const v = !corrected ? VERDICT.kept : isTrunc ? VERDICT.clipped : VERDICT.masked;
+  const { w: ws, v: vs } = tokens;
+  let wSum = 0;
+  let wSumSq = 0;
+  for (let j = 0; j < n; j++) {
+    ws[j] = w;
+    vs[j] = v;
+    wSum += w;
+    wSumSq += w * w;
+  }
+  s.wSum = wSum;
+  s.wSumSq = wSumSq;
+  if (!corrected) return;
+  for (const seg of segments) {
+    if (isTrunc) seg.clipped = seg.compared;
+    else seg.masked = seg.compared;
+  }
+  if (isTrunc) s.clipped = n;
+  else s.masked = n;
 }

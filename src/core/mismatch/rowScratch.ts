@@ -1,5 +1,6 @@
 import type { WireLaneRow } from "../formats/types";
 import type { LaneValues, Trajectory } from "../trajectory/types";
+import type { ComparedTokens } from "./mismatch";
 
 /*
  * A row's compared tokens gathered for the chart loop (chartLoop.ts): lanes a and b of the
@@ -13,9 +14,10 @@ import type { LaneValues, Trajectory } from "../trajectory/types";
  * One scan's row scratch, grown to the longest row it has seen. `laneA`, `laneB`: lanes a and b by
  * token index (NaN where a lane has no value: null and a missing entry compare alike, as a δ that
  * is not finite does). `x`, `y`, `d`, `k`, `id`: the compared tokens' a and b logprob, δ = a − b,
- * token index and token id.
+ * token index and token id; `w`, `v` their corrected weight and verdict when comparedStats has
+ * run on them (mismatch.ts). `trained`: the mask-1 tokens of the row gathered last.
  */
-export class RowScratch {
+export class RowScratch implements ComparedTokens {
   laneA = new Float64Array(1024);
   laneB = new Float64Array(1024);
   x = new Float64Array(1024);
@@ -23,6 +25,9 @@ export class RowScratch {
   d = new Float64Array(1024);
   k = new Float64Array(1024);
   id = new Float64Array(1024);
+  w = new Float64Array(1024);
+  v = new Uint8Array(1024);
+  trained = 0;
 
   /** Room for `n` tokens (the contents are not kept). */
   ensureCapacity(n: number): void {
@@ -35,6 +40,8 @@ export class RowScratch {
     this.d = new Float64Array(size);
     this.k = new Float64Array(size);
     this.id = new Float64Array(size);
+    this.w = new Float64Array(size);
+    this.v = new Uint8Array(size);
   }
 }
 
@@ -101,11 +108,13 @@ export function gatherRow(
   const { x: rowX, y: rowY, d: rowD, k: rowK, id: rowId } = s;
   let n = 0;
   let k = 0;
+  let trained = 0;
   for (const seg of t.segments) {
     const mask = seg.lossMask;
     const ids = seg.tokenIds;
     for (let i = 0; i < mask.length; i++, k++) {
       if (mask[i] !== 1) continue;
+      trained++;
       const x = xs[k] as number;
       const y = ys[k] as number;
       const d = x - y;
@@ -118,6 +127,7 @@ export function gatherRow(
       n++;
     }
   }
+  s.trained = trained;
   return n;
 }
 
@@ -129,6 +139,7 @@ export function gatherRow(
 function gatherLaneVsSampled(s: RowScratch, t: Trajectory, xs: Float64Array): number {
   const { x: rowX, y: rowY, d: rowD, k: rowK, id: rowId } = s;
   let n = 0;
+  let trained = 0;
   let k = 0;
   for (const seg of t.segments) {
     const mask = seg.lossMask;
@@ -136,6 +147,7 @@ function gatherLaneVsSampled(s: RowScratch, t: Trajectory, xs: Float64Array): nu
     const lps = seg.logprobs;
     for (let i = 0; i < mask.length; i++, k++) {
       if (mask[i] !== 1) continue;
+      trained++;
       const y = lps[i];
       if (y === null || y === undefined) continue;
       const x = xs[k] as number;
@@ -149,6 +161,7 @@ function gatherLaneVsSampled(s: RowScratch, t: Trajectory, xs: Float64Array): nu
       n++;
     }
   }
+  s.trained = trained;
   return n;
 }
 
@@ -159,6 +172,7 @@ function gatherLaneVsSampled(s: RowScratch, t: Trajectory, xs: Float64Array): nu
 export function gatherWire(s: RowScratch, row: WireLaneRow): number {
   const { tokenIds: ids, mask, untrained, a, b } = row;
   const total = mask.length;
+  s.trained = 0;
   if (!a || !b) return 0;
   s.ensureCapacity(total);
   const { laneA, laneB, x: rowX, y: rowY, d: rowD, k: rowK, id: rowId } = s;
@@ -167,8 +181,10 @@ export function gatherWire(s: RowScratch, row: WireLaneRow): number {
   if (a !== b) copyWireLane(laneB, b, total);
   const xs = laneA;
   let n = 0;
+  let trained = 0;
   for (let k = 0; k < total; k++) {
     if (mask[k] === untrained) continue;
+    trained++;
     const x = xs[k] as number;
     const y = ys[k] as number;
     const d = x - y;
@@ -180,5 +196,6 @@ export function gatherWire(s: RowScratch, row: WireLaneRow): number {
     rowId[n] = ids[k] ?? -1;
     n++;
   }
+  s.trained = trained;
   return n;
 }
