@@ -153,6 +153,31 @@ describe("rollout-lens mismatch", () => {
     expect((await runCli(["mismatch", file, "--correction", "nope"])).code).toBe(2);
     expect((await runCli(["mismatch", file, "--lanes", "trainer"])).code).toBe(2);
   });
+
+  it("counts a row whose lanes share no trained token as not compared (exit 2), never as clean", async () => {
+    const empty = sampled.map((v, k) => (mask[k] === 1 ? null : v));
+    const mixed = join(dir, "mixed.jsonl");
+    const rows = [
+      withLane({ ...base, id: "good" }, "trainer", trainers[0] ?? []),
+      withLane({ ...base, id: "empty" }, "trainer", empty),
+    ];
+    writeFileSync(mixed, `${rows.map((t) => stringifyJsonLine(writeRolloutLens(t))).join("\n")}\n`);
+    const json = await runCli(["mismatch", mixed, "--json"]);
+    expect(json.code).toBe(2);
+    const [report] = JSON.parse(json.out).files;
+    expect(report.trajectories.map((t: { id: string }) => t.id)).toEqual(["good"]);
+    expect(report.unchecked).toBe(1);
+    expect(report.skipped).toEqual([
+      {
+        id: "empty",
+        line: 2,
+        reason: "nothing compared: no trained token has a logprob in both trainer and sampled",
+      },
+    ]);
+    const text = await runCli(["mismatch", mixed]);
+    expect(text.code).toBe(2);
+    expect(text.out).toContain("empty (line 2) skipped: nothing compared");
+  });
 });
 
 function ends(): number[] {

@@ -145,8 +145,11 @@ function failedUnit(unit: ShardedInput, error: unknown): MismatchUnitDone {
 /** The human lines of one file's report. */
 function humanLines(r: FileMismatchReport): string[] {
   if (r.readError !== undefined) return [`${r.path}: cannot read: ${r.readError}`];
+  const what = r.format ?? "no readable records";
   const lines = [
-    `${r.path}: ${r.format ?? "no readable records"}, ${r.summary.trajectories} trajectories: ${statsText(r.summary)}`,
+    r.summary.trajectories === 0
+      ? `${r.path}: ${what}, no trajectory compared`
+      : `${r.path}: ${what}, ${r.summary.trajectories} trajectories: ${statsText(r.summary)}`,
   ];
   const split = r.charts.decomposition;
   if (split && split.compared > 0) {

@@ -220,6 +220,14 @@ export function mismatchIntoCharts(
   | { ok: false; reason: string } {
   const into = chartLanes(charts, t, row, line, options);
   if (!into.ok) return into;
+  // Lanes that share no trained token compare nothing: not compared, never a clean row.
+  if (into.summary.compared === 0) {
+    const [a, b] = into.lanes;
+    return {
+      ok: false,
+      reason: `nothing compared: no trained token has a logprob in both ${a} and ${b}`,
+    };
+  }
   const c = options.correction ?? DEFAULT_CORRECTION;
   const ends = segmentEndsOf(t, into.a, into.b);
   let stats: MismatchStats;
