@@ -136,7 +136,8 @@ describe("verdictOf", () => {
     expect(verdictOf(10, 10, 8, 3)).toBe("real");
     expect(verdictOf(10, 10, 0, 0)).toBe("none");
     expect(verdictOf(10, 9, 8, 0)).toBe("unchecked");
-    expect(verdictOf(0, 0, 0, 0)).toBe("none");
+    // No token compared: nothing judged, never "within the band".
+    expect(verdictOf(0, 0, 0, 0)).toBe("unchecked");
   });
 });
 

@@ -407,8 +407,8 @@ function newAccumulator() {
 }
 
 /**
- * A row's verdict: `unchecked` when some compared token has an unknown term (nothing is judged
- * on part of a row), `none` when no token is outside the band, `spurious` when the residual
+ * A row's verdict: `unchecked` when no token was compared or some compared token has an unknown
+ * term (nothing is judged on part of a row), `none` when no token is outside the band, `spurious` when the residual
  * leaves at most a quarter of δ's out-of-band tokens out of band, `real` otherwise.
  */
 export function verdictOf(
@@ -417,8 +417,8 @@ export function verdictOf(
   outsideDelta: number,
   outsideResidual: number,
 ): RowVerdict {
-  if (compared === 0) return "none";
-  if (known < compared) return "unchecked";
+  // A row with no compared token was not judged: unchecked, never "within the band".
+  if (compared === 0 || known < compared) return "unchecked";
   if (outsideDelta === 0) return "none";
   return outsideResidual * 4 <= outsideDelta ? "spurious" : "real";
 }

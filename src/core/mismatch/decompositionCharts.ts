@@ -149,7 +149,8 @@ export function addUnknownRow(
   compared: number,
   unknownSupport = compared,
 ): RowDecomposition {
-  const verdict: RowVerdict = compared === 0 ? "none" : "unchecked";
+  // Nothing known about any token (or no token compared at all): nothing was judged.
+  const verdict: RowVerdict = "unchecked";
   const counts = { compared, known: 0, approximate: 0, outsideDelta: 0, outsideResidual: 0 };
   addCounts(charts, verdict, { ...counts, unknownTemperature: compared, unknownSupport });
   return {
