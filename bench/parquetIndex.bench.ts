@@ -18,7 +18,8 @@ import { parquetHeader } from "hyparquet/src/column.js";
 import { decompressPage } from "hyparquet/src/datapage.js";
 import { fileWriter, ParquetWriter } from "hyparquet-writer";
 import { createFileIndex } from "../src/core/files/fileIndexer";
-import { indexRecords, parquetRecordSource } from "../src/core/files/recordIndexer";
+import { parquetRecordSource } from "../src/core/files/parquetSource";
+import { indexRecords } from "../src/core/files/recordIndexer";
 import { openParquet } from "../src/core/formats/parquet";
 
 const mibArg = process.argv.indexOf("--mib");

@@ -154,6 +154,18 @@ describe("lazy command modules", () => {
       true,
     );
     expect(drift?.some((c) => c.packages.includes("hono"))).toBe(true);
+    // JSON lines never load the Parquet reader: it is imported when a file's bytes say Parquet
+    // (or torch.save), so the scanning commands and each scan worker start without it.
+    const chunkOf = (entry: string) =>
+      Object.keys(outputs).find((o) => outputs[o]?.entryPoint === entry) ?? `no chunk of ${entry}`;
+    for (const entry of ["server/commands/mismatch.ts", "server/commands/validate.ts"]) {
+      expect(staticClosure(relative(outdir, join(root, chunkOf(entry)))).packages).not.toContain(
+        "hyparquet",
+      );
+    }
+    const worker = staticClosure("scan.worker.js");
+    expect(worker.inputs).toContain("server/files/readLines.ts");
+    expect(worker.packages.filter((p) => p.startsWith("hyparquet"))).toEqual([]);
   });
 });
 

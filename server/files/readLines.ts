@@ -1,28 +1,23 @@
 import { createReadStream } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { asyncBufferFromFile } from "hyparquet";
-import {
-  rolloutDumpOfColumns,
-  sampleFactsOf,
-  withSampleFacts,
-} from "../../src/core/files/dashboardColumns";
 import {
   isJsonDocumentName,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
-import { binaryFileProblem, SNIFF_BYTES } from "../../src/core/files/sniffFile";
-import { rolloutDumpSource, torchDumpOf } from "../../src/core/files/torchRecords";
+import {
+  binaryFileProblem,
+  isParquetHead,
+  isZipHead,
+  SNIFF_BYTES,
+} from "../../src/core/files/sniffFile";
 import { rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
-import { parseJsonLine, stringifyJsonLine } from "../../src/core/formats/jsonLine";
-import { isParquetHead } from "../../src/core/formats/parquet";
+import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { FormatId, LineError, LineResult } from "../../src/core/formats/types";
-import { isZipHead, openTorchFile } from "../../src/core/torch/torchFile";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import { parquetLines } from "./parquetReader";
 
 /**
  * One line of a text file: 1-based number and text without the line break. A line too long to
@@ -136,41 +131,6 @@ export async function trainDumpPathsOf(path: string): Promise<string[]> {
   return trainDumpNames(place.id, names).map((name) => join(place.trainDir, name));
 }
 
-/** The samples of a slime/miles `.pt` rollout dump as JSON lines, sample r as line r + 1. */
-async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
-  const paths = [path, ...(await trainDumpPathsOf(path))];
-  const files = await Promise.all(
-    paths.map(async (name) => ({ name, file: await asyncBufferFromFile(name) })),
-  );
-  const source = await rolloutDumpSource(files);
-  for (const group of source.groups) {
-    const records = await source.read(group.start, group.start + group.rows);
-    for (const [k, value] of records.entries()) {
-      yield { lineNo: group.start + k + 1, text: stringifyJsonLine(value) };
-    }
-  }
-}
-
-/**
- * The rows of a Parquet file; a miles dashboard column file's rows get the reward, status and
- * group of the rollout dump beside it (core/files/dashboardColumns.ts), when it is there.
- */
-async function* parquetLinesWithDump(path: string): AsyncGenerator<NumberedLine> {
-  const dumpPath = rolloutDumpOfColumns(path);
-  const dumpThere = dumpPath !== undefined && (await stat(dumpPath).catch(() => undefined));
-  if (!dumpThere) {
-    yield* parquetLines(path);
-    return;
-  }
-  const dump = torchDumpOf(await openTorchFile(await asyncBufferFromFile(dumpPath)));
-  const facts = sampleFactsOf(dump);
-  for await (const line of parquetLines(path)) {
-    const parsed = line.error ? undefined : parseJsonLine(line.text);
-    if (!parsed?.ok) yield line;
-    else yield { ...line, text: stringifyJsonLine(withSampleFacts(parsed.value, facts)) };
-  }
-}
-
 /**
  * The records of a rollout file as numbered JSON lines, without loading it whole, so multi-GB files
  * stay within memory. A Parquet file (by its magic bytes) yields one JSON line per row, row r as
@@ -190,6 +150,8 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
         `${path}: a torch.save file is read by sample, not split by byte range; give several files to --shard`,
       );
     }
+    // The torch and Parquet readers (hyparquet and its codecs) load only for such a file.
+    const { torchLines } = await import("./binaryLines");
     yield* torchLines(path);
     return;
   }
@@ -199,6 +161,7 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
         `${path}: a Parquet file is read by row group, not split by byte range; give several files to --shard`,
       );
     }
+    const { parquetLinesWithDump } = await import("./binaryLines");
     yield* parquetLinesWithDump(path);
     return;
   }

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parquetRecordSource } from "../core/files/recordIndexer";
+import { parquetRecordSource } from "../core/files/parquetSource";
 import { torchDumpOf } from "../core/files/torchRecords";
 import { openParquet } from "../core/formats/parquet";
 import { openTorchFile, plainValues } from "../core/torch/torchFile";

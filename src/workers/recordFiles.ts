@@ -1,18 +1,18 @@
 import { sampleFactsOf, withDumpFacts } from "../core/files/dashboardColumns";
 import { MAX_RANGE_BYTES } from "../core/files/filesWire";
+import { parquetRecordSource } from "../core/files/parquetSource";
 import {
   isJsonDocumentName,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
   memoryRecordSource,
-  parquetRecordSource,
   type RecordSource,
 } from "../core/files/recordIndexer";
-import { binaryFileProblem, SNIFF_BYTES } from "../core/files/sniffFile";
+import { binaryFileProblem, isParquetHead, isZipHead, SNIFF_BYTES } from "../core/files/sniffFile";
 import { rolloutDumpSource, torchDumpOf } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
-import { isParquetHead, openParquet } from "../core/formats/parquet";
-import { isZipHead, openTorchFile } from "../core/torch/torchFile";
+import { openParquet } from "../core/formats/parquet";
+import { openTorchFile } from "../core/torch/torchFile";
 import type { ByteRangeFile } from "../core/torch/zipEntries";
 import { fetchRange } from "./rangeFetch";
 import type { ByteFileSource, FileCompanions } from "./rolloutFileProtocol";

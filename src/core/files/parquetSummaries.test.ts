@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 import { type FixtureCodec, primeRolloutParquet, zstdStored } from "../../test/parquetFixtures";
 import { openParquet } from "../formats/parquet";
 import { createFileIndex } from "./fileIndexer";
+import { parquetRecordSource } from "./parquetSource";
 import { summarizeParquetRows } from "./parquetSummaries";
-import { indexRecords, parquetRecordSource } from "./recordIndexer";
+import { indexRecords } from "./recordIndexer";
 
 const list = (name: string, type: SchemaElement["type"]): SchemaElement[] => [
   { name, repetition_type: "OPTIONAL", num_children: 1, converted_type: "LIST" },

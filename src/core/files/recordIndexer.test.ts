@@ -4,12 +4,12 @@ import { fixtureLines } from "../../test/fixtureFiles";
 import { primeRolloutParquet } from "../../test/parquetFixtures";
 import { openParquet } from "../formats/parquet";
 import { createFileIndex } from "./fileIndexer";
+import { parquetRecordSource } from "./parquetSource";
 import {
   indexRecords,
   jsonDocumentRecords,
   memoryRecordSource,
   needsColumnMapping,
-  parquetRecordSource,
 } from "./recordIndexer";
 
 describe("indexRecords", () => {

@@ -1,11 +1,9 @@
 import type { ColumnMapping } from "../formats/columnMapping";
 import { parseJsonLine } from "../formats/jsonLine";
-import { type ParquetFile, readParquetRecords } from "../formats/parquet";
 import { detectFormat } from "../formats/readRolloutLine";
 import type { FormatId, LineError } from "../formats/types";
 import { isRecord } from "../isRecord";
 import { addSummary, type FileIndex, type IndexDelta } from "./fileIndexer";
-import { summarizeParquetRows } from "./parquetSummaries";
 import { type RowSummary, summarizeRecord } from "./rowSummary";
 
 /**
@@ -38,36 +36,6 @@ export interface RecordSource {
     format: FormatId | undefined,
     path: string | undefined,
   ): Promise<RowSummary[] | undefined>;
-}
-
-/** Rows read first, alone, so the first rows are browsable before a big first row group is done. */
-export const FIRST_PARQUET_ROWS = 16;
-
-export function parquetRecordSource(parquet: ParquetFile): RecordSource {
-  const groups = parquet.rowGroups.flatMap((g, k) => {
-    const meta = parquet.metadata.row_groups[k];
-    const bytes = Number(meta?.total_compressed_size ?? meta?.total_byte_size ?? 0);
-    if (k > 0 || g.rows <= FIRST_PARQUET_ROWS) return [{ ...g, bytes }];
-    // hyparquet reads only the pages holding a row range, so a small first range comes back fast.
-    const head = Math.round((bytes * FIRST_PARQUET_ROWS) / g.rows);
-    return [
-      { start: g.start, rows: FIRST_PARQUET_ROWS, bytes: head },
-      {
-        start: g.start + FIRST_PARQUET_ROWS,
-        rows: g.rows - FIRST_PARQUET_ROWS,
-        bytes: bytes - head,
-      },
-    ];
-  });
-  return {
-    rows: parquet.rows,
-    columns: parquet.columns,
-    groups,
-    read: (start, end) => readParquetRecords(parquet, start, end),
-    ...(parquet.mapping ? { mapping: parquet.mapping } : {}),
-    summarize: (start, end, firstIndex, format, path) =>
-      summarizeParquetRows(parquet, start, end, firstIndex, format, path),
-  };
 }
 
 /** Largest JSON document read whole (a bigger `.json` file is read as JSONL, line by line). */

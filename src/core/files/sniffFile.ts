@@ -11,6 +11,19 @@ export const SNIFF_BYTES = 16;
 const startsWith = (head: Uint8Array, magic: readonly number[]) =>
   head.length >= magic.length && magic.every((b, k) => head[k] === b);
 
+/** A Parquet file's first 4 bytes, "PAR1" (its footer ends with them too). */
+export const PARQUET_MAGIC = [0x50, 0x41, 0x52, 0x31] as const;
+
+/** True when the bytes start like a Parquet file ("PAR1"). */
+export function isParquetHead(head: Uint8Array): boolean {
+  return startsWith(head, PARQUET_MAGIC);
+}
+
+/** True when the bytes start like a ZIP archive (a torch.save file's current form). */
+export function isZipHead(head: Uint8Array): boolean {
+  return startsWith(head, [0x50, 0x4b, 0x03, 0x04]);
+}
+
 /** torch.save's legacy (pre-ZIP) form starts with this pickled magic number. */
 const LEGACY_TORCH = [0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8];
 

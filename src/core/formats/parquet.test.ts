@@ -8,9 +8,10 @@ import {
   primeRolloutParquet,
   primeSamplesParquet,
 } from "../../test/parquetFixtures";
+import { isParquetHead } from "../files/sniffFile";
 import { flattenSegments } from "../trajectory/flatten";
 import { idsAbsentReason } from "./idsAbsent";
-import { isParquetHead, openParquet, parquetRecords, readParquetRecords } from "./parquet";
+import { openParquet, parquetRecords, readParquetRecords } from "./parquet";
 import { readRolloutValue } from "./readRolloutLine";
 import { writeTextRecord } from "./textRecords";
 

@@ -22,14 +22,6 @@ import { isNumberListPath, readNumberListChunk } from "./parquetLists";
  * is not already a record of a known format.
  */
 
-/** The 4 bytes every Parquet file starts (and ends) with. */
-const MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1"
-
-/** True when `head` (the file's first bytes) starts like a Parquet file. */
-export function isParquetHead(head: Uint8Array): boolean {
-  return MAGIC.every((b, k) => head[k] === b);
-}
-
 /**
  * How a table's rows become records:
  * - `records`: each row already is a record of a known format (prime-rl samples, ART

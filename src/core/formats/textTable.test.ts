@@ -1,7 +1,8 @@
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
 import { createFileIndex } from "../files/fileIndexer";
-import { indexRecords, needsColumnMapping, parquetRecordSource } from "../files/recordIndexer";
+import { parquetRecordSource } from "../files/parquetSource";
+import { indexRecords, needsColumnMapping } from "../files/recordIndexer";
 import { idsAbsentReason } from "./idsAbsent";
 import { openParquet } from "./parquet";
 import { readRolloutLine } from "./readRolloutLine";

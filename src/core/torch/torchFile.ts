@@ -1,3 +1,4 @@
+import { isZipHead } from "../files/sniffFile";
 import { unpickle } from "./pickle";
 import {
   ELEMENT_BYTES,
@@ -34,11 +35,6 @@ export const MAX_DEPTH = 256;
 const GROUP_SPAN = 32 << 20;
 /** ...when the bytes between two of them are fewer than this (one read costs more than that). */
 const MERGE_GAP = 64 << 10;
-
-/** The 4 bytes a ZIP file starts with. */
-export function isZipHead(head: Uint8Array): boolean {
-  return head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
-}
 
 export interface TorchFile {
   readonly file: ByteRangeFile;
