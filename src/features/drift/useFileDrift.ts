@@ -9,7 +9,7 @@ import { useDriftMode } from "./driftPrefsStore";
 import { useDriftTokenizer } from "./useDriftTokenizer";
 
 /** The table's drift column is refreshed at most this often while a scan streams rows in. */
-const STREAM_EVERY_MS = 400;
+const STREAM_EVERY_MS = 1000;
 
 type ProgressStore = ReturnType<typeof scanProgressStore>;
 
@@ -94,7 +94,8 @@ export function useFileDrift(
     isScanning,
     error: query.error ? query.error.message : undefined,
     canStart: tokenizer !== undefined && file !== undefined && sample.isSettled,
-    start: () => setStartedKey(scanKey),
+    // A transition: the page's re-render on the click is sliced between frames, not one long task.
+    start: () => startTransition(() => setStartedKey(scanKey)),
     /** Stops a running scan (every worker's range); the file can be checked again later. */
     cancel: () => {
       setStartedKey(undefined);
