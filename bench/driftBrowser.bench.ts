@@ -35,7 +35,11 @@ const NATIVE_TIMEOUT_MS = 10 * 60_000;
 const INDEX_TIMEOUT_MS = 5 * 60_000;
 const SCAN_TIMEOUT_MS = 10 * 60_000;
 const FRAME_TARGET_MS = 50;
-const IDLE_BASELINE_MS = 2000;
+/**
+ * The idle page's frame loop before the click (ms). DRIFT_BROWSER_IDLE_MS=0 clicks as soon as
+ * "Check drift" is enabled: what is still readying the scan pool then counts in click -> summary.
+ */
+const IDLE_BASELINE_MS = Number(process.env.DRIFT_BROWSER_IDLE_MS ?? 2000);
 
 const tokenizerJson = () => join(resolveTokenizerDir(TOKENIZER), "tokenizer.json");
 const load = () =>
