@@ -145,3 +145,123 @@ export async function launchBenchBrowser(): Promise<Browser> {
     ],
   });
 }
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: {
+    readonly functionName: string;
+    readonly url?: string;
+    readonly lineNumber?: number;
+    readonly columnNumber?: number;
+  };
+}
+
+interface ProfileEvent {
+  readonly name: string;
+  readonly ph: string;
+  readonly pid: number;
+  readonly tid: number;
+  readonly ts: number;
+  readonly dur?: number;
+  readonly tdur?: number;
+  readonly id?: string;
+  readonly args?: {
+    readonly name?: string;
+    readonly data?: {
+      readonly startTime?: number;
+      readonly cpuProfile?: { readonly nodes?: ProfileNode[]; readonly samples?: number[] };
+      readonly timeDeltas?: number[];
+    };
+  };
+}
+
+/** One thread's work in a trace: its name, its top-level tasks and its CPU profile by function. */
+export interface ThreadWork {
+  readonly thread: string;
+  readonly name: string;
+  readonly tasks: number;
+  /** Sum and longest of its top-level tasks, wall clock and CPU (ms). */
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly longestWallMs: number;
+  readonly longestCpuMs: number;
+  /** First and last task start, ms after the trace's first task on any thread. */
+  readonly firstMs: number;
+  readonly lastMs: number;
+  /** Self time per function (`name url:line:col`) from the sampling profiler (ms), most first. */
+  readonly selfMs: readonly (readonly [string, number])[];
+}
+
+const threadKey = (e: { pid: number; tid: number }) => `${e.pid}:${e.tid}`;
+
+function frameName(node: ProfileNode): string {
+  const { functionName, url, lineNumber, columnNumber } = node.callFrame;
+  if (url === undefined || url === "") return functionName || "(anonymous)";
+  const file = url.split("/").at(-1) ?? "";
+  return `${functionName || "(anonymous)"} ${file}:${(lineNumber ?? 0) + 1}:${(columnNumber ?? 0) + 1}`;
+}
+
+/** Self time by function of every sampled thread: ProfileChunk events merged per profile id. */
+function profileSelfTime(events: readonly ProfileEvent[]): Map<string, Map<string, number>> {
+  const nodes = new Map<string, Map<number, string>>();
+  const byThread = new Map<string, Map<string, number>>();
+  const threadOf = new Map<string, string>();
+  for (const e of events) {
+    if (e.ph !== "P" || e.id === undefined) continue;
+    if (e.name === "Profile") threadOf.set(e.id, threadKey(e));
+    if (e.name !== "ProfileChunk") continue;
+    const thread = threadOf.get(e.id) ?? threadKey(e);
+    const names = nodes.get(e.id) ?? new Map<number, string>();
+    nodes.set(e.id, names);
+    const profile = e.args?.data?.cpuProfile;
+    for (const node of profile?.nodes ?? []) names.set(node.id, frameName(node));
+    const deltas = e.args?.data?.timeDeltas ?? [];
+    const self = byThread.get(thread) ?? new Map<string, number>();
+    byThread.set(thread, self);
+    (profile?.samples ?? []).forEach((sample, k) => {
+      // A sample's time is the delta to the next one; the last one's is taken as its own delta.
+      const us = Math.max(0, deltas[k + 1] ?? deltas[k] ?? 0);
+      const name = names.get(sample) ?? `node ${sample}`;
+      self.set(name, (self.get(name) ?? 0) + us / 1000);
+    });
+  }
+  return byThread;
+}
+
+/**
+ * Every thread's work in a Chromium trace (with `disabled-by-default-v8.cpu_profiler` for the
+ * self times): the page's main thread (CrRendererMain) and its workers (DedicatedWorker thread).
+ */
+export function threadWork(trace: Buffer | string): ThreadWork[] {
+  const parsed: { traceEvents?: ProfileEvent[] } | ProfileEvent[] = JSON.parse(trace.toString());
+  const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
+  const names = new Map<string, string>();
+  for (const e of events) {
+    if (e.ph === "M" && e.name === "thread_name") names.set(threadKey(e), e.args?.name ?? "");
+  }
+  const tasks = new Map<string, ProfileEvent[]>();
+  for (const e of events) {
+    const name = names.get(threadKey(e)) ?? "";
+    if (e.ph !== "X" || e.name !== "RunTask") continue;
+    if (name !== "CrRendererMain" && !name.startsWith("DedicatedWorker")) continue;
+    const list = tasks.get(threadKey(e)) ?? [];
+    tasks.set(threadKey(e), list);
+    list.push(e);
+  }
+  const t0 = Math.min(...[...tasks.values()].flat().map((e) => e.ts));
+  const self = profileSelfTime(events);
+  return [...tasks.entries()].map(([thread, list]) => ({
+    thread,
+    name: names.get(thread) ?? "",
+    tasks: list.length,
+    wallMs: list.reduce((a, e) => a + (e.dur ?? 0), 0) / 1000,
+    cpuMs: list.reduce((a, e) => a + (e.tdur ?? e.dur ?? 0), 0) / 1000,
+    longestWallMs: Math.max(0, ...list.map((e) => e.dur ?? 0)) / 1000,
+    longestCpuMs: Math.max(0, ...list.map((e) => e.tdur ?? e.dur ?? 0)) / 1000,
+    firstMs: (Math.min(...list.map((e) => e.ts)) - t0) / 1000,
+    lastMs: (Math.max(...list.map((e) => e.ts + (e.dur ?? 0))) - t0) / 1000,
+    selfMs: [...(self.get(thread) ?? new Map<string, number>()).entries()].sort(
+      (a, b) => b[1] - a[1],
+    ),
+  }));
+}

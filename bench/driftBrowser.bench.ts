@@ -11,15 +11,18 @@
 // "drifted" filter exports against the rows native found drifted; any difference throws). A last,
 // traced scan splits the main thread's tasks into wall clock and CPU time.
 // DRIFT_BENCH_MB sets the corpus's decoded text (default 20), DRIFT_BROWSER_ROUNDS the rounds
-// (default 2), DRIFT_BROWSER_PORT the server's port (default 4431).
+// (default 2; 0 runs the traced scan only), DRIFT_BROWSER_PORT the server's port (default 4431),
+// DRIFT_BROWSER_CORPUS a corpus file to keep and reuse (written there when missing),
+// DRIFT_BROWSER_BUILD=0 serves the dist/ of an earlier build, DRIFT_BROWSER_PROFILE=1 samples
+// every thread's functions in the traced scan, DRIFT_BROWSER_TRACE=FILE keeps its trace.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import { Tokenizer as NativeTokenizer } from "tokenizers";
-import { resolveE2eBrowser } from "../e2e/browser/resolveBrowser";
 import { resolveTokenizerDir } from "../server/tokenizers/loadTokenizer";
+import { launchBenchBrowser, type ThreadWork, threadWork } from "./browserFrames";
 import { describeCorpus, isHardCorpus, writeRealTextCorpus } from "./driftCorpus";
 
 const TOKENIZER = "qwen3";
@@ -32,7 +35,11 @@ const NATIVE_TIMEOUT_MS = 10 * 60_000;
 const INDEX_TIMEOUT_MS = 5 * 60_000;
 const SCAN_TIMEOUT_MS = 10 * 60_000;
 const FRAME_TARGET_MS = 50;
-const IDLE_BASELINE_MS = 2000;
+/**
+ * The idle page's frame loop before the click (ms). DRIFT_BROWSER_IDLE_MS=0 clicks as soon as
+ * "Check drift" is enabled: what is still readying the scan pool then counts in click -> summary.
+ */
+const IDLE_BASELINE_MS = Number(process.env.DRIFT_BROWSER_IDLE_MS ?? 2000);
 
 const tokenizerJson = () => join(resolveTokenizerDir(TOKENIZER), "tokenizer.json");
 const load = () =>
@@ -45,8 +52,6 @@ interface Corpus {
   readonly path: string;
   /** Each line's trajectory id, in file order. */
   readonly ids: readonly string[];
-  readonly textBytes: number;
-  readonly fileBytes: number;
 }
 
 /**
@@ -55,6 +60,14 @@ interface Corpus {
  * `targetBytes`. Slime names each trajectory after its line (`L1`, `L2`, ...).
  */
 async function writeCorpus(path: string, targetBytes: number): Promise<Corpus> {
+  if (existsSync(path)) {
+    // DRIFT_BROWSER_CORPUS names a corpus an earlier run wrote (the same seed writes the same file).
+    const lines = readFileSync(path, "utf8")
+      .split("\n")
+      .filter((l) => l !== "").length;
+    console.log(`browser corpus: ${path} as an earlier run wrote it, ${lines} trajectories`);
+    return { path, ids: Array.from({ length: lines }, (_, k) => `L${k + 1}`) };
+  }
   const native = NativeTokenizer.fromFile(tokenizerJson());
   const made = await writeRealTextCorpus(path, native, {
     targetBytes,
@@ -64,7 +77,7 @@ async function writeCorpus(path: string, targetBytes: number): Promise<Corpus> {
   });
   console.log(`browser corpus: ${describeCorpus(made)}`);
   const ids = Array.from({ length: made.trajectories }, (_, k) => `L${k + 1}`);
-  return { path, ids, textBytes: made.textBytes, fileBytes: made.fileBytes };
+  return { path, ids };
 }
 
 /** A started child process and how to stop it (SIGTERM, then SIGKILL after 5 s). */
@@ -92,6 +105,10 @@ function track(child: ChildProcess): Running {
 
 /** The production build of the app, into dist/ (what `rollout-lens view` serves). */
 function buildApp(): void {
+  if (process.env.DRIFT_BROWSER_BUILD === "0") {
+    console.log("DRIFT_BROWSER_BUILD=0: serving the dist/ an earlier build left");
+    return;
+  }
   execFileSync("npx", ["vite", "build", "--logLevel", "error"], {
     stdio: "inherit",
     timeout: BUILD_TIMEOUT_MS,
@@ -158,16 +175,6 @@ async function runNative(file: string): Promise<NativeRun> {
   return { ms, ...(JSON.parse(out) as Omit<NativeRun, "ms">) };
 }
 
-async function launchBrowser(): Promise<Browser> {
-  // The same Chromium the e2e tests use (CHROMIUM_PATH, system, Playwright's, @sparticuz/chromium).
-  const resolved = await resolveE2eBrowser();
-  return chromium.launch({
-    executablePath: resolved.executablePath,
-    env: { ...process.env, ...resolved.env },
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
-}
-
 const count = (n: number) => n.toLocaleString("en-US");
 const phaseList = (phases: Readonly<Record<string, number>>) =>
   Object.entries(phases)
@@ -194,6 +201,16 @@ async function openIndexed(browser: Browser, url: string, rows: number): Promise
     { timeout: INDEX_TIMEOUT_MS },
   );
   return page;
+}
+
+/**
+ * The "Check drift" button, found before anything is timed or traced: Playwright's role query
+ * walks the page's accessibility tree on the main thread (150-190 ms of CPU on the indexed table).
+ */
+async function checkDriftButton(page: Page) {
+  const button = await page.getByRole("button", { name: "Check drift" }).elementHandle();
+  if (!button) throw new Error('no "Check drift" button on the page');
+  return button;
 }
 
 /** A main-thread task over 50 ms: its start after the click and its duration (ms). */
@@ -248,9 +265,10 @@ const PROBE = `(() => {
  * runs for 2 s on the idle page first: the frame-gap floor of this machine.
  */
 async function timeScan(page: Page): Promise<ScanProbe> {
+  const button = await checkDriftButton(page);
   await page.evaluate(PROBE);
   await page.waitForTimeout(IDLE_BASELINE_MS);
-  await page.getByRole("button", { name: "Check drift" }).click();
+  await button.click();
   await page.getByTestId("file-drift-summary").waitFor({ timeout: SCAN_TIMEOUT_MS });
   // A function, not a string: a string predicate is polled through eval, which the app's CSP refuses.
   await page.waitForFunction(
@@ -380,67 +398,54 @@ async function round(n: number, browser: Browser, url: string, corpus: Corpus): 
   }
 }
 
-interface TraceEvent {
-  readonly name: string;
-  readonly ph: string;
-  readonly dur?: number;
-  /** CPU time of the event (us): `dur` less the time the thread was preempted. */
-  readonly tdur?: number;
-  readonly pid: number;
-  readonly tid: number;
-  readonly args?: { readonly name?: string };
-}
-
-/** The page's main-thread tasks in a Chromium trace (ms): longest by wall clock and by CPU time. */
-function mainThreadWork(trace: Buffer) {
-  const parsed: { traceEvents?: TraceEvent[] } | TraceEvent[] = JSON.parse(trace.toString());
-  const events = Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? []);
-  const key = (e: TraceEvent) => `${e.pid}:${e.tid}`;
-  const mains = new Set(
-    events
-      .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
-      .map(key),
+/** One thread of a traced scan: its tasks and CPU, and where its CPU went (top functions). */
+function describeThread(t: ThreadWork, top: number): string {
+  const fns = t.selfMs
+    .slice(0, top)
+    .map(([name, ms]) => `${name} ${ms.toFixed(0)}`)
+    .join("; ");
+  return (
+    `${t.name} (${t.thread}): ${t.tasks} tasks from +${seconds(t.firstMs)} to ` +
+    `+${seconds(t.lastMs)}, ${t.cpuMs.toFixed(0)} ms of CPU, longest task ` +
+    `${t.longestWallMs.toFixed(0)} ms wall clock / ${t.longestCpuMs.toFixed(0)} ms CPU; ` +
+    `self ms: ${fns || "no samples"}`
   );
-  const byThread = new Map<string, TraceEvent[]>();
-  for (const e of events) {
-    if (e.ph !== "X" || e.name !== "RunTask" || !mains.has(key(e))) continue;
-    const tasks = byThread.get(key(e)) ?? [];
-    if (tasks.length === 0) byThread.set(key(e), tasks);
-    tasks.push(e);
-  }
-  const busiest = [...byThread.values()].sort((a, b) => b.length - a.length)[0] ?? [];
-  const wall = busiest.map((e) => (e.dur ?? 0) / 1000);
-  const cpu = busiest.map((e) => (e.tdur ?? e.dur ?? 0) / 1000);
-  return {
-    tasks: busiest.length,
-    longestWall: Math.max(0, ...wall),
-    longestCpu: Math.max(0, ...cpu),
-    cpuTotal: cpu.reduce((a, b) => a + b, 0),
-  };
 }
 
 /**
- * One more scan, traced (not timed against native: tracing slows it): the main thread's tasks by
- * wall clock and by CPU time. On a loaded machine a long task's wall clock is mostly the thread
- * waiting for a core; its CPU time is the work the page did.
+ * One more scan, traced (not timed against native: tracing slows it): every thread's tasks by
+ * wall clock and by CPU time, and with DRIFT_BROWSER_PROFILE=1 the sampling profiler's top
+ * functions per thread (where the page's and the workers' time goes). On a loaded machine a long
+ * task's wall clock is mostly the thread waiting for a core; its CPU time is the work it did.
+ * DRIFT_BROWSER_TRACE=FILE keeps the trace (open it in chrome://tracing or Perfetto).
  */
 async function tracedScan(browser: Browser, url: string, rows: number): Promise<void> {
   const page = await openIndexed(browser, url, rows);
+  const profile = process.env.DRIFT_BROWSER_PROFILE === "1";
   try {
+    const button = await checkDriftButton(page);
     await browser.startTracing(page, {
-      categories: ["devtools.timeline", "disabled-by-default-devtools.timeline"],
+      categories: [
+        "devtools.timeline",
+        "disabled-by-default-devtools.timeline",
+        ...(profile ? ["v8.execute", "disabled-by-default-v8.cpu_profiler"] : []),
+      ],
     });
     const start = performance.now();
-    await page.getByRole("button", { name: "Check drift" }).click();
+    await button.click();
     await page.getByTestId("file-drift-summary").waitFor({ timeout: SCAN_TIMEOUT_MS });
     const ms = performance.now() - start;
-    const work = mainThreadWork(await browser.stopTracing());
+    const trace = await browser.stopTracing();
+    if (process.env.DRIFT_BROWSER_TRACE) writeFileSync(process.env.DRIFT_BROWSER_TRACE, trace);
+    const threads = threadWork(trace).sort((a, b) => b.cpuMs - a.cpuMs);
+    const main = threads.find((t) => t.name === "CrRendererMain");
     console.log(
-      `traced scan (${seconds(ms)}): main thread ran ${work.tasks} tasks, ` +
-        `${work.cpuTotal.toFixed(0)} ms of CPU in all; longest task ${work.longestWall.toFixed(0)} ms ` +
-        `wall clock, most CPU in one task ${work.longestCpu.toFixed(0)} ms (target <= ` +
-        `${FRAME_TARGET_MS} ms: ${work.longestCpu <= FRAME_TARGET_MS ? "met" : "NOT met"})`,
+      `traced scan (${seconds(ms)}): most CPU in one main-thread task ` +
+        `${(main?.longestCpuMs ?? 0).toFixed(0)} ms (target <= ${FRAME_TARGET_MS} ms: ` +
+        `${(main?.longestCpuMs ?? 0) <= FRAME_TARGET_MS ? "met" : "NOT met"})`,
     );
+    for (const t of threads)
+      if (t.cpuMs >= 1) console.log(`  ${describeThread(t, profile ? 12 : 0)}`);
   } finally {
     await page.close();
   }
@@ -470,16 +475,17 @@ export default async function driftBrowserBench() {
   const toStop: (() => Promise<void>)[] = [];
   try {
     console.log(`load average at start: ${load()} (1, 5, 15 min; this machine has 2 cores)`);
-    const corpus = await writeCorpus(join(work, "corpus.jsonl"), TARGET_BYTES);
+    const corpusPath = process.env.DRIFT_BROWSER_CORPUS ?? join(work, "corpus.jsonl");
+    const corpus = await writeCorpus(corpusPath, TARGET_BYTES);
     buildApp();
     mkdirSync(join(work, "data"));
     const { url, server } = await startView(corpus.path, join(work, "data"));
     toStop.push(() => server.stop());
-    const browser = await launchBrowser();
+    const browser = await launchBenchBrowser();
     toStop.push(() => browser.close());
     const rounds: Round[] = [];
     for (let n = 1; n <= ROUNDS; n++) rounds.push(await round(n, browser, url, corpus));
-    printSummary(rounds);
+    if (rounds.length > 0) printSummary(rounds);
     await tracedScan(browser, url, corpus.ids.length);
   } finally {
     for (const stop of toStop.reverse()) await stop().catch(() => undefined);

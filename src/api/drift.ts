@@ -2,7 +2,7 @@ import { queryOptions } from "@tanstack/react-query";
 import type { ChosenTokenizer, FileDriftScan } from "../core/drift/fileDriftScan";
 import { DRIFT_MODES, type DriftMode } from "../core/drift/types";
 import type { Trajectory } from "../core/trajectory/types";
-import { type ScanFile, scanClient, scanPlan } from "../workers/scanClients";
+import { readyScanPool, type ScanFile, scanClient, scanPlan } from "../workers/scanClients";
 import { type PoolScanProgress, scanDriftWithPool } from "../workers/scanPool";
 import { progressStores, scanSubject } from "./scans";
 import { hashIds } from "./tokenizers";
@@ -50,6 +50,20 @@ export const driftQueries = {
       retry: false,
     });
   },
+  /**
+   * The scan pool of an open file readied for `tokenizer`: its workers started, the tokenizer loaded
+   * into each. A scan started later skips that wait; one started earlier shares the loads.
+   */
+  pool: (fileId: string, tokenizer: string, file: ScanFile | undefined) =>
+    queryOptions({
+      queryKey: [...driftQueries.all(), "pool", scanSubject(fileId, file), tokenizer] as const,
+      queryFn: () => {
+        if (!file) throw new Error(`file ${fileId} is not open in this tab`);
+        return readyScanPool(file, tokenizer);
+      },
+      staleTime: Number.POSITIVE_INFINITY,
+      retry: false,
+    }),
   /**
    * One mode over every trajectory of an open file, on a pool of drift workers. `chosen` is set
    * when the tokenizer was chosen for the file rather than picked (a record naming another one is

@@ -64,6 +64,41 @@ describe.each([
     expect(progress.at(-1)?.bytes).toBe(progress.at(-1)?.totalBytes);
   });
 
+  it("scans a file of several read chunks, lines cut across chunk ends, every row in order", async () => {
+    const client = makeClient();
+    const lines = Array.from({ length: 9_000 }, (_, k) =>
+      exportLine(k % 7 === 3 ? drifted : clean, "rollout-lens/v1"),
+    );
+    const source = file(lines);
+    expect(source.blob.size).toBeGreaterThan(2.5 * 1024 * 1024);
+    const scan = await client.scan("fake", source, "roundtrip", () => {});
+    expect(scan.lines).toBe(9_000);
+    expect(scan.badLines).toBe(0);
+    expect(scan.rows.map((r) => r?.regions)).toEqual(lines.map((_, k) => (k % 7 === 3 ? 1 : 0)));
+  });
+
+  it("loads a tokenizer ahead of a scan, once, and says why when it cannot", async () => {
+    let loads = 0;
+    const counting = async (name: string) => {
+      loads++;
+      return loadFake(name);
+    };
+    const client =
+      _ === "worker port"
+        ? createScanClient({ port: fakeWorkerPort() })
+        : createScanClient({ port: undefined, load: counting });
+    await expect(client.load("fake")).resolves.toBeUndefined();
+    const scan = await client.scan(
+      "fake",
+      file([exportLine(drifted, "rollout-lens/v1")]),
+      "roundtrip",
+      () => {},
+    );
+    expect(scan.rows.map((r) => r?.regions)).toEqual([1]);
+    if (_ !== "worker port") expect(loads).toBe(1);
+    await expect(client.load("nope")).rejects.toThrow("tokenizer nope");
+  });
+
   it("returns errors as rejections naming the tokenizer", async () => {
     const client = makeClient();
     await expect(client.check("nope", clean, ["roundtrip"])).rejects.toThrow("tokenizer nope");

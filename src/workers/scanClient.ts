@@ -52,6 +52,8 @@ export interface ScanClient {
     onRows: (rows: RangeRows<RowMismatch>) => void,
     signal?: AbortSignal,
   ): Promise<MismatchRangeScanned>;
+  /** Loads `tokenizer` and readies its round trip, so a scan that follows starts checking at once. */
+  load(tokenizer: string): Promise<void>;
   dispose(): void;
 }
 
@@ -112,6 +114,13 @@ export function createScanClient(
           else if (response.type === "mismatchScanned") settle(response);
         },
         { signal, cancel: (id) => ({ type: "cancel", id }) },
+      ),
+    load: (tokenizer) =>
+      rpc.request<void>(
+        (id) => ({ type: "load", id, tokenizer }),
+        (response, settle) => {
+          if (response.type === "loaded") settle();
+        },
       ),
     dispose: () => rpc.dispose(),
   };

@@ -43,9 +43,25 @@ export interface ScanFile {
  * clients to share them among.
  */
 export async function scanPlan(file: ScanFile) {
-  await file.caughtUp();
-  const cores = typeof navigator === "undefined" ? 1 : navigator.hardwareConcurrency;
-  const workers = scanWorkerCount(cores, file.getState().bytes);
+  const workers = await poolSize(file);
   const ranges = await file.ranges(scanRangeBytes(file.getState().bytes, workers));
   return { ranges, clients: scanClients(workers) };
+}
+
+/** How many workers scan the file (once it is caught up): by this machine's cores and its size. */
+async function poolSize(file: ScanFile): Promise<number> {
+  await file.caughtUp();
+  const cores = typeof navigator === "undefined" ? 1 : navigator.hardwareConcurrency;
+  return scanWorkerCount(cores, file.getState().bytes);
+}
+
+/**
+ * Starts the workers a scan of `file` will use and loads `tokenizer` into each (its round trip
+ * readied), before anyone asks for the scan: "Check drift" then starts checking at once. Resolves
+ * to the number of workers readied.
+ */
+export async function readyScanPool(file: ScanFile, tokenizer: string): Promise<number> {
+  const clients = scanClients(await poolSize(file));
+  await Promise.all(clients.map((c) => c.load(tokenizer)));
+  return clients.length;
 }

@@ -21,6 +21,7 @@ import {
   scanDriftWithPool,
   scanMismatchWithPool,
   scanRangeBytes,
+  scanRangesWithPool,
   scanWorkerCount,
 } from "./scanPool";
 
@@ -223,6 +224,60 @@ describe("scanMismatchWithPool", () => {
       const cancelled = port.requests.filter((r) => r.type === "cancel").map((r) => r.id);
       expect(cancelled).toEqual(scanned);
     }
+  });
+});
+
+describe("scanRangesWithPool lookahead", () => {
+  it("hands a worker its next range as its current one nears its end, two at most", async () => {
+    const MB = 1024 * 1024;
+    const ranges = [0, 1, 2].map((k) => ({
+      start: 3 * MB * k,
+      end: 3 * MB * (k + 1),
+      firstLine: k + 1,
+      firstRow: k,
+    }));
+    const started: number[] = [];
+    const inFlight = new Map<number, { report: (bytes: number) => void; end: () => void }>();
+    const scan = scanRangesWithPool<string, { lines: number; badLines: number }>(
+      1,
+      {
+        file: { ranges, format: undefined, totalBytes: 9 * MB },
+        name: "f.jsonl",
+        scanRange: (_worker, range, onRows) =>
+          new Promise((resolve) => {
+            const k = range.firstRow;
+            started.push(k);
+            inFlight.set(k, {
+              report: (bytes) => onRows({ bytes, from: 0, rows: [] }),
+              end: () => {
+                onRows({ bytes: 3 * MB, from: 0, rows: [`row ${k}`] });
+                resolve({ lines: k + 1, badLines: 0 });
+              },
+            });
+          }),
+      },
+      () => {},
+      () => {},
+    );
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+    await settle();
+    expect(started).toEqual([0]);
+    inFlight.get(0)?.report(1 * MB);
+    await settle();
+    expect(started).toEqual([0]);
+    inFlight.get(0)?.report(2 * MB + 1);
+    await settle();
+    expect(started).toEqual([0, 1]);
+    // Range 1 nearly done too, but range 0 is still in flight: no third range yet.
+    inFlight.get(1)?.report(2.5 * MB);
+    await settle();
+    expect(started).toEqual([0, 1]);
+    inFlight.get(0)?.end();
+    await settle();
+    expect(started).toEqual([0, 1, 2]);
+    inFlight.get(1)?.end();
+    inFlight.get(2)?.end();
+    expect(await scan).toEqual(["row 0", "row 1", "row 2"]);
   });
 });
 

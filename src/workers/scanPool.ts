@@ -29,6 +29,11 @@ const MIN_RANGE = 256 * 1024;
 const MAX_RANGE = 4 * 1024 * 1024;
 /** Ranges per worker: enough that workers finishing early take more, and rows stream in. */
 const RANGES_PER_WORKER = 4;
+/**
+ * A worker is handed its next range when this much of its current one is left to read (one read
+ * chunk of the scan worker): at most two ranges per worker in flight.
+ */
+const LOOKAHEAD_BYTES = 1024 * 1024;
 /** The drift column is refreshed at most this often while rows stream in. */
 const REPORT_EVERY_MS = 150;
 
@@ -42,6 +47,12 @@ export function scanWorkerCount(cores: number | undefined, totalBytes: number): 
 export function scanRangeBytes(totalBytes: number, workers: number): number {
   const even = Math.ceil(totalBytes / (workers * RANGES_PER_WORKER));
   return Math.min(MAX_RANGE, Math.max(MIN_RANGE, even));
+}
+
+/** A range handed to a worker: settles `nearlyDone` when little of it is left, `done` at its end. */
+interface RangeInFlight {
+  readonly nearlyDone: Promise<void>;
+  readonly done: Promise<void>;
 }
 
 /** Progress of a pooled scan, with every row checked so far (by row index; holes not yet). */
@@ -103,14 +114,21 @@ export async function scanRangesWithPool<Row, Done>(
   if (signal?.aborted) stop.abort();
 
   let next = 0;
-  const work = async (worker: number) => {
-    while (next < ranges.length && !stop.signal.aborted) {
-      const k = next++;
-      const range = ranges[k];
-      if (!range) continue;
-      let rangeBytes = 0;
-      let rangeRows = 0;
-      const done = await job.scanRange(
+  /** Starts the next range on `worker`, or undefined when none is left (or the scan stopped). */
+  const startRange = (worker: number): RangeInFlight | undefined => {
+    if (next >= ranges.length || stop.signal.aborted) return undefined;
+    const k = next++;
+    const range = ranges[k] as ScanRange;
+    const size = range.end - range.start;
+    let rangeBytes = 0;
+    let rangeRows = 0;
+    let handleNearlyDone = () => {};
+    const nearlyDone = new Promise<void>((resolve) => {
+      handleNearlyDone = resolve;
+    });
+    if (size <= LOOKAHEAD_BYTES) handleNearlyDone();
+    const done = job
+      .scanRange(
         worker,
         range,
         (delta) => {
@@ -121,19 +139,39 @@ export async function scanRangesWithPool<Row, Done>(
           checked += delta.rows.length;
           bytes += delta.bytes - rangeBytes;
           rangeBytes = delta.bytes;
+          if (size - rangeBytes <= LOOKAHEAD_BYTES) handleNearlyDone();
           report(false);
         },
         stop.signal,
-      );
-      bytes += range.end - range.start - rangeBytes;
-      const expected = (ranges[k + 1]?.firstRow ?? range.firstRow + rangeRows) - range.firstRow;
-      if (rangeRows !== expected) {
-        throw new Error(
-          `${job.name}: lines from ${range.firstLine} hold ${rangeRows} trajectories, the ` +
-            `file's index says ${expected}; the file changed while it was checked`,
-        );
-      }
-      onDone(done);
+      )
+      .then((end) => {
+        bytes += size - rangeBytes;
+        const expected = (ranges[k + 1]?.firstRow ?? range.firstRow + rangeRows) - range.firstRow;
+        if (rangeRows !== expected) {
+          throw new Error(
+            `${job.name}: lines from ${range.firstLine} hold ${rangeRows} trajectories, the ` +
+              `file's index says ${expected}; the file changed while it was checked`,
+          );
+        }
+        onDone(end);
+      })
+      .catch((error: unknown) => {
+        stop.abort(); // no further range starts, every range in flight is cancelled
+        throw error;
+      })
+      .finally(handleNearlyDone);
+    // Awaited later (or never, when an earlier range failed and the scan stops): not unhandled.
+    done.catch(() => undefined);
+    return { nearlyDone, done };
+  };
+  // Each worker is handed its next range as its current one nears its end, so the request and the
+  // next range's first read overlap the last chunk instead of following it.
+  const work = async (worker: number) => {
+    for (let current = startRange(worker); current !== undefined; ) {
+      await current.nearlyDone;
+      const following = startRange(worker);
+      await current.done;
+      current = following;
     }
   };
   try {

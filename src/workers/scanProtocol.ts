@@ -60,6 +60,12 @@ export type ScanRequest =
       readonly format: FormatId | undefined;
       readonly options: MismatchScanOptions;
     }
+  | {
+      /** Start-up ahead of a scan: load the tokenizer and ready its round trip (see scanClients). */
+      readonly type: "load";
+      readonly id: number;
+      readonly tokenizer: string;
+    }
   | { readonly type: "cancel"; readonly id: number };
 
 /** Rows a range scan checked since its previous message, and its bytes read so far. */
@@ -109,4 +115,5 @@ export type ScanResponse =
   | ({ readonly type: "rangeScanned"; readonly id: number } & RangeScanned)
   | ({ readonly type: "mismatchRows"; readonly id: number } & RangeRows<RowMismatch>)
   | ({ readonly type: "mismatchScanned"; readonly id: number } & MismatchRangeScanned)
+  | { readonly type: "loaded"; readonly id: number }
   | { readonly type: "error"; readonly id: number; readonly message: string };

@@ -36,6 +36,8 @@ type ByteRange = { readonly start: number; readonly end: number; readonly firstL
 /**
  * Feeds every line in bytes [start, end) of `source` (whole lines; numbered from `firstLine`) to
  * `onLine`, calling `onChunk` with the bytes read after every chunk; throws when `isCancelled`.
+ * The next chunk is read while this one is checked, so a served file's round trip to the server
+ * overlaps the work instead of adding to it.
  */
 async function forEachLine(
   source: RolloutFileSource,
@@ -52,21 +54,34 @@ async function forEachLine(
     lineNo++;
     onLine(decoder.decode(bytes.subarray(from, to)), lineNo);
   };
-  for (let at = range.start; at < range.end; ) {
-    if (isCancelled()) throw new Error("scan cancelled");
-    const chunk = await bytesOf.read(at, Math.min(range.end, at + CHUNK));
-    if (chunk.length === 0) break;
-    at += chunk.length;
-    const bytes = new Uint8Array(carry.length + chunk.length);
-    bytes.set(carry);
-    bytes.set(chunk, carry.length);
-    let start = 0;
-    for (let lf = bytes.indexOf(LF); lf !== -1; lf = bytes.indexOf(LF, start)) {
-      feed(bytes, start, lf);
-      start = lf + 1;
+  const readFrom = (at: number) => {
+    const end = Math.min(range.end, at + CHUNK);
+    return { end, bytes: bytesOf.read(at, end) };
+  };
+  let next = range.start < range.end ? readFrom(range.start) : undefined;
+  try {
+    for (let at = range.start; next !== undefined; ) {
+      if (isCancelled()) throw new Error("scan cancelled");
+      const wanted = next.end - at;
+      const chunk = await next.bytes;
+      at += chunk.length;
+      // A short read is the file's end (it shrank): nothing further to read ahead.
+      next = at < range.end && chunk.length === wanted ? readFrom(at) : undefined;
+      if (chunk.length === 0) break;
+      const bytes = new Uint8Array(carry.length + chunk.length);
+      bytes.set(carry);
+      bytes.set(chunk, carry.length);
+      let start = 0;
+      for (let lf = bytes.indexOf(LF); lf !== -1; lf = bytes.indexOf(LF, start)) {
+        feed(bytes, start, lf);
+        start = lf + 1;
+      }
+      carry = bytes.slice(start);
+      onChunk(at - range.start);
     }
-    carry = bytes.slice(start);
-    onChunk(at - range.start);
+  } finally {
+    // A read still in flight when the scan stops (cancelled, a bad chunk) is not waited for.
+    next?.bytes.catch(() => undefined);
   }
   if (carry.length > 0) feed(carry, 0, carry.length);
 }
@@ -144,6 +159,21 @@ interface ScanContext {
   readonly cancelled: Set<number>;
   /** A range of any file: lines of a JSONL file, records of a Parquet table or JSON document. */
   readonly scanAnyRange: RangeScan;
+}
+
+/** A word no vocabulary holds whole: encoding it builds the word BPE's merge table. */
+const WARM_WORD = new TextEncoder().encode("zqxjvkzqxjvk");
+
+/**
+ * Loads tokenizer `name` and readies its round trip as a scan's first row would: the plan (its
+ * proof and caches) and the word BPE's merge table, both built once per tokenizer.
+ */
+async function readyTokenizer({ tokenizerOf }: ScanContext, name: string): Promise<void> {
+  const tok = await tokenizerOf(name);
+  const plan = roundTripPlanFor(tok);
+  if (plan.path === "fast" && tok.pipeline && tok.pipeline.unusable === undefined) {
+    tok.pipeline.encodeWord(WARM_WORD);
+  }
 }
 
 /** One trajectory's drift in every mode asked, with its pieces. */
@@ -259,6 +289,10 @@ async function answer(
       post({ type: "mismatchScanned", id, ...done });
       return;
     }
+    case "load":
+      await readyTokenizer(context, request.tokenizer);
+      post({ type: "loaded", id });
+      return;
     case "cancel":
       context.cancelled.add(id);
       return;

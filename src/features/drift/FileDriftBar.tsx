@@ -1,3 +1,4 @@
+import { useSyncExternalStore } from "react";
 import { DRIFT_CLASSES } from "../../core/drift/rowDrift";
 import { DRIFT_MODES, type DriftMode } from "../../core/drift/types";
 import type { DriftFilter } from "../../core/files/rowQuery";
@@ -6,7 +7,7 @@ import scan from "../rollouts/scanBar.module.css";
 import { driftPrefsActions } from "./driftPrefsStore";
 import styles from "./FileDriftBar.module.css";
 import { TokenizerSelect } from "./TokenizerSelect";
-import type { FileDriftState } from "./useFileDrift";
+import { type FileDriftState, useReadyScanPool } from "./useFileDrift";
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const percent = (n: number, of: number) => (of === 0 ? "0%" : `${((100 * n) / of).toFixed(1)}%`);
@@ -22,6 +23,7 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
   const { summary, isScanning } = drift;
   // The file's first trajectory decides: a text-only file has no ids on any row.
   const idsAbsent = drift.sample ? trajectoryIdsAbsentReason(drift.sample) : undefined;
+  useReadyScanPool(drift, idsAbsent === undefined);
   return (
     <div className={scan.bar} data-testid="file-drift">
       {idsAbsent !== undefined && (
@@ -69,7 +71,8 @@ export function FileDriftBar({ drift, filter, onFilter }: FileDriftBarProps) {
 
 /** While the scan runs: how far it is (rows and bytes), and a way to stop it. */
 function ScanProgress({ drift }: { readonly drift: FileDriftState }) {
-  const { progress } = drift;
+  const { progressStore } = drift;
+  const progress = useSyncExternalStore(progressStore.subscribe, progressStore.getSnapshot);
   const fraction = progress && progress.totalBytes > 0 ? progress.bytes / progress.totalBytes : 0;
   return (
     <span className={scan.progress}>
