@@ -180,7 +180,10 @@ async function indexLines(
 }
 
 /** The trajectories of 1-based line `line` (a Parquet or JSON record's, for record files). */
-async function readLine(line: number): Promise<readonly Trajectory[]> {
+/** Reads bytes [start, end) of the open JSONL file. */
+type LineBytes = (start: number, end: number) => Promise<Uint8Array>;
+
+async function readLine(line: number, bytesOf?: LineBytes): Promise<readonly Trajectory[]> {
   if (!opened) throw new Error("no file is open");
   const { index, source, name, records, head } = opened;
   let result: ReturnType<typeof readRolloutLine>;
@@ -191,7 +194,9 @@ async function readLine(line: number): Promise<readonly Trajectory[]> {
     const [start, end] = lineRange(index.lines, line - 1);
     // Lines never change once written (a tailed file only grows), so the head's bytes stay true.
     const bytes =
-      head && end <= head.length ? head.subarray(start, end) : await source.read(start, end);
+      head && end <= head.length
+        ? head.subarray(start, end)
+        : await (bytesOf ?? ((from, to) => source.read(from, to)))(start, end);
     const text = decode(bytes);
     result = readRolloutLine(
       text.endsWith("\r") ? text.slice(0, -1) : text,
@@ -204,6 +209,31 @@ async function readLine(line: number): Promise<readonly Trajectory[]> {
   if (result.kind === "error") throw new Error(`${name}:${line}: ${result.error.message}`);
   if (result.kind === "blank") throw new Error(`${name}:${line} is blank`);
   return result.trajectories;
+}
+
+/** Bytes read at once by a pass over the file's lines in order (the group forensics). */
+const PASS_SPAN = 4 * 1024 * 1024;
+
+/**
+ * readLine for a pass over the file in line order: one read per span of up to PASS_SPAN bytes
+ * rather than one per line (a served file answers each read with a range request).
+ */
+function lineReaderInOrder(): (line: number) => Promise<readonly Trajectory[]> {
+  let span: { start: number; bytes: Uint8Array } | undefined;
+  const bytesOf: LineBytes = async (start, end) => {
+    const held = span;
+    if (held && start >= held.start && end <= held.start + held.bytes.length) {
+      return held.bytes.subarray(start - held.start, end - held.start);
+    }
+    if (!opened) throw new Error("no file is open");
+    // Never past the bytes indexed so far (a tailed file may still be growing beyond them).
+    const indexed = opened.index.lines.pendingStart;
+    const to = Math.max(end, Math.min(start + PASS_SPAN, indexed));
+    const bytes = await opened.source.read(start, to);
+    span = { start, bytes };
+    return bytes.subarray(0, end - start);
+  };
+  return (line) => readLine(line, bytesOf);
 }
 
 /**
@@ -238,7 +268,8 @@ async function readTrajectory(rowIndex: number): Promise<Trajectory> {
 async function fileForensics() {
   if (!opened) throw new Error("no file is open");
   const { index } = opened;
-  return index.format === undefined ? [] : forensicsOfFile(index.rows, index.format, readLine);
+  const readInOrder = lineReaderInOrder();
+  return index.format === undefined ? [] : forensicsOfFile(index.rows, index.format, readInOrder);
 }
 
 async function fileCorrections(choices: readonly CorrectionChoice[]) {
