@@ -154,17 +154,54 @@ export interface BpeWordOptions {
 export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
   const { byteIds, whole } = options;
   let table: PairTable | undefined;
-  // Working arrays, grown as words need (one word at a time). Per position: its piece, and the
-  // rank and table entry of the pair it starts (NO_RANK / -1 when none).
-  let parts = new Int32Array(256);
-  let ranks = new Int32Array(256);
-  let slots = new Int32Array(256);
-  let next = new Int32Array(256);
-  let prev = new Int32Array(256);
-  const heap = new MergeHeap();
+  const work = new WordWork();
+  return {
+    encode(bytes, from, to) {
+      const n = to - from;
+      if (n <= 0) return [];
+      if (whole) {
+        const id = whole(bytes, from, to);
+        if (id >= 0) return [id];
+      }
+      if (n === 1) return [byteIds[bytes[from] as number] as number];
+      work.reserve(n);
+      const { parts } = work;
+      for (let i = 0; i < n; i++) parts[i] = byteIds[bytes[from + i] as number] as number;
+      if (table === undefined) table = pairTableOf(options.merges());
+      if (n <= SCAN_UP_TO) return work.mergeByScan(table, n);
+      return table.monotone && isRunny(bytes, from, to)
+        ? work.mergeByLevels(table, n)
+        : work.mergeByHeap(table, n);
+    },
+  };
+}
+
+/**
+ * The working arrays of one word's merges, grown as words need (one word at a time). Per
+ * position: its piece, and the rank and table entry of the pair it starts (NO_RANK / -1 when none).
+ */
+class WordWork {
+  parts = new Int32Array(256);
+  private ranks = new Int32Array(256);
+  private slots = new Int32Array(256);
+  private next = new Int32Array(256);
+  private prev = new Int32Array(256);
+  private readonly heap = new MergeHeap();
+
+  /** Room for a word of `n` pieces. */
+  reserve(n: number): void {
+    if (this.parts.length >= n) return;
+    const size = Math.max(n, 2 * this.parts.length);
+    this.parts = new Int32Array(size);
+    this.ranks = new Int32Array(size);
+    this.slots = new Int32Array(size);
+    this.next = new Int32Array(size);
+    this.prev = new Int32Array(size);
+  }
 
   /** Short words: the lowest-ranked pair found by a scan, merged, until none is left. */
-  const mergeByScan = (t: PairTable, n: number): number[] => {
+  mergeByScan(t: PairTable, n: number): number[] {
+    const { parts, ranks, slots } = this;
     const entries = t.slots;
     for (let i = 0; i < n - 1; i++) {
       const s = findPair(t, parts[i] as number, parts[i + 1] as number);
@@ -200,7 +237,7 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
     const ids: number[] = new Array(pairs + 1);
     for (let i = 0; i <= pairs; i++) ids[i] = parts[i] as number;
     return ids;
-  };
+  }
 
   /**
    * Long words (whitespace and CJK runs, long identifiers), in O(n log n): the pieces as a linked
@@ -208,7 +245,8 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
    * first and the leftmost on ties, as in the scan. Each position keeps the rank of the pair it
    * starts now; an entry whose rank is not that (the pair changed since it was pushed) is skipped.
    */
-  const mergeByHeap = (t: PairTable, n: number): number[] => {
+  mergeByHeap(t: PairTable, n: number): number[] {
+    const { parts, ranks, slots, next, prev, heap } = this;
     const entries = t.slots;
     heap.clear();
     const offer = (i: number, j: number) => {
@@ -250,7 +288,7 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
     const ids: number[] = [];
     for (let i = 0; i < n; i = next[i] as number) ids.push(parts[i] as number);
     return ids;
-  };
+  }
 
   /**
    * Long words of a monotone table (PairTable.monotone), level by level: the lowest rank among the
@@ -258,7 +296,8 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
    * first where they overlap), as the heap would merge them one by one. Only the pairs next to a
    * merge are looked up again. Few levels for whitespace runs; a level per distinct merge.
    */
-  const mergeByLevels = (t: PairTable, n: number): number[] => {
+  mergeByLevels(t: PairTable, n: number): number[] {
+    const { parts, ranks, slots, next } = this;
     const entries = t.slots;
     const lookup = (i: number) => {
       const s = findPair(t, parts[i] as number, parts[i + 1] as number);
@@ -292,33 +331,7 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
     const ids: number[] = new Array(len);
     for (let i = 0; i < len; i++) ids[i] = parts[i] as number;
     return ids;
-  };
-
-  return {
-    encode(bytes, from, to) {
-      const n = to - from;
-      if (n <= 0) return [];
-      if (whole) {
-        const id = whole(bytes, from, to);
-        if (id >= 0) return [id];
-      }
-      if (n === 1) return [byteIds[bytes[from] as number] as number];
-      if (parts.length < n) {
-        const size = Math.max(n, 2 * parts.length);
-        parts = new Int32Array(size);
-        ranks = new Int32Array(size);
-        slots = new Int32Array(size);
-        next = new Int32Array(size);
-        prev = new Int32Array(size);
-      }
-      for (let i = 0; i < n; i++) parts[i] = byteIds[bytes[from + i] as number] as number;
-      if (table === undefined) table = pairTableOf(options.merges());
-      if (n <= SCAN_UP_TO) return mergeByScan(table, n);
-      return table.monotone && isRunny(bytes, from, to)
-        ? mergeByLevels(table, n)
-        : mergeByHeap(table, n);
-    },
-  };
+  }
 }
 
 /**
