@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createBpeWordModel, type IdMerges, pairTableOf, SCAN_UP_TO } from "./bpeWord";
+import { createBpeWordModel, type IdMerges, isMonotone, SCAN_UP_TO } from "./bpeWord";
 
 /** BPE by its definition: merge the leftmost of the lowest-ranked adjacent pairs until none is left. */
 function referenceBpe(merges: IdMerges, word: readonly number[]): number[] {
@@ -95,8 +95,8 @@ describe("the word BPE against its definition", () => {
       merged: [256, 257],
     };
     const outOfOrder: IdMerges = { ...monotone, rank: [1, 0] };
-    expect(pairTableOf(monotone).monotone).toBe(true);
-    expect(pairTableOf(outOfOrder).monotone).toBe(false);
+    expect(isMonotone(monotone)).toBe(true);
+    expect(isMonotone(outOfOrder)).toBe(false);
     const run = new Array(4 * SCAN_UP_TO + 3).fill(0);
     for (const merges of [monotone, outOfOrder]) {
       const model = createBpeWordModel({ byteIds, merges: () => merges });

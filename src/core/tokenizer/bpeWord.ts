@@ -21,16 +21,12 @@ export interface IdMerges {
 
 /**
  * Merges as an id-pair hash table: (left, right) -> (rank, merged id), one slot of four int32s
- * (left, right, rank, merged; left -1 when empty), so a lookup touches one cache line.
+ * (left + 1, right, rank, merged; 0 when empty, so a new table needs no filling), so a lookup
+ * touches one cache line.
  */
 export interface PairTable {
   readonly mask: number;
   readonly slots: Int32Array;
-  /**
-   * Every merge ranks after the merges that make its two sides: a merge then never makes a pair
-   * that ranks before it, so all of a pair's occurrences merge in one sweep (`mergeByLevels`).
-   */
-  readonly monotone: boolean;
 }
 
 const NO_RANK = 0x7fffffff;
@@ -76,31 +72,33 @@ export function pairTableOf(merges: IdMerges): PairTable {
   let size = 1024;
   while (size < 2 * count) size *= 2;
   const mask = size - 1;
-  const slots = new Int32Array(4 * size).fill(-1);
+  const slots = new Int32Array(4 * size);
   for (let k = 0; k < count; k++) {
     const a = merges.left[k] as number;
     const b = merges.right[k] as number;
     let s = slotOf(mask, a, b);
     for (;;) {
       const l = slots[4 * s] as number;
-      if (l === -1 || (l === a && slots[4 * s + 1] === b)) break;
+      if (l === 0 || (l === a + 1 && slots[4 * s + 1] === b)) break;
       s = (s + 1) & mask;
     }
     // A pair listed twice keeps the later entry (the library's rank map does the same).
     const at = 4 * s;
-    slots[at] = a;
+    slots[at] = a + 1;
     slots[at + 1] = b;
     slots[at + 2] = merges.rank[k] as number;
     slots[at + 3] = merges.merged[k] as number;
   }
-  return { mask, slots, monotone: isMonotone(merges) };
+  return { mask, slots };
 }
 
 /**
- * True when every merge ranks above every merge making its left or its right side. Over the
+ * True when every merge ranks above every merge making its left or its right side: a merge then
+ * never makes a pair that ranks before it, so all of a pair's occurrences merge in one sweep
+ * (`mergeByLevels`). Over the
  * merges as listed: a pair listed twice counts with both ranks, which can only say false.
  */
-function isMonotone(merges: IdMerges): boolean {
+export function isMonotone(merges: IdMerges): boolean {
   const { left, right, rank, merged } = merges;
   let maxId = 0;
   for (let k = 0; k < merged.length; k++) {
@@ -127,8 +125,8 @@ function findPair(t: PairTable, a: number, b: number): number {
   for (let s = slotOf(mask, a, b); ; s = (s + 1) & mask) {
     const at = 4 * s;
     const l = slots[at] as number;
-    if (l === -1) return -1;
-    if (l === a && slots[at + 1] === b) return at;
+    if (l === 0) return -1;
+    if (l === a + 1 && slots[at + 1] === b) return at;
   }
 }
 
@@ -153,7 +151,10 @@ export interface BpeWordOptions {
 /** A word BPE over ids. */
 export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
   const { byteIds, whole } = options;
+  let merges: IdMerges | undefined;
   let table: PairTable | undefined;
+  // Whether the merges are monotone: asked on the first word that would merge level by level.
+  let monotone: boolean | undefined;
   const work = new WordWork();
   return {
     encode(bytes, from, to) {
@@ -167,11 +168,14 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
       work.reserve(n);
       const { parts } = work;
       for (let i = 0; i < n; i++) parts[i] = byteIds[bytes[from + i] as number] as number;
-      if (table === undefined) table = pairTableOf(options.merges());
+      if (merges === undefined || table === undefined) {
+        merges = options.merges();
+        table = pairTableOf(merges);
+      }
       if (n <= SCAN_UP_TO) return work.mergeByScan(table, n);
-      return table.monotone && isRunny(bytes, from, to)
-        ? work.mergeByLevels(table, n)
-        : work.mergeByHeap(table, n);
+      const runny = isRunny(bytes, from, to);
+      if (runny) monotone ??= isMonotone(merges);
+      return runny && monotone === true ? work.mergeByLevels(table, n) : work.mergeByHeap(table, n);
     },
   };
 }
@@ -291,7 +295,7 @@ class WordWork {
   }
 
   /**
-   * Long words of a monotone table (PairTable.monotone), level by level: the lowest rank among the
+   * Long words of monotone merges (`isMonotone`), level by level: the lowest rank among the
    * current pairs, then every occurrence of that pair merged in one left-to-right sweep (leftmost
    * first where they overlap), as the heap would merge them one by one. Only the pairs next to a
    * merge are looked up again. Few levels for whitespace runs; a level per distinct merge.
