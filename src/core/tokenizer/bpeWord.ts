@@ -5,7 +5,9 @@
  * the project: the compact tokenizer (compactTokenizer.ts) and the library-backed one
  * (src/tokenizer/hfTokenizer.ts) both encode with it. Pairs are found in an open-addressing table
  * of id pairs (no key string per lookup, no binary search), built on first use from the merges by
- * id; each merge re-ranks only the two pairs next to it.
+ * id; each merge re-ranks only the two pairs next to it. Long words merge through a heap, or
+ * level by level (every occurrence of the lowest-ranked pair in one sweep) when they are mostly
+ * runs of one byte and the merges are monotone.
  */
 
 /** The merges by id, in no particular order: merge k joins (left[k], right[k]) into merged[k]. */
@@ -17,13 +19,14 @@ export interface IdMerges {
   readonly merged: ArrayLike<number>;
 }
 
-/** Merges as an id-pair hash table: (left, right) -> (rank, merged id). */
+/**
+ * Merges as an id-pair hash table: (left, right) -> (rank, merged id), one slot of four int32s
+ * (left + 1, right, rank, merged; 0 when empty, so a new table needs no filling), so a lookup
+ * touches one cache line.
+ */
 export interface PairTable {
   readonly mask: number;
-  readonly left: Int32Array;
-  readonly right: Int32Array;
-  readonly rank: Int32Array;
-  readonly merged: Int32Array;
+  readonly slots: Int32Array;
 }
 
 const NO_RANK = 0x7fffffff;
@@ -69,38 +72,61 @@ export function pairTableOf(merges: IdMerges): PairTable {
   let size = 1024;
   while (size < 2 * count) size *= 2;
   const mask = size - 1;
-  const table: PairTable = {
-    mask,
-    left: new Int32Array(size).fill(-1),
-    right: new Int32Array(size),
-    rank: new Int32Array(size),
-    merged: new Int32Array(size),
-  };
+  const slots = new Int32Array(4 * size);
   for (let k = 0; k < count; k++) {
     const a = merges.left[k] as number;
     const b = merges.right[k] as number;
     let s = slotOf(mask, a, b);
     for (;;) {
-      const l = table.left[s] as number;
-      if (l === -1 || (l === a && table.right[s] === b)) break;
+      const l = slots[4 * s] as number;
+      if (l === 0 || (l === a + 1 && slots[4 * s + 1] === b)) break;
       s = (s + 1) & mask;
     }
     // A pair listed twice keeps the later entry (the library's rank map does the same).
-    table.left[s] = a;
-    table.right[s] = b;
-    table.rank[s] = merges.rank[k] as number;
-    table.merged[s] = merges.merged[k] as number;
+    const at = 4 * s;
+    slots[at] = a + 1;
+    slots[at + 1] = b;
+    slots[at + 2] = merges.rank[k] as number;
+    slots[at + 3] = merges.merged[k] as number;
   }
-  return table;
+  return { mask, slots };
 }
 
-/** Table slot of the pair (a, b), or -1. */
+/**
+ * True when every merge ranks above every merge making its left or its right side: a merge then
+ * never makes a pair that ranks before it, so all of a pair's occurrences merge in one sweep
+ * (`mergeByLevels`). Over the
+ * merges as listed: a pair listed twice counts with both ranks, which can only say false.
+ */
+export function isMonotone(merges: IdMerges): boolean {
+  const { left, right, rank, merged } = merges;
+  let maxId = 0;
+  for (let k = 0; k < merged.length; k++) {
+    maxId = Math.max(maxId, left[k] as number, right[k] as number, merged[k] as number);
+  }
+  // The highest rank of a merge making each id (-1: none makes it).
+  const made = new Int32Array(maxId + 1).fill(-1);
+  for (let k = 0; k < merged.length; k++) {
+    const id = merged[k] as number;
+    made[id] = Math.max(made[id] as number, rank[k] as number);
+  }
+  for (let k = 0; k < merged.length; k++) {
+    const r = rank[k] as number;
+    if ((made[left[k] as number] as number) >= r || (made[right[k] as number] as number) >= r) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Index in `t.slots` of the pair (a, b)'s entry (its rank at +2, merged id at +3), or -1. */
 function findPair(t: PairTable, a: number, b: number): number {
-  const { mask, left, right } = t;
+  const { mask, slots } = t;
   for (let s = slotOf(mask, a, b); ; s = (s + 1) & mask) {
-    const l = left[s] as number;
-    if (l === -1) return -1;
-    if (l === a && right[s] === b) return s;
+    const at = 4 * s;
+    const l = slots[at] as number;
+    if (l === 0) return -1;
+    if (l === a + 1 && slots[at + 1] === b) return at;
   }
 }
 
@@ -125,23 +151,66 @@ export interface BpeWordOptions {
 /** A word BPE over ids. */
 export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
   const { byteIds, whole } = options;
+  let merges: IdMerges | undefined;
   let table: PairTable | undefined;
-  // Working arrays, grown as words need (one word at a time).
-  let parts = new Int32Array(256);
-  let ranks = new Int32Array(256);
-  let slots = new Int32Array(256);
+  // Whether the merges are monotone: asked on the first word that would merge level by level.
+  let monotone: boolean | undefined;
+  const work = new WordWork();
+  return {
+    encode(bytes, from, to) {
+      const n = to - from;
+      if (n <= 0) return [];
+      if (whole) {
+        const id = whole(bytes, from, to);
+        if (id >= 0) return [id];
+      }
+      if (n === 1) return [byteIds[bytes[from] as number] as number];
+      work.reserve(n);
+      const { parts } = work;
+      for (let i = 0; i < n; i++) parts[i] = byteIds[bytes[from + i] as number] as number;
+      if (merges === undefined || table === undefined) {
+        merges = options.merges();
+        table = pairTableOf(merges);
+      }
+      if (n <= SCAN_UP_TO) return work.mergeByScan(table, n);
+      const runny = isRunny(bytes, from, to);
+      if (runny) monotone ??= isMonotone(merges);
+      return runny && monotone === true ? work.mergeByLevels(table, n) : work.mergeByHeap(table, n);
+    },
+  };
+}
 
-  let next = new Int32Array(256);
-  let prev = new Int32Array(256);
-  const heap = new MergeHeap();
+/**
+ * The working arrays of one word's merges, grown as words need (one word at a time). Per
+ * position: its piece, and the rank and table entry of the pair it starts (NO_RANK / -1 when none).
+ */
+class WordWork {
+  parts = new Int32Array(256);
+  private ranks = new Int32Array(256);
+  private slots = new Int32Array(256);
+  private next = new Int32Array(256);
+  private prev = new Int32Array(256);
+  private readonly heap = new MergeHeap();
+
+  /** Room for a word of `n` pieces. */
+  reserve(n: number): void {
+    if (this.parts.length >= n) return;
+    const size = Math.max(n, 2 * this.parts.length);
+    this.parts = new Int32Array(size);
+    this.ranks = new Int32Array(size);
+    this.slots = new Int32Array(size);
+    this.next = new Int32Array(size);
+    this.prev = new Int32Array(size);
+  }
 
   /** Short words: the lowest-ranked pair found by a scan, merged, until none is left. */
-  const mergeByScan = (t: PairTable, n: number): number[] => {
-    const { rank, merged } = t;
+  mergeByScan(t: PairTable, n: number): number[] {
+    const { parts, ranks, slots } = this;
+    const entries = t.slots;
     for (let i = 0; i < n - 1; i++) {
       const s = findPair(t, parts[i] as number, parts[i + 1] as number);
       slots[i] = s;
-      ranks[i] = s < 0 ? NO_RANK : (rank[s] as number);
+      ranks[i] = s < 0 ? NO_RANK : (entries[s + 2] as number);
     }
     let pairs = n - 1;
     for (;;) {
@@ -155,7 +224,7 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
       }
       if (at < 0) break;
       // The leftmost occurrence of the best pair; the next one is found by the next round.
-      parts[at] = merged[slots[at] as number] as number;
+      parts[at] = entries[(slots[at] as number) + 3] as number;
       for (let i = at + 1; i < pairs; i++) {
         parts[i] = parts[i + 1] as number;
         ranks[i - 1] = ranks[i] as number;
@@ -166,128 +235,186 @@ export function createBpeWordModel(options: BpeWordOptions): BpeWordModel {
       for (let i = at > 0 ? at - 1 : at; i <= at && i < pairs; i++) {
         const s = findPair(t, parts[i] as number, parts[i + 1] as number);
         slots[i] = s;
-        ranks[i] = s < 0 ? NO_RANK : (rank[s] as number);
+        ranks[i] = s < 0 ? NO_RANK : (entries[s + 2] as number);
       }
     }
     const ids: number[] = new Array(pairs + 1);
     for (let i = 0; i <= pairs; i++) ids[i] = parts[i] as number;
     return ids;
-  };
+  }
 
   /**
    * Long words (whitespace and CJK runs, long identifiers), in O(n log n): the pieces as a linked
    * list by first byte, candidate pairs in a heap by (rank, position), so the lowest rank merges
-   * first and the leftmost on ties, as in the scan. An entry whose pair has changed since it was
-   * pushed is skipped (the pair at its position no longer has its rank).
+   * first and the leftmost on ties, as in the scan. Each position keeps the rank of the pair it
+   * starts now; an entry whose rank is not that (the pair changed since it was pushed) is skipped.
    */
-  const mergeByHeap = (t: PairTable, n: number): number[] => {
-    const { rank, merged } = t;
+  mergeByHeap(t: PairTable, n: number): number[] {
+    const { parts, ranks, slots, next, prev, heap } = this;
+    const entries = t.slots;
     heap.clear();
+    const offer = (i: number, j: number) => {
+      const s = findPair(t, parts[i] as number, parts[j] as number);
+      slots[i] = s;
+      if (s < 0) {
+        ranks[i] = NO_RANK;
+        return;
+      }
+      const r = entries[s + 2] as number;
+      ranks[i] = r;
+      heap.push(r, i);
+    };
     for (let i = 0; i < n; i++) {
       next[i] = i + 1;
       prev[i] = i - 1;
     }
-    const offer = (i: number) => {
-      const s = findPair(t, parts[i] as number, parts[next[i] as number] as number);
-      if (s >= 0) heap.push(rank[s] as number, i);
-    };
-    for (let i = 0; i < n - 1; i++) offer(i);
+    ranks[n - 1] = NO_RANK;
+    for (let i = 0; i < n - 1; i++) offer(i, i + 1);
     while (heap.size > 0) {
-      const key = heap.pop();
-      const r = Math.floor(key / POSITIONS);
-      const i = key - r * POSITIONS;
+      heap.pop();
+      const r = heap.rank;
+      const i = heap.position;
+      if (ranks[i] !== r || (parts[i] as number) < 0) continue;
       const j = next[i] as number;
-      if ((parts[i] as number) < 0 || j >= n) continue;
-      const s = findPair(t, parts[i] as number, parts[j] as number);
-      if (s < 0 || rank[s] !== r) continue;
-      parts[i] = merged[s] as number;
+      parts[i] = entries[(slots[i] as number) + 3] as number;
       parts[j] = -1;
       const k = next[j] as number;
       next[i] = k;
       if (k < n) {
         prev[k] = i;
-        offer(i);
+        offer(i, k);
+      } else {
+        ranks[i] = NO_RANK;
       }
       const h = prev[i] as number;
-      if (h >= 0) offer(h);
+      if (h >= 0) offer(h, i);
     }
     const ids: number[] = [];
     for (let i = 0; i < n; i = next[i] as number) ids.push(parts[i] as number);
     return ids;
-  };
+  }
 
-  return {
-    encode(bytes, from, to) {
-      const n = to - from;
-      if (n <= 0) return [];
-      if (whole) {
-        const id = whole(bytes, from, to);
-        if (id >= 0) return [id];
+  /**
+   * Long words of monotone merges (`isMonotone`), level by level: the lowest rank among the
+   * current pairs, then every occurrence of that pair merged in one left-to-right sweep (leftmost
+   * first where they overlap), as the heap would merge them one by one. Only the pairs next to a
+   * merge are looked up again. Few levels for whitespace runs; a level per distinct merge.
+   */
+  mergeByLevels(t: PairTable, n: number): number[] {
+    const { parts, ranks, slots, next } = this;
+    const entries = t.slots;
+    const lookup = (i: number) => {
+      const s = findPair(t, parts[i] as number, parts[i + 1] as number);
+      slots[i] = s;
+      ranks[i] = s < 0 ? NO_RANK : (entries[s + 2] as number);
+    };
+    for (let i = 0; i < n - 1; i++) lookup(i);
+    let len = n;
+    for (;;) {
+      let best = NO_RANK;
+      for (let i = 0; i < len - 1; i++) if ((ranks[i] as number) < best) best = ranks[i] as number;
+      if (best === NO_RANK) break;
+      // Sweep: merged pieces are marked in `next` (1) so their pairs are looked up again.
+      let w = 0;
+      for (let i = 0; i < len; w++) {
+        if (i < len - 1 && ranks[i] === best) {
+          parts[w] = entries[(slots[i] as number) + 3] as number;
+          next[w] = 1;
+          i += 2;
+        } else {
+          parts[w] = parts[i] as number;
+          ranks[w] = ranks[i] as number;
+          slots[w] = slots[i] as number;
+          next[w] = 0;
+          i += 1;
+        }
       }
-      if (n === 1) return [byteIds[bytes[from] as number] as number];
-      if (parts.length < n) {
-        const size = Math.max(n, 2 * parts.length);
-        parts = new Int32Array(size);
-        ranks = new Int32Array(size);
-        slots = new Int32Array(size);
-        next = new Int32Array(size);
-        prev = new Int32Array(size);
-      }
-      for (let i = 0; i < n; i++) parts[i] = byteIds[bytes[from + i] as number] as number;
-      if (table === undefined) table = pairTableOf(options.merges());
-      return n <= SCAN_UP_TO || n >= POSITIONS ? mergeByScan(table, n) : mergeByHeap(table, n);
-    },
-  };
+      len = w;
+      for (let i = 0; i < len - 1; i++) if (next[i] === 1 || next[i + 1] === 1) lookup(i);
+    }
+    const ids: number[] = new Array(len);
+    for (let i = 0; i < len; i++) ids[i] = parts[i] as number;
+    return ids;
+  }
+}
+
+/**
+ * True when most of `bytes[from, to)` is runs of one byte (whitespace runs, rules of `-`): few
+ * distinct merges apply, so merging level by level beats the heap.
+ */
+function isRunny(bytes: Uint8Array, from: number, to: number): boolean {
+  let changes = 0;
+  for (let i = from + 1; i < to; i++) if (bytes[i] !== bytes[i - 1]) changes++;
+  return changes * 8 < to - from;
 }
 
 /** Words of up to this many bytes merge by scanning (faster for short words than a heap). */
 export const SCAN_UP_TO = 24;
-/** Heap keys are rank * POSITIONS + position (exact in a double for ranks below 2^31). */
-const POSITIONS = 2 ** 22;
-
-/** A binary min-heap of (rank, position) keys packed in doubles. */
+/** A binary min-heap of (rank, position) pairs, ordered by rank then position (int32 arrays). */
 class MergeHeap {
-  private keys = new Float64Array(256);
+  private ranks = new Int32Array(256);
+  private positions = new Int32Array(256);
   size = 0;
+  /** Rank and position of the entry `pop` removed last. */
+  rank = 0;
+  position = 0;
 
   clear(): void {
     this.size = 0;
   }
 
   push(rank: number, position: number): void {
-    if (this.size === this.keys.length) {
-      const bigger = new Float64Array(2 * this.size);
-      bigger.set(this.keys);
-      this.keys = bigger;
+    if (this.size === this.ranks.length) {
+      const ranks = new Int32Array(2 * this.size);
+      const positions = new Int32Array(2 * this.size);
+      ranks.set(this.ranks);
+      positions.set(this.positions);
+      this.ranks = ranks;
+      this.positions = positions;
     }
-    const { keys } = this;
-    const key = rank * POSITIONS + position;
+    const { ranks, positions } = this;
     let i = this.size++;
     while (i > 0) {
       const up = (i - 1) >> 1;
-      if ((keys[up] as number) <= key) break;
-      keys[i] = keys[up] as number;
+      const r = ranks[up] as number;
+      if (r < rank || (r === rank && (positions[up] as number) < position)) break;
+      ranks[i] = r;
+      positions[i] = positions[up] as number;
       i = up;
     }
-    keys[i] = key;
+    ranks[i] = rank;
+    positions[i] = position;
   }
 
-  /** Removes and returns the smallest key. */
-  pop(): number {
-    const { keys } = this;
-    const top = keys[0] as number;
-    const last = keys[--this.size] as number;
-    const n = this.size;
+  /** Removes the smallest entry into `rank` and `position`. */
+  pop(): void {
+    const { ranks, positions } = this;
+    this.rank = ranks[0] as number;
+    this.position = positions[0] as number;
+    const n = --this.size;
+    const lastRank = ranks[n] as number;
+    const lastPosition = positions[n] as number;
     let i = 0;
     for (;;) {
       let c = 2 * i + 1;
       if (c >= n) break;
-      if (c + 1 < n && (keys[c + 1] as number) < (keys[c] as number)) c++;
-      if ((keys[c] as number) >= last) break;
-      keys[i] = keys[c] as number;
+      let cr = ranks[c] as number;
+      let cp = positions[c] as number;
+      if (c + 1 < n) {
+        const dr = ranks[c + 1] as number;
+        const dp = positions[c + 1] as number;
+        if (dr < cr || (dr === cr && dp < cp)) {
+          c++;
+          cr = dr;
+          cp = dp;
+        }
+      }
+      if (cr > lastRank || (cr === lastRank && cp > lastPosition)) break;
+      ranks[i] = cr;
+      positions[i] = cp;
       i = c;
     }
-    keys[i] = last;
-    return top;
+    ranks[i] = lastRank;
+    positions[i] = lastPosition;
   }
 }

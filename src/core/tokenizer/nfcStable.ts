@@ -21,28 +21,50 @@ function isNfcSafe(cp: number): boolean {
   return known === 1;
 }
 
+/** NFC leaves the well-formed UTF-8 bytes [from, to) unchanged (decoded and normalized). */
+function chunkStable(buf: Uint8Array, from: number, to: number): boolean {
+  const text = utf8Decode(buf, from, to);
+  return text.normalize("NFC") === text;
+}
+
 /**
- * True when NFC leaves the well-formed UTF-8 bytes [from, to) unchanged: checked per character
- * (cached) while every character is one NFC never changes, else on the whole run's text (marks,
- * emoji variation selectors: NFC leaves most such text alone, and the run is the unit the
- * normalizer sees). False for ill-formed bytes (the scanner declines them anyway).
+ * True when NFC leaves the well-formed UTF-8 bytes [from, to) unchanged. A character NFC never
+ * changes (`isNfcSafe`: not a mark, not a jamo, unchanged alone) starts a segment NFC treats on
+ * its own (a normalization boundary: nothing before it composes or reorders with it or past it),
+ * so only the segments holding another character are decoded and normalized: from the last safe
+ * character before it (which it may compose with) to the next safe one. False for ill-formed
+ * bytes (the scanner declines them anyway).
  */
 export function isNfcStable(buf: Uint8Array, from: number, to: number): boolean {
   // One bounded view per run, not one per character (a character must not borrow bytes past `to`).
   let view: Uint8Array | undefined;
-  let allSafe = true;
+  // Start of the last safe character (or `from`), and of the segment being gathered (-1: none).
+  let starter = from;
+  let segment = -1;
   for (let p = from; p < to; ) {
     if ((buf[p] ?? 0) < 0x80) {
-      p++;
+      if (segment >= 0) {
+        if (!chunkStable(buf, segment, p)) return false;
+        segment = -1;
+      }
+      // ASCII is safe: the last ASCII byte of the run is the starter.
+      while (p + 1 < to && (buf[p + 1] ?? 0) < 0x80) p++;
+      starter = p++;
       continue;
     }
     view ??= buf.subarray(0, to);
     const length = utf8CharLength(view, p);
     if (length < 0) return false;
-    if (allSafe && !isNfcSafe(utf8CodePoint(buf, p, length))) allSafe = false;
+    if (isNfcSafe(utf8CodePoint(buf, p, length))) {
+      if (segment >= 0) {
+        if (!chunkStable(buf, segment, p)) return false;
+        segment = -1;
+      }
+      starter = p;
+    } else if (segment < 0) {
+      segment = starter;
+    }
     p += length;
   }
-  if (allSafe) return true;
-  const text = utf8Decode(buf, from, to);
-  return text.normalize("NFC") === text;
+  return segment < 0 || chunkStable(buf, segment, to);
 }

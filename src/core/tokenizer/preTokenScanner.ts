@@ -15,7 +15,10 @@ const NUMBER = 2;
 const SPACE = 3;
 const NEWLINE = 4; // \r or \n (also whitespace)
 
-const ASCII_CLASS = new Uint8Array(128);
+/** Not a class: a byte of a multi-byte character (only in ASCII_CLASS, indexed by byte). */
+const WIDE = 5;
+
+const ASCII_CLASS = new Uint8Array(256).fill(WIDE);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   ASCII_CLASS[c] =
@@ -29,22 +32,23 @@ for (let c = 0; c < 128; c++) {
             ? NUMBER
             : OTHER;
 }
-const wideClass = new Map<number, number>();
+// Classes of the other code points, asked on first use: class + 1 per code point, 0 not yet asked.
+let wideClass: Uint8Array | undefined;
 
 function classOf(cp: number): number {
   if (cp < 128) return ASCII_CLASS[cp] ?? OTHER;
-  let c = wideClass.get(cp);
-  if (c === undefined) {
-    const ch = String.fromCodePoint(cp);
-    c = /\p{White_Space}/u.test(ch)
-      ? SPACE
-      : /\p{L}/u.test(ch)
-        ? LETTER
-        : /\p{N}/u.test(ch)
-          ? NUMBER
-          : OTHER;
-    wideClass.set(cp, c);
-  }
+  wideClass ??= new Uint8Array(0x110000);
+  const known = wideClass[cp] ?? 0;
+  if (known > 0) return known - 1;
+  const ch = String.fromCodePoint(cp);
+  const c = /\p{White_Space}/u.test(ch)
+    ? SPACE
+    : /\p{L}/u.test(ch)
+      ? LETTER
+      : /\p{N}/u.test(ch)
+        ? NUMBER
+        : OTHER;
+  wideClass[cp] = c + 1;
   return c;
 }
 
@@ -120,9 +124,14 @@ export class PreTokenScanner {
   }
 
   private letterRun(p: number): number {
+    const { bytes, to } = this;
     let q = p;
-    while (this.cls(q) === LETTER) q += this.len;
-    return q;
+    for (;;) {
+      // ASCII letters without a call per byte.
+      while (q < to && ASCII_CLASS[bytes[q] ?? 0] === LETTER) q++;
+      if (q >= to || (bytes[q] ?? 0) < 0x80 || this.cls(q) !== LETTER) return q;
+      q += this.len;
+    }
   }
 
   private lowerAscii(p: number): number {
