@@ -5,8 +5,10 @@
 // (`vite build`, then `rollout-lens view FILE --no-open`), driven by Playwright on the e2e browser.
 // Per round it prints: native's whole process (read, parse, decodeBatch, encodeBatch, compare: bench/nativeDriftCheckRows.mjs in its own Node process); the
 // browser's scan from the click on "Check drift" to the first frame showing the summary (a fresh
-// page each round: worker start-up and tokenizer loading are part of it); the ratio native time /
-// browser time (target >= 3x); the main thread's work during the scan (longest task and worst
+// page each round; the scan pool's workers start and load the tokenizer while the file's table is
+// open, before the click, as for a user reading the table: DRIFT_BROWSER_IDLE_MS=0 clicks as soon
+// as the button is enabled, so what of that is unfinished counts); the ratio native time /
+// browser time (target >= 3.5x); the main thread's work during the scan (longest task and worst
 // frame gap, target <= 50 ms); and the verdicts compared row by row (the rows the browser's
 // "drifted" filter exports against the rows native found drifted; any difference throws). A last,
 // traced scan splits the main thread's tasks into wall clock and CPU time.
@@ -379,7 +381,7 @@ async function round(n: number, browser: Browser, url: string, corpus: Corpus): 
       `round ${n}: native whole process ${seconds(native.ms)} (${phaseList(native.phases)}); ` +
         "browser click -> summary " +
         `${seconds(scan.ms)} (tokenizer ${tokenizer}, ${path}); ratio native/browser ` +
-        `${ratio.toFixed(2)}x (target >= 3x: ${ratio >= 3 ? "met" : "NOT met"}); main thread: ` +
+        `${ratio.toFixed(2)}x (target >= 3.5x: ${ratio >= 3.5 ? "met" : "NOT met"}); main thread: ` +
         `${scan.longTasks.length} long tasks (${tasks.join(", ") || "none"}), worst frame gap ` +
         `${scan.worstFrameGap.toFixed(0)} ms over ${scan.frames} frames (idle page before the click: ` +
         `${scan.idleWorstFrameGap.toFixed(0)} ms) (target <= ` +
@@ -463,8 +465,8 @@ function printSummary(rounds: readonly Round[]): void {
   const ratio = nativeMs / browserMs;
   console.log(
     `median of ${rounds.length} rounds: native whole process ${seconds(nativeMs)}, browser click ` +
-      `-> summary ${seconds(browserMs)}, ratio ${ratio.toFixed(2)}x (target >= 3x: ` +
-      `${ratio >= 3 ? "met" : "NOT met"}); longest main-thread task ` +
+      `-> summary ${seconds(browserMs)}, ratio ${ratio.toFixed(2)}x (target >= 3.5x: ` +
+      `${ratio >= 3.5 ? "met" : "NOT met"}); longest main-thread task ` +
       `${Math.max(...rounds.map((r) => r.longestTask)).toFixed(0)} ms, worst frame gap ` +
       `${Math.max(...rounds.map((r) => r.worstFrameGap)).toFixed(0)} ms (target <= ${FRAME_TARGET_MS} ms)`,
   );
