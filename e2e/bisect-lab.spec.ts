@@ -81,4 +81,14 @@ test("an episode's Bisect link runs the lab on the stored episode", async ({ pag
   await expect(table.locator('tr[data-knob="top_p"]')).toContainText("top_p 0.9");
   await table.locator('tr[data-knob="batch"]').getByRole("button", { name: "Lanes" }).click();
   await expect(page.getByTestId("knob-lanes")).toContainText("batch: per-token lanes");
+  // One nav on the episode's pages: Drift from Bisect, Bisect back from Drift, Tokens home.
+  const nav = page.getByRole("navigation").filter({ hasText: id });
+  await expect(nav.locator('[aria-current="page"]')).toHaveText("Bisect");
+  await nav.getByRole("link", { name: "Drift", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/episodes/${id}/drift$`));
+  await expect(nav.locator('[aria-current="page"]')).toHaveText("Drift");
+  await nav.getByRole("link", { name: "Bisect", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/episodes/${id}/bisect$`));
+  await nav.getByRole("link", { name: "Tokens", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/episodes/${id}$`));
 });

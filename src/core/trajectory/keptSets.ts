@@ -13,9 +13,17 @@ import type { Trajectory } from "./types";
 /** Reads token `token`'s kept set (token-index space), or undefined where there is none. */
 export type KeptSetReader = (token: number) => readonly number[] | undefined;
 
+/** Readers already built, per trajectory (a row's decomposition asks several times). */
+const built = new WeakMap<Trajectory, KeptSetReader | null>();
+
 /** Per token, the kept set the record carries, or undefined when it carries none anywhere. */
 export function keptSetReader(t: Trajectory): KeptSetReader | undefined {
-  return segmentKept(t) ?? slimeKept(t) ?? verifiersKept(t, t.metadata.kept_tokens);
+  let reader = built.get(t);
+  if (reader === undefined) {
+    reader = segmentKept(t) ?? slimeKept(t) ?? verifiersKept(t, t.metadata.kept_tokens) ?? null;
+    built.set(t, reader);
+  }
+  return reader ?? undefined;
 }
 
 function segmentKept(t: Trajectory): KeptSetReader | undefined {

@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
 import { useNavigate, useParams } from "react-router";
+import { downloadBlob } from "../../app/downloadFile";
 import { EXPORT_FORMATS, type ExportFormat } from "../../core/files/exportRows";
 import { groupStats } from "../../core/files/groupStats";
 import type { SortColumn } from "../../core/files/rowQuery";
@@ -144,11 +145,8 @@ function ExportControls({ client, fileName, order }: ExportControlsProps) {
     setExporting(true);
     try {
       const blob = await client.export(order, exportFormat);
-      const a = document.createElement("a");
-      a.href = URL.createObjectURL(blob);
-      a.download = `${fileName.replace(/\.jsonl$/, "")}.filtered.${exportFormat.replace("/", "-")}.jsonl`;
-      a.click();
-      URL.revokeObjectURL(a.href);
+      const base = fileName.replace(/\.jsonl$/, "");
+      downloadBlob(blob, `${base}.filtered.${exportFormat.replace("/", "-")}.jsonl`);
     } finally {
       setExporting(false);
     }

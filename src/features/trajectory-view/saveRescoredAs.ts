@@ -1,10 +1,11 @@
+import { downloadBlob, safeFileName } from "../../app/downloadFile";
 import { stringifyJsonLine } from "../../core/formats/jsonLine";
 import { writeRolloutLens } from "../../core/formats/rolloutLens";
 import type { Trajectory } from "../../core/trajectory/types";
 
 /** The name a rescored row is saved under: its id, made safe for a file name. */
 export function rescoredFileName(t: Trajectory): string {
-  return `${t.id.replace(/[^A-Za-z0-9._-]+/g, "_")}.rescored.jsonl`;
+  return `${safeFileName(t.id)}.rescored.jsonl`;
 }
 
 /**
@@ -13,12 +14,5 @@ export function rescoredFileName(t: Trajectory): string {
  */
 export function saveRescoredAs(t: Trajectory): void {
   const line = `${stringifyJsonLine(writeRolloutLens(t))}\n`;
-  const url = URL.createObjectURL(new Blob([line], { type: "application/x-ndjson" }));
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = rescoredFileName(t);
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 0);
+  downloadBlob(new Blob([line], { type: "application/x-ndjson" }), rescoredFileName(t));
 }
