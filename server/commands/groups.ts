@@ -172,6 +172,7 @@ export async function runGroups(
           found ||= r.groups.some((g) => failOn.some((what) => hasFinding(g, what)));
         },
       },
+      workers?.laneReady,
     );
   } finally {
     await workers?.close();

@@ -281,6 +281,7 @@ export async function runMismatch(
           code = Math.max(code, exitCodeOf(done, failAbove));
         },
       },
+      workers?.laneReady,
     );
   } finally {
     await workers?.close();

@@ -123,6 +123,52 @@ describe("the scanning commands' runner", () => {
   });
 });
 
+describe("lanes that start late (a worker loading)", () => {
+  const units = ["a", "b", "c", "d"].map((path) => ({ path }));
+  const sink = { part: () => {}, done: () => {} };
+
+  it("take units only once ready: the lanes already running take the rest", async () => {
+    const lanesOf = new Map<string, number>();
+    let ready = () => {};
+    const lane1Ready = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
+    await runInOrder<never, string>(
+      units,
+      2,
+      async (unit, _onPart, lane) => {
+        lanesOf.set(unit.path, lane);
+        // Lane 1 starts while lane 0 runs its second unit.
+        if (unit.path === "b") ready();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return unit.path;
+      },
+      sink,
+      (lane) => (lane === 1 ? lane1Ready : Promise.resolve()),
+    );
+    expect(lanesOf.get("a")).toBe(0);
+    expect(lanesOf.get("b")).toBe(0);
+    expect([lanesOf.get("c"), lanesOf.get("d")].sort()).toEqual([0, 1]);
+  });
+
+  it("are not waited for once every unit has ended", async () => {
+    const ran: number[] = [];
+    const started = Date.now();
+    await runInOrder<never, string>(
+      units,
+      2,
+      async (unit, _onPart, lane) => {
+        ran.push(lane);
+        return unit.path;
+      },
+      sink,
+      (lane) => (lane === 1 ? new Promise(() => {}) : Promise.resolve()),
+    );
+    expect(ran).toEqual([0, 0, 0, 0]);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
 describe("mismatch on the runner: globs, directories, --jobs, --shard, merge-reports, streamed --json", () => {
   it("takes a directory and a glob, files in path order", async () => {
     const byDir = await json(["mismatch", lanesDir, "--json"]);
@@ -275,15 +321,15 @@ async function runAndKill(args: string[], name: string) {
 
 describe("a worker killed mid-scan ends the run with exit 2 and the file named, within seconds", () => {
   it("mismatch --jobs 2", async () => {
-    const big = write(join(dir, "big-lanes.jsonl"), laneLines(3000, "k"));
-    const { code, out, afterKill } = await runAndKill(
-      ["mismatch", big, laneA, "--jobs", "2"],
-      "scan",
-    );
+    // The main thread scans from the start and the worker takes files once it has loaded: with
+    // several big files, the worker is busy with one of them when it is killed.
+    const lines = laneLines(3000, "k");
+    const bigs = [1, 2, 3, 4].map((k) => write(join(dir, `big-lanes-${k}.jsonl`), lines));
+    const { code, out, afterKill } = await runAndKill(["mismatch", ...bigs, "--jobs", "2"], "scan");
     expect(code).toBe(2);
     expect(out).toMatch(
       new RegExp(
-        `: cannot read: scan worker exited \\(code \\d+\\) while reading (${big}|${laneA})`,
+        `: cannot read: scan worker exited \\(code \\d+\\) while reading (${bigs.join("|")})`,
       ),
     );
     expect(afterKill).toBeLessThan(10_000);

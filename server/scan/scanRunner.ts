@@ -29,13 +29,16 @@ export type RunUnit<Part, Done> = (
 /**
  * Runs `units` `concurrency` at a time and hands their results to `sink` in input order: the
  * pieces of the first unreported unit pass straight through, those of later units wait (only
- * they are held) until every unit before them has ended.
+ * they are held) until every unit before them has ended. A lane takes its first unit once
+ * `laneReady(lane)` resolves (a worker lane: once its worker has started), so a lane still
+ * starting holds no unit that a lane already running could take.
  */
 export async function runInOrder<Part, Done>(
   units: readonly ShardedInput[],
   concurrency: number,
   run: RunUnit<Part, Done>,
   sink: UnitSink<Part, Done>,
+  laneReady?: (lane: number) => Promise<void>,
 ): Promise<void> {
   const held = units.map(() => ({
     parts: [] as Part[],
@@ -54,7 +57,13 @@ export async function runInOrder<Part, Done>(
       sink.done(unit, value);
     }
   };
+  let ended = 0;
+  let allEnded = () => {};
+  const everyUnitEnded = new Promise<void>((resolve) => {
+    allEnded = resolve;
+  });
   const work = async (lane: number) => {
+    await laneReady?.(lane);
     while (next < units.length) {
       const k = next++;
       const unit = units[k] as ShardedInput;
@@ -69,10 +78,13 @@ export async function runInOrder<Part, Done>(
       );
       slot.done = { value };
       drain();
+      if (++ended === units.length) allEnded();
     }
   };
   const lanes = Math.max(1, Math.min(concurrency, units.length));
-  await Promise.all(Array.from({ length: lanes }, (_, lane) => work(lane)));
+  const working = Promise.all(Array.from({ length: lanes }, (_, lane) => work(lane)));
+  // Done when every unit has ended: a lane still starting (a worker loading) is not waited for.
+  await Promise.race([working, everyUnitEnded]);
 }
 
 /** What a unit is called in a worker's failure: its file, and the byte range of a shard. */
@@ -83,17 +95,21 @@ export function unitLabel(unit: ShardedInput): string {
 
 /** The scan workers of one run: each unit a call, its pieces passed on as they come. */
 export interface ScanWorkers {
-  /** Whether units of `lane` run on a worker (the last lane runs in process). */
+  /** Whether units of `lane` run on a worker (lane 0 runs in process). */
   isWorkerLane(lane: number): boolean;
+  /** Resolves when `lane` can start a unit: at once in process, else once the workers are up. */
+  laneReady(lane: number): Promise<void>;
   /** `Part` and `Done` are what the worker's handler of `request.kind` posts and returns. */
   run<Part, Done>(request: ScanRequest, onPart: (part: Part) => void): Promise<Done>;
   close(): Promise<void>;
 }
 
 /**
- * The scan workers of a `--jobs` run: `jobs - 1` worker threads, the main thread being the last
- * lane (it scans too: each worker costs its own start-up, module loading and heap, which made
- * `--jobs 2` on two workers slower than `--jobs 1` on a 2-core machine). Undefined for one job.
+ * The scan workers of a `--jobs` run: `jobs - 1` worker threads, the main thread being lane 0
+ * (it scans too: each worker costs its own start-up, module loading and heap, which made
+ * `--jobs 2` on two workers slower than `--jobs 1` on a 2-core machine). The main thread starts
+ * at once; a worker lane takes units once the workers have started, so a single file, or files
+ * the main thread finishes first, never wait for a worker to load. Undefined for one job.
  * "scan" names them in a failure's message: `scan worker exited …`.
  */
 export function createScanWorkers(jobs: number): ScanWorkers | undefined {
@@ -103,8 +119,10 @@ export function createScanWorkers(jobs: number): ScanWorkers | undefined {
     url: workerUrl("scan", "scan.worker"),
     size: jobs - 1,
   });
+  const isWorkerLane = (lane: number) => lane > 0;
   return {
-    isWorkerLane: (lane) => lane < jobs - 1,
+    isWorkerLane,
+    laneReady: (lane) => (isWorkerLane(lane) ? pool.warm() : Promise.resolve()),
     // The worker answers each kind with that kind's pieces and result (scan.worker.ts).
     run: <Part, Done>(request: ScanRequest, onPart: (part: Part) => void) =>
       pool.call(request, {

@@ -59,6 +59,26 @@ describe("worker pool", () => {
     await expect(plain.call("three", { label: "a.jsonl" })).rejects.toThrow();
   });
 
+  it("warms its workers before any call; a worker that cannot start still lets warm end", async () => {
+    const p = start(2);
+    await p.warm();
+    // Both workers are up: a call that ends its worker fails, the other answers.
+    const [echo, exit] = await Promise.allSettled([
+      p.call("echo", { label: "a.jsonl" }),
+      p.call("exit", { label: "b.jsonl" }),
+    ]);
+    expect(echo).toEqual({ status: "fulfilled", value: "echo" });
+    expect(exit.status).toBe("rejected");
+    const broken = createWorkerPool<string, string>({
+      name: "test",
+      url: new URL(`data:text/javascript,${encodeURIComponent("throw new Error('no start')")}`),
+      size: 1,
+    });
+    await broken.warm();
+    await expect(broken.call("echo", { label: "c.jsonl" })).rejects.toThrow(WorkerFailure);
+    await broken.close();
+  });
+
   it("passes a call's pieces on, in order, before its result", async () => {
     const p = start();
     const parts: unknown[] = [];

@@ -56,6 +56,11 @@ export interface CallOptions {
 export interface WorkerPool<Request, Result> {
   call(request: Request, options: CallOptions): Promise<Result>;
   /**
+   * Starts every worker not yet started; resolves when each is ready to take a call or has
+   * failed to start (a call then fails as it would have).
+   */
+  warm(): Promise<void>;
+  /**
    * Terminates a busy worker, as a crash would (tests; a caller that gave up); with `running`,
    * only one that has started its call (not one still loading).
    */
@@ -209,6 +214,14 @@ export function createWorkerPool<Request, Result>(
         pump();
       });
     },
+    async warm() {
+      if (closed) return;
+      const starting = slots.map((slot) => {
+        if (!slot.worker) startWorker(options, slot);
+        return slot.ready?.catch(() => {});
+      });
+      await Promise.all(starting);
+    },
     async kill(running = false) {
       const busy = slots.find((s) => s.current && s.worker && (!running || s.isRunning));
       if (!busy?.worker) return false;
@@ -239,6 +252,10 @@ export function createLazyWorkerPool<Request, Result>(
     call(request, callOptions) {
       pool ??= createWorkerPool<Request, Result>(options);
       return pool.call(request, callOptions);
+    },
+    warm() {
+      pool ??= createWorkerPool<Request, Result>(options);
+      return pool.warm();
     },
     kill: async (running) => (pool ? pool.kill(running) : false),
     async close() {
