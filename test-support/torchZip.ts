@@ -4,6 +4,8 @@
  * storages shorter than their tensors) can be written without Python.
  */
 
+import { crc32 } from "node:zlib";
+
 const encoder = new TextEncoder();
 
 function u16(n: number): number[] {
@@ -20,6 +22,8 @@ export interface ZipPart {
   readonly declaredSize?: number;
   /** Compression method written (default 0, stored). */
   readonly method?: number;
+  /** The CRC-32 recorded (default: the data's, as torch.save writes it; 0 records none). */
+  readonly crc?: number;
 }
 
 /** A ZIP of stored entries, each local header followed by its bytes, then the directory. */
@@ -31,11 +35,12 @@ export function storedZip(parts: readonly ZipPart[]): Uint8Array {
     const name = [...encoder.encode(part.name)];
     const size = part.declaredSize ?? part.data.length;
     const method = part.method ?? 0;
+    const crc = part.crc ?? crc32(part.data);
     const local = [...u32(0x04034b50), ...u16(20), ...u16(0), ...u16(method), ...u16(0), ...u16(0)];
-    local.push(...u32(0), ...u32(size), ...u32(size), ...u16(name.length), ...u16(0), ...name);
+    local.push(...u32(crc), ...u32(size), ...u32(size), ...u16(name.length), ...u16(0), ...name);
     chunks.push(local, [...part.data]);
     central.push(...u32(0x02014b50), ...u16(20), ...u16(20), ...u16(0), ...u16(method));
-    central.push(...u16(0), ...u16(0), ...u32(0), ...u32(size), ...u32(size));
+    central.push(...u16(0), ...u16(0), ...u32(crc), ...u32(size), ...u32(size));
     central.push(...u16(name.length), ...u16(0), ...u16(0), ...u16(0), ...u16(0), ...u32(0));
     central.push(...u32(offset), ...name);
     offset += local.length + part.data.length;

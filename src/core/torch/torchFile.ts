@@ -11,7 +11,7 @@ import {
 } from "./torchValues";
 import {
   type ByteRangeFile,
-  entryDataOffset,
+  checkedEntryData,
   readBytes,
   readEntry,
   readZipEntries,
@@ -153,10 +153,11 @@ async function dataInSpan(
   const v = new DataView(span.buffer, span.byteOffset, span.byteLength);
   if (at + 30 <= span.length && v.getUint32(at, true) === 0x04034b50) {
     const start = at + 30 + v.getUint16(at + 26, true) + v.getUint16(at + 28, true);
-    if (start + entry.size <= span.length) return span.subarray(start, start + entry.size);
+    if (start + entry.size <= span.length) {
+      return checkedEntryData(entry, span.subarray(start, start + entry.size), spanStart + start);
+    }
   }
-  const start = await entryDataOffset(file, entry);
-  return readBytes(file, start, start + entry.size);
+  return readEntry(file, entry);
 }
 
 /** A tensor's values (nested along its shape; a 0-d tensor is its one value). */

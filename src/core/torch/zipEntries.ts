@@ -1,3 +1,4 @@
+import { crc32 } from "./crc32";
 import { textOf } from "./textOf";
 
 /*
@@ -18,6 +19,8 @@ export interface ZipEntry {
   readonly name: string;
   readonly localOffset: number;
   readonly size: number;
+  /** The CRC-32 the directory records for its bytes; 0 when the writer recorded none. */
+  readonly crc32: number;
 }
 
 export class TorchFileError extends Error {
@@ -156,6 +159,7 @@ export async function readZipEntries(file: ByteRangeFile): Promise<Map<string, Z
     }
     const flags = v.getUint16(k + 8, true);
     const method = v.getUint16(k + 10, true);
+    const crc = v.getUint32(k + 16, true);
     let compressed = v.getUint32(k + 20, true);
     let size = v.getUint32(k + 24, true);
     const nameLength = v.getUint16(k + 28, true);
@@ -185,7 +189,7 @@ export async function readZipEntries(file: ByteRangeFile): Promise<Map<string, Z
         `ZIP entry ${name} declares ${size} bytes at byte ${localOffset}, past the end of the ${file.byteLength}-byte file`,
       );
     }
-    entries.set(name, { name, localOffset, size });
+    entries.set(name, { name, localOffset, size, crc32: crc });
     k = end;
   }
   return entries;
@@ -208,8 +212,26 @@ export async function entryDataOffset(file: ByteRangeFile, entry: ZipEntry): Pro
   return start;
 }
 
-/** An entry's bytes (one read after its local header). */
+/**
+ * `data`, the bytes of `entry`, once their CRC-32 matches the one the directory records: a
+ * mismatch is a damaged file (a flipped or overwritten byte), an error naming the entry and
+ * where its bytes start. A CRC of 0 is not checked: torch.save writes 0 when its
+ * `compute_crc32` setting is off (torch 2.6+).
+ */
+export function checkedEntryData(entry: ZipEntry, data: Uint8Array, start: number): Uint8Array {
+  if (entry.crc32 === 0) return data;
+  const actual = crc32(data);
+  if (actual !== entry.crc32) {
+    const hex = (n: number) => `0x${n.toString(16).padStart(8, "0")}`;
+    throw new TorchFileError(
+      `ZIP entry ${entry.name} (${entry.size} bytes at byte ${start}) is damaged: its CRC-32 is ${hex(actual)}, the archive recorded ${hex(entry.crc32)} (a flipped or overwritten byte; copy the file again)`,
+    );
+  }
+  return data;
+}
+
+/** An entry's bytes (one read after its local header), checked against their CRC-32. */
 export async function readEntry(file: ByteRangeFile, entry: ZipEntry): Promise<Uint8Array> {
   const start = await entryDataOffset(file, entry);
-  return readBytes(file, start, start + entry.size);
+  return checkedEntryData(entry, await readBytes(file, start, start + entry.size), start);
 }
