@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonLine, stringifyJsonLine } from "./jsonLine";
+import { CUT_SHORT_HINT, parseJsonLine, stringifyJsonLine } from "./jsonLine";
 
 describe("parseJsonLine", () => {
   const good: { text: string; want: unknown }[] = [
@@ -28,6 +28,24 @@ describe("parseJsonLine", () => {
     const got = parseJsonLine(text);
     expect(got.ok).toBe(false);
     if (!got.ok) expect(got.message).toMatch(/^invalid JSON: /);
+  });
+});
+
+describe("a line cut short says so", () => {
+  const whole = '{"tokens":[1,2,3],"response":"hello world","reward":NaN,"meta":{"k":"v"}}';
+  // Every cut of a real line: inside a number, a string, a nested object, after a comma.
+  const cuts = [3, 12, 15, 25, 40, 52, 60, whole.length - 1].map((n) => whole.slice(0, n));
+  it.each(cuts)("%s", (text) => {
+    const got = parseJsonLine(text);
+    expect(got.ok).toBe(false);
+    if (!got.ok) expect(got.message).toContain(CUT_SHORT_HINT);
+  });
+
+  const wrongInside = ['{"a":1,,"b":2}', '{"a":Nan}', '{"a":1} trailing', "[1,2]]"];
+  it.each(wrongInside)("%s: a bad character inside is not called cut short", (text) => {
+    const got = parseJsonLine(text);
+    expect(got.ok).toBe(false);
+    if (!got.ok) expect(got.message).not.toContain(CUT_SHORT_HINT);
   });
 });
 

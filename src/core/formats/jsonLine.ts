@@ -25,18 +25,37 @@ export function parseJsonLine(line: string): JsonLineParse {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
     const rewritten = rewriteSpecialNumbers(text);
-    if (rewritten === undefined) return { ok: false, message: errorMessage(error) };
+    if (rewritten === undefined) return { ok: false, message: errorMessage(error, text) };
     try {
       return { ok: true, value: JSON.parse(rewritten, revive) };
-    } catch {
-      // The first error's positions refer to the text the user has, not to the rewrite.
-      return { ok: false, message: errorMessage(error) };
+    } catch (again) {
+      // The first error's positions refer to the text the user has, not to the rewrite; the
+      // rewrite's error says whether the text ends open (past the bare words the first stops at).
+      const cut = endsOpen(again instanceof Error ? again.message : "", rewritten);
+      return { ok: false, message: errorMessage(error, text, cut) };
     }
   }
 }
 
-function errorMessage(error: unknown): string {
-  return `invalid JSON: ${error instanceof Error ? error.message : String(error)}`;
+/** Said of a line whose JSON value is still open where the text ends. */
+export const CUT_SHORT_HINT =
+  "the line ends inside its JSON value, so it was cut short (a writer killed mid-line, a partial copy)";
+
+function errorMessage(error: unknown, text: string, cut?: boolean): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const isCut = cut ?? endsOpen(message, text);
+  return `invalid JSON: ${message}${isCut ? `; ${CUT_SHORT_HINT}` : ""}`;
+}
+
+/**
+ * True when JSON.parse failed because the text ended, not at a wrong character inside it:
+ * V8 says "Unexpected end of JSON input", "Unterminated string", or names the position of the
+ * text's end (`at position N`, N its trimmed length).
+ */
+function endsOpen(message: string, text: string): boolean {
+  if (/end of JSON input|Unterminated string/.test(message)) return text.trim().length > 0;
+  const at = /at position (\d+)/.exec(message);
+  return at !== null && Number(at[1]) >= text.trimEnd().length && text.trim().length > 0;
 }
 
 function revive(_key: string, value: unknown): unknown {
