@@ -75,4 +75,39 @@ describe("readLines on a JSON document", () => {
     const report = await validateFile(path);
     expect(report).toMatchObject({ format: "atif", valid: 4, lines: 4 });
   });
+
+  // A JSON document under a JSON-lines name was every line of it reported bad, each "cut short".
+  const records = fixtureLines("reference-slime.jsonl").map((l) => JSON.parse(l) as unknown);
+  const documents = [
+    { what: "an indented array", text: JSON.stringify([...records, ...records], null, 2) },
+    { what: "a one-line array", text: `${JSON.stringify(records)}\n` },
+    { what: "an indented object", text: JSON.stringify(records[0], null, 2) },
+  ];
+  it.each(documents)(
+    "$what named .jsonl: one error naming the cause, no bad lines",
+    async ({ text }) => {
+      const path = join(dir, "dump.jsonl");
+      writeFileSync(path, text);
+      const report = await validateFile(path);
+      expect(report.readError).toMatch(/one JSON document, not JSON lines .*name it \.json/);
+      expect(report.errors).toEqual([]);
+      // Named .json, the same text reads whole.
+      const asJson = join(dir, "dump.json");
+      writeFileSync(asJson, text);
+      const read = await validateFile(asJson);
+      expect(read).toMatchObject({ format: "slime", bad: 0 });
+      expect(read.valid).toBeGreaterThan(0);
+    },
+  );
+
+  it("JSON lines with a space after the brace still read line by line", async () => {
+    const path = join(dir, "spaced.jsonl");
+    writeFileSync(
+      path,
+      `${fixtureLines("reference-slime.jsonl")
+        .map((l) => `{ ${l.slice(1)}`)
+        .join("\n")}\n`,
+    );
+    expect(await validateFile(path)).toMatchObject({ format: "slime", valid: 1, bad: 0 });
+  });
 });

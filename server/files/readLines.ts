@@ -3,6 +3,7 @@ import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   isJsonDocumentName,
+  jsonDocumentHeadProblem,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
 } from "../../src/core/files/recordIndexer";
@@ -165,7 +166,10 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
     yield* parquetLinesWithDump(path);
     return;
   }
-  if (isJsonDocumentName(path)) {
+  if (!isJsonDocumentName(path)) {
+    const document = jsonDocumentHeadProblem(new TextDecoder().decode(head));
+    if (document) throw new Error(document);
+  } else {
     const { size } = await stat(path);
     if (size > MAX_JSON_DOCUMENT_BYTES) await refuseBigDocument(path, size);
     else {

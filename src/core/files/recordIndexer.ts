@@ -52,6 +52,25 @@ export function jsonDocumentRecords(text: string): unknown[] | undefined {
   return typeof parsed.value === "object" && parsed.value !== null ? [parsed.value] : undefined;
 }
 
+/**
+ * Why a JSON-lines file (any name but `.json`) cannot be read line by line, judged from its first
+ * bytes: it is one JSON document — an array, or an object opening on a line of its own, as
+ * `json.dump(..., indent=2)` writes — so every line of it would be reported bad. Undefined when
+ * it starts like JSON lines.
+ */
+export function jsonDocumentHeadProblem(head: string): string | undefined {
+  const text = head.replace(/^\uFEFF/, "").trimStart();
+  // `{` alone on its line, the line break seen (not a long first line cut by the head's end).
+  const objectLine = /^\{[ \t\r]*\n/.test(text);
+  if (!text.startsWith("[") && !objectLine) return undefined;
+  const what = text.startsWith("[") ? "a JSON array" : "one JSON object spread over lines";
+  return (
+    `the file is ${what}, one JSON document, not JSON lines (one record per line): ` +
+    `name it .json to read it whole (up to ${MAX_JSON_DOCUMENT_BYTES / (1024 * 1024)} MiB), ` +
+    "or write one record per line (jq -c '.[]' for an array, jq -c . for an object)"
+  );
+}
+
 /** True for a file name that may hold one JSON document rather than JSON lines. */
 export function isJsonDocumentName(name: string): boolean {
   return name.toLowerCase().endsWith(".json");
