@@ -43,6 +43,7 @@ export async function shardInputs(
   }
   const expanded = await expandInputs(args);
   for (const problem of expanded.problems) io.err(`${command}: ${problem}`);
+  for (const note of expanded.notes) io.err(`${command}: note: ${note}`);
   const problems = expanded.problems.length > 0;
   if (shard === undefined) return { files: expanded.files.map((path) => ({ path })), problems };
   const only = expanded.files.length === 1 ? expanded.files[0] : undefined;

@@ -14,13 +14,17 @@ const run = fixturePath("tinker-run");
 
 async function cli(args: string[]) {
   const out: string[] = [];
-  const code = await main(args, { out: (t) => out.push(t), err: (t) => out.push(t) });
-  return { code, out: out.join("\n") };
+  const err: string[] = [];
+  const code = await main(args, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
 describe("a Tinker run folder", () => {
   it("validate DIR reads the capture with the steps its records name, summaries by folder", async () => {
-    const { code, out } = await cli(["validate", run]);
+    const { code, out, err } = await cli(["validate", run]);
+    // The files it leaves out are named, as `view DIR` names them; the exit code is not touched.
+    expect(err).toMatch(/^validate: note: .*: left out 2 JSON file\(s\) whose name says/);
+    for (const name of ["capture/train_op.jsonl", "metrics.jsonl"]) expect(err).toContain(name);
     expect(out.split("\n")).toEqual([
       `${run}/capture/sample.jsonl (steps 0–2 in its records): tinker-capture, 21 trajectories from 18 valid lines (18 lines, 0 blank, 0 bad)`,
       `${run}/iteration_000000/train_rollout_summaries.jsonl (step 0, train): tinker-summary, 4 trajectories from 4 valid lines (4 lines, 0 blank, 0 bad)`,

@@ -41,6 +41,29 @@ describe("expandInputs", () => {
     ]);
   });
 
+  it("JSON files a directory walk leaves out by name are noted, never dropped without a word", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "expand-notes-"));
+    for (const name of [
+      "a.jsonl",
+      "config.json",
+      "metrics.jsonl",
+      "sub/aggregated_results.jsonl",
+    ]) {
+      mkdirSync(join(dir, name, ".."), { recursive: true });
+      writeFileSync(join(dir, name), "{}\n");
+    }
+    writeFileSync(join(dir, "notes.txt"), "not JSON: not noted\n");
+    const expanded = await expandInputs([dir]);
+    expect(expanded.files).toEqual([join(dir, "a.jsonl")]);
+    expect(expanded.problems).toEqual([]);
+    expect(expanded.notes).toHaveLength(1);
+    expect(expanded.notes[0]).toContain(`${dir}: left out 3 JSON file(s)`);
+    for (const name of ["config.json", "metrics.jsonl", "sub/aggregated_results.jsonl"]) {
+      expect(expanded.notes[0]).toContain(join(dir, name));
+    }
+    expect(expanded.notes[0]).not.toContain("notes.txt");
+  });
+
   it("a directory is its rollout files, recursively, sorted by path, hidden ones and links to directories skipped", async () => {
     expect(await expandInputs(["runs"])).toEqual({
       files: [
@@ -51,6 +74,7 @@ describe("expandInputs", () => {
         "runs/step_2/y.ndjson",
       ],
       problems: [],
+      notes: [],
     });
     expect((await expandInputs(["runs/"])).files[0]).toBe("runs/a.jsonl");
     expect((await expandInputs([join(root, "runs")])).files[0]).toBe(join(root, "runs/a.jsonl"));
@@ -82,6 +106,7 @@ describe("expandInputs", () => {
         "runs/step_2/y.ndjson",
       ],
       problems: [],
+      notes: [],
     });
   });
 
@@ -93,6 +118,7 @@ describe("expandInputs", () => {
         "runs/*.parquet: no file matches this pattern",
         "nowhere/*.jsonl: no file matches this pattern",
       ],
+      notes: [],
     });
   });
 });
@@ -109,6 +135,7 @@ describe("a slime/miles --dump-details folder", () => {
     expect(await expandInputs([root])).toEqual({
       files: [join(root, "rollout_data", "3.pt")],
       problems: [],
+      notes: [],
     });
   });
 });

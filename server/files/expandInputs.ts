@@ -11,6 +11,11 @@ export interface ExpandedInputs {
   readonly files: string[];
   /** One message per argument that names no file (an empty directory, a glob matching nothing). */
   readonly problems: string[];
+  /**
+   * One message per directory that held JSON files left out by their name (a `.json` naming no
+   * step, a trainer's metrics), so no file goes unread without a word. Not an error.
+   */
+  readonly notes: string[];
 }
 
 /**
@@ -32,7 +37,12 @@ function join(dir: string, name: string): string {
  * Every file under `dir` (recursively) that `keep` accepts, as `dir/…` paths. Entries whose name
  * starts with `.` (`.git`, editors' temporaries) are skipped, as shells skip them for `*`.
  */
-async function walk(dir: string, keep: (path: string) => boolean, out: string[]): Promise<void> {
+async function walk(
+  dir: string,
+  keep: (path: string) => boolean,
+  out: string[],
+  passed?: string[],
+): Promise<void> {
   let entries = await readdir(dir === "" ? "." : dir, { withFileTypes: true });
   // A slime/miles --dump-details folder is one run: its rollout dumps, which read their
   // train_data/ siblings themselves (docs/format.md "slime and miles `.pt` dumps").
@@ -49,13 +59,25 @@ async function walk(dir: string, keep: (path: string) => boolean, out: string[])
       isDir = false;
       isFile = target?.isFile() ?? false;
     }
-    if (isDir) await walk(path, keep, out);
+    if (isDir) await walk(path, keep, out, passed);
     else if (isFile && keep(path)) out.push(path);
+    else if (isFile && /\.(?:json|jsonl|ndjson)$/.test(path)) passed?.push(path);
   }
 }
 
 function sorted(paths: string[]): string[] {
   return paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The note on JSON files a directory walk left out, naming the first few. */
+function passedNote(dir: string, passed: string[]): string {
+  const shown = sorted(passed).slice(0, 5);
+  const more = passed.length > shown.length ? ` and ${passed.length - shown.length} more` : "";
+  return (
+    `${dir}: left out ${passed.length} JSON file(s) whose name says they hold no rollouts ` +
+    `(a trainer's metrics or side file, a .json naming no step): ${shown.join(", ")}${more}; ` +
+    "give a file by name to read it"
+  );
 }
 
 /**
@@ -70,6 +92,7 @@ export async function expandInputs(args: readonly string[]): Promise<ExpandedInp
   const files: string[] = [];
   const seen = new Set<string>();
   const problems: string[] = [];
+  const notes: string[] = [];
   const add = (path: string) => {
     if (seen.has(path)) return;
     seen.add(path);
@@ -79,9 +102,11 @@ export async function expandInputs(args: readonly string[]): Promise<ExpandedInp
     const info = await stat(arg).catch(() => undefined);
     if (info?.isDirectory()) {
       const found: string[] = [];
+      const passed: string[] = [];
       // A trainer's metrics next to its rollouts (prime-rl, Tinker) are not rollout files.
       const keep = (path: string) => isRolloutFile(path) && !isRunSideFile(path);
-      await walk(arg.replace(/\/+$/, "") || "/", keep, found);
+      await walk(arg.replace(/\/+$/, "") || "/", keep, found, passed);
+      if (passed.length > 0) notes.push(passedNote(arg, passed));
       if (found.length === 0) {
         problems.push(
           `${arg}: no rollout file (${ROLLOUT_EXTENSIONS.join(", ")}) in this directory`,
@@ -100,5 +125,5 @@ export async function expandInputs(args: readonly string[]): Promise<ExpandedInp
       add(arg);
     }
   }
-  return { files, problems };
+  return { files, problems, notes };
 }

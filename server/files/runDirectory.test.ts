@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixturePath } from "../../src/test/fixtureFiles";
 import { expandInputs } from "./expandInputs";
@@ -31,8 +31,12 @@ describe("a prime-rl output directory", () => {
   });
 
   it("as a command-line directory gives its rollout files, not its metrics.jsonl", async () => {
-    const { files, problems } = await expandInputs([RUN]);
+    const { files, problems, notes } = await expandInputs([RUN]);
     expect(problems).toEqual([]);
+    expect(notes).toEqual([
+      expect.stringContaining(`left out 1 JSON file(s) whose name says they hold no rollouts`),
+    ]);
+    expect(notes[0]).toContain(join(RUN, "metrics.jsonl"));
     expect(files.map((p) => relative(RUN, p))).toHaveLength(5);
     expect(files.some((p) => p.endsWith("metrics.jsonl"))).toBe(false);
   });
