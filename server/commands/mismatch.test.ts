@@ -142,13 +142,17 @@ describe("rollout-lens mismatch", () => {
     const none = await runCli(["mismatch", plain]);
     expect(none.code).toBe(2);
     expect(none.out).toContain("skipped: no lane besides sampled");
-    // Real atropos rows without inference logprobs: positive per-token scores are not a lane, and
-    // the negative ones of a zero-variance group find no sampled logprob to compare with.
+    // Real atropos rows without inference logprobs: per-token scores are never a default lane,
+    // negative (a zero-variance group's) or not, and the row says it has no logprobs at all.
     const rubiks = join(dir, "rubiks.jsonl");
     writeFileSync(rubiks, `${fixtureLines("atropos-rubiks-trimmed.jsonl").join("\n")}\n`);
     const scores = await runCli(["mismatch", rubiks]);
     expect(scores.code).toBe(2);
-    expect(scores.out).toContain("L1.0 (line 1) skipped: no lane besides sampled");
+    const noLogprobs =
+      "skipped: no logprobs at all: no sampled (inference) logprobs and no other lane";
+    expect(scores.out).toContain(`L1.0 (line 1) ${noLogprobs}`);
+    expect(scores.out).toContain(`L2.0 (line 2) ${noLogprobs}`);
+    expect(scores.out).not.toContain("token_scores");
     expect(scores.out).toContain("nothing compared: no trained token has a logprob in both lanes");
     expect((await runCli(["mismatch", file, "--correction", "nope"])).code).toBe(2);
     expect((await runCli(["mismatch", file, "--lanes", "trainer"])).code).toBe(2);

@@ -1,7 +1,7 @@
 import type { ColumnMapping } from "../formats/columnMapping";
 import { readRolloutLineLanes, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId } from "../formats/types";
-import { laneValues, SAMPLED_LANE } from "../trajectory/lanes";
+import { hasSampledLogprobs, laneValues, SAMPLED_LANE } from "../trajectory/lanes";
 import type { LaneValues, Trajectory } from "../trajectory/types";
 import { chartRow, rowScratchOf } from "./chartScan";
 import {
@@ -129,7 +129,12 @@ function chartLanes(
   options: MismatchScanOptions,
 ): Charted {
   const lanes = options.lanes ?? defaultLanes(t);
-  if (!lanes) return { ok: false, reason: "no lane besides sampled" };
+  if (!lanes) {
+    const reason = hasSampledLogprobs(t)
+      ? "no lane besides sampled"
+      : "no logprobs at all: no sampled (inference) logprobs and no other lane";
+    return { ok: false, reason };
+  }
   const a = laneFor(t, lanes[0]);
   const b = laneFor(t, lanes[1]);
   if (a === null || b === null) {

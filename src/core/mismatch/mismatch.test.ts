@@ -237,4 +237,21 @@ describe("trajectory mismatch", () => {
     expect(out).toEqual({ ok: false, message: "no lane trainer (lanes: sampled)" });
     expect(defaultLanes(t)).toBeUndefined();
   });
+
+  it("a metadata array named for other per-token values is no default lane, even all ≤ 0", () => {
+    // atropos' token_scores of a group with a negative score: -0.01 on every token.
+    const negative = [-0.01, -0.01, -0.01, -0.01, -0.01, -0.01];
+    for (const name of ["token_scores", "token_weights", "advantages", "entropy", "reward"]) {
+      expect(defaultLanes({ ...t, metadata: { [name]: negative } })).toBeUndefined();
+    }
+    // An unnamed per-token array of logprob-like values is still offered, and --lanes names any.
+    expect(defaultLanes({ ...t, metadata: { old_logprobs: negative } })).toEqual([
+      "old_logprobs",
+      "sampled",
+    ]);
+    const scores = { ...t, metadata: { token_scores: negative } };
+    expect(
+      trajectoryMismatch(scores, ["token_scores", "sampled"], correction("token-mask")).ok,
+    ).toBe(true);
+  });
 });

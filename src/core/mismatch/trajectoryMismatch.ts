@@ -9,6 +9,14 @@ import {
 
 const PREFERRED_LANES = ["trainer", "rescored", "reference", "teacher"];
 
+/**
+ * Metadata arrays whose name says they hold per-token values other than logprobs (atropos'
+ * `token_scores` and `token_weights`, advantages, entropies, masks): never a default lane, even
+ * where every value happens to be ≤ 0 (a group's negative reward spread over its tokens).
+ * `--lanes` still names one explicitly.
+ */
+const NOT_LOGPROBS_NAME = /score|reward|weight|advantage|entrop|mask/i;
+
 /** The two lanes compared by default: a rescored or trainer lane against the sampled logprobs. */
 export function defaultLanes(t: Trajectory): [string, string] | undefined {
   // A stored preferred lane wins without looking through metadata (a file scan calls this per row).
@@ -18,6 +26,7 @@ export function defaultLanes(t: Trajectory): [string, string] | undefined {
   const names = laneNames(t).filter((n) => {
     if (n === SAMPLED_LANE) return false;
     if (stored?.[n]) return true;
+    if (NOT_LOGPROBS_NAME.test(n)) return false;
     const values = laneValues(t, n);
     return values !== undefined && looksLikeLogprobs(values);
   });
