@@ -54,7 +54,12 @@ function printReport(io: CommandIo, report: RescoreReport, upstream: UpstreamMod
   const unchecked = report.unchecked.length;
   if (unchecked > 0) {
     io.out(`  family not checked on ${unchecked} trajectory(ies): ${report.unchecked[0]?.reason}`);
-  } else if (upstream.family !== undefined || upstream.isPerRequest) {
+  } else if (upstream.isPerRequest) {
+    // The simulator answers each request in its ids' family, whatever /model_info names.
+    io.out(
+      "  family checked: the simulator scores each trajectory in its own ids' family (scripted logprobs, not a model)",
+    );
+  } else if (upstream.family !== undefined) {
     io.out(
       `  family checked: the upstream serves ${upstream.name}${upstream.family ? ` (${upstream.family})` : ""}`,
     );

@@ -261,6 +261,9 @@ describe("rescore against a failing or wrong upstream", () => {
     const result = await runCli(["rescore", input, "--sglang", anySim.url, "--out", out]);
     expect(result.code).toBe(0);
     expect(result.out).toContain("2 of 2 trajectories rescored");
+    // The per-request simulator is not said to serve qwen3 (its /model_info's default) here.
+    expect(result.out).toContain("the simulator scores each trajectory in its own ids' family");
+    expect(result.out).not.toContain("the upstream serves");
     const read = readRolloutLine(readFileSync(out, "utf8").trim(), 1);
     if (read.kind !== "trajectories") throw new Error("not read back");
     const lane = read.trajectories[0]?.logprobLanes?.rescored ?? [];
