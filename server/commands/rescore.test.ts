@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseJsonLine } from "../../src/core/formats/jsonLine";
 import { readRolloutLine } from "../../src/core/formats/readRolloutLine";
 import type { Trajectory } from "../../src/core/trajectory/types";
@@ -118,6 +118,22 @@ describe("rollout-lens rescore", () => {
     ]);
     expect(text.code).toBe(1);
     expect(text.out).toContain("no token ids (text-only record)");
+  });
+
+  it("many trajectories waiting on a slot print no MaxListeners warning", async () => {
+    const good = fixtureLines("reference-rollout-lens.jsonl")[0] ?? "";
+    const path = join(dir, "many.jsonl");
+    writeFileSync(path, `${Array.from({ length: 24 }, () => good).join("\n")}\n`);
+    const warn = vi.spyOn(process, "emitWarning");
+    try {
+      const args = ["rescore", path, "--sglang", sim.url, "--out", join(dir, "many-out.jsonl")];
+      const { code } = await runCli([...args, "--concurrency", "8"]);
+      expect(code).toBe(0);
+      const warned = warn.mock.calls.map((call) => String(call[0]));
+      expect(warned.filter((w) => /MaxListeners|memory leak/.test(w))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("needs --sglang and --out, and a readable FILE", async () => {

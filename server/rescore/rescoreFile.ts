@@ -1,4 +1,4 @@
-import { once } from "node:events";
+import { once, setMaxListeners } from "node:events";
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { lineWithLane } from "../../src/core/formats/laneRecord";
@@ -137,6 +137,9 @@ export async function rescoreFile(
     slots: new Semaphore(concurrency),
     stop: new AbortController(),
   };
+  // Every trajectory in flight or waiting for a slot listens on this one signal (and removes its
+  // listener when done): more than 10 is the pipeline working, not a leak to warn about.
+  setMaxListeners(0, run.stop.signal);
   const sink = createWriteStream(options.temporary, { encoding: "utf8" });
   const write = async (text: string) => {
     if (!sink.write(`${text}\n`)) await once(sink, "drain");
