@@ -391,6 +391,12 @@ export function writeAtroposGroup(rows: readonly Trajectory[]): Record<string, u
 
 export const atroposAdapter: FormatAdapter = {
   id: "atropos",
+  tokenFields: {
+    tokenIds: "tokens",
+    lossMask: "masks",
+    logprobs: "inference_logprobs",
+    perRow: true,
+  },
   detect: (v) => Array.isArray(v.tokens) && Array.isArray(v.masks) && Array.isArray(v.scores),
   read: readAtropos,
   readLanes: readAtroposLanes,

@@ -293,6 +293,11 @@ export function writeNemoRl(t: Trajectory): Record<string, unknown> {
 
 export const nemoRlAdapter: FormatAdapter = {
   id: "nemo-rl",
+  tokenFields: {
+    tokenIds: "token_ids",
+    lossMask: "token_loss_mask",
+    logprobs: "generation_logprobs",
+  },
   detect: (v) => "token_ids" in v && "token_loss_mask" in v,
   read: readNemoRl,
 };

@@ -172,8 +172,32 @@ describe("readRolloutLine errors", () => {
           ...strands,
           logprobs: strands.logprobs.map((v: number, k: number) => (k === 14 ? 1.0 : v)),
         }),
-        field: "segments[1].logprobs",
+        // Named as the record names it, not as the trajectory model's segments[1].logprobs.
+        field: "logprobs",
         message: /logprob 1 > 0 on a model token.* at token 14/,
+      },
+      {
+        name: "slime rollout_log_probs > 0 on a model token: the field the file has",
+        line: JSON.stringify({
+          ...slime,
+          rollout_log_probs: slime.rollout_log_probs.map((v: number, k: number) =>
+            k === 1 ? 0.5 : v,
+          ),
+        }),
+        field: "rollout_log_probs",
+        message: /logprob 0.5 > 0 on a model token.* at token 14$/,
+      },
+      {
+        name: "atropos inference_logprobs > 0 in row 1: the row's list",
+        line: JSON.stringify({
+          ...atropos,
+          inference_logprobs: [
+            atropos.inference_logprobs[0],
+            atropos.inference_logprobs[1].map((v: number, k: number) => (k === 13 ? 0.5 : v)),
+          ],
+        }),
+        field: "inference_logprobs[1]",
+        message: /^row 1: logprob 0.5 > 0 on a model token/,
       },
       {
         name: "format hint disagreeing with the keys",

@@ -167,6 +167,22 @@ function readMappedValue(
   return lineError(lineNo, result.error.message, field);
 }
 
+/** A segment field of a broken invariant as the record names it (FormatAdapter.tokenFields). */
+function sourceFieldOf(
+  adapter: FormatAdapter,
+  value: Readonly<Record<string, unknown>>,
+  field: string,
+  row: number | undefined,
+): string {
+  const names = adapter.tokenFields;
+  const m = /^segments\[\d+\]\.(tokenIds|lossMask|logprobs)$/.exec(field);
+  if (!names || !m) return field;
+  const name = names[m[1] as "tokenIds" | "lossMask" | "logprobs"];
+  if (names.perRow) return `${name}[${row ?? 0}]`;
+  const isRows = names.rowsIn !== undefined && Array.isArray(value[names.rowsIn]);
+  return isRows ? `${names.rowsIn}[${row ?? 0}].${name}` : name;
+}
+
 /** `value` read by `adapter` into trajectories, each checked against the model's invariants. */
 function readWith(
   adapter: FormatAdapter,
@@ -180,10 +196,12 @@ function readWith(
     const violations = checkTrajectory(t, result.proven);
     const first = violations[0];
     if (first) {
-      const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : "";
+      const n = violations.length - 1;
+      const more = n > 0 ? `; and ${n} more problem${n > 1 ? "s" : ""} in this trajectory` : "";
       const row = t.source.row ? `row ${t.source.row}: ` : "";
       const at = first.index === undefined ? "" : ` at token ${first.index}`;
-      return lineError(lineNo, `${row}${first.message}${at}${more}`, first.field);
+      const field = sourceFieldOf(adapter, value, first.field, t.source.row);
+      return lineError(lineNo, `${row}${first.message}${at}${more}`, field);
     }
   }
   return { kind: "trajectories", format: adapter.id, trajectories: result.trajectories };

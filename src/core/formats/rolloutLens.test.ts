@@ -37,7 +37,7 @@ describe.each([
     {
       name: "mask 0 on a model token",
       edit: (l) => (l.loss_mask[3] = 0),
-      field: "segments[1].lossMask",
+      field: "loss_mask",
       message: "at token 3",
     },
     {
@@ -49,7 +49,7 @@ describe.each([
     {
       name: "positive model logprob",
       edit: (l) => (l.logprobs[8] = 0.5),
-      field: "segments[3].logprobs",
+      field: "logprobs",
       message: "at token 8",
     },
     {

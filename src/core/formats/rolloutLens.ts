@@ -243,6 +243,7 @@ function segmentToWire(
 
 export const rolloutLensAdapter: FormatAdapter = {
   id: ROLLOUT_LENS_V1,
+  tokenFields: { tokenIds: "token_ids", lossMask: "loss_mask", logprobs: "logprobs" },
   detect: (value) => value.format === ROLLOUT_LENS_V1,
   read: readRolloutLens,
 };

@@ -203,7 +203,7 @@ describe("slime fast path falls back to the exact errors", () => {
     {
       name: "positive model logprob",
       edit: (s) => (s.rollout_log_probs[5] = 0.5),
-      field: "segments[3].logprobs",
+      field: "rollout_log_probs",
       message: "at token 7",
     },
     {
@@ -250,7 +250,8 @@ describe("slime fast path falls back to the exact errors", () => {
         expect(result.kind === "trajectories" && result.format).toBe("slime");
         continue;
       }
-      const at = "samples" in line && !field.startsWith("segments") ? `samples[1].${field}` : field;
+      // Every error names the field the file has, the sample's own inside a dump.
+      const at = "samples" in line ? `samples[1].${field}` : field;
       expect(result.kind === "error" && result.error.field).toBe(at);
       expect(result.kind === "error" && result.error.message).toContain(message);
     }
@@ -276,7 +277,7 @@ describe("slime fast path falls back to the exact errors", () => {
     logprobs[1] = 0.5; // a positive model logprob: the fast path declines, the exact path reads
     const line = { tokens: [1, ...mask.map(() => 7)], response_length: r, loss_mask: mask };
     const result = readRolloutLine(JSON.stringify({ ...line, rollout_log_probs: logprobs }), 3);
-    expect(result.kind === "error" && result.error.field).toBe("segments[2].logprobs");
+    expect(result.kind === "error" && result.error.field).toBe("rollout_log_probs");
     expect(result.kind === "error" && result.error.message).toContain("at token 2");
   });
 });

@@ -324,6 +324,12 @@ export function writeSlime(t: Trajectory): Record<string, unknown> {
 
 export const slimeAdapter: FormatAdapter = {
   id: "slime",
+  tokenFields: {
+    tokenIds: "tokens",
+    lossMask: "loss_mask",
+    logprobs: "rollout_log_probs",
+    rowsIn: "samples",
+  },
   detect: (v) =>
     (Array.isArray(v.tokens) && "response_length" in v) ||
     ("rollout_id" in v && Array.isArray(v.samples)),

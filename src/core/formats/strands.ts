@@ -174,6 +174,7 @@ export function writeStrands(
 
 export const strandsAdapter: FormatAdapter = {
   id: "strands",
+  tokenFields: { tokenIds: "token_ids", lossMask: "loss_mask", logprobs: "logprobs" },
   detect: (v) =>
     v.format === STRANDS_TITO_V1 || ("token_ids" in v && "loss_mask" in v && "segment_info" in v),
   read: readStrands,

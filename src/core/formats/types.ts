@@ -117,4 +117,20 @@ export interface FormatAdapter {
     value: Readonly<Record<string, unknown>>,
     lanes: readonly [string, string] | undefined,
   ): LaneRead | undefined;
+  /**
+   * The record's own names of the per-token arrays the trajectory's segments are cut from, so a
+   * broken invariant (`segments[1].logprobs`) is reported at the field the user's file has
+   * (`rollout_log_probs`). `perRow`: one list per row of a group record (`inference_logprobs[2]`).
+   */
+  readonly tokenFields?: TokenFieldNames;
+}
+
+/** See FormatAdapter.tokenFields. */
+export interface TokenFieldNames {
+  readonly tokenIds: string;
+  readonly lossMask: string;
+  readonly logprobs: string;
+  readonly perRow?: boolean;
+  /** A record holding its rows as objects in this list (slime's `{rollout_id, samples}`). */
+  readonly rowsIn?: string;
 }
