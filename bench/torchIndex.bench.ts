@@ -12,6 +12,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdtemp, open, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import { createFileIndex, finishFileIndex, indexChunk } from "../src/core/files/fileIndexer";
 import { indexRecords } from "../src/core/files/recordIndexer";
 import { recordSourceOf } from "../src/workers/recordFiles";
@@ -57,12 +58,14 @@ function zipWriter(out: WriteStream) {
       const size = parts.reduce((n, p) => n + p.length, 0);
       const nameBytes = [...encoder.encode(name)];
       const at = offset;
+      // torch.save records each entry's CRC-32, which the reader checks on every entry it reads.
+      const crc = parts.reduce((c, p) => crc32(p, c), 0);
       const local = [...u32(0x04034b50), ...u16(20), ...u16(0), ...u16(0), ...u16(0), ...u16(0)];
-      local.push(...u32(0), ...u32(size), ...u32(size), ...u16(nameBytes.length), ...u16(0));
+      local.push(...u32(crc), ...u32(size), ...u32(size), ...u16(nameBytes.length), ...u16(0));
       await write(new Uint8Array([...local, ...nameBytes]));
       for (const part of parts) await write(part);
       central.push(...u32(0x02014b50), ...u16(20), ...u16(20), ...u16(0), ...u16(0));
-      central.push(...u16(0), ...u16(0), ...u32(0), ...u32(size), ...u32(size));
+      central.push(...u16(0), ...u16(0), ...u32(crc), ...u32(size), ...u32(size));
       central.push(...u16(nameBytes.length), ...u16(0), ...u16(0), ...u16(0), ...u16(0), ...u32(0));
       central.push(...u32(at), ...nameBytes);
       count += 1;

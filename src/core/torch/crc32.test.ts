@@ -36,6 +36,11 @@ describe("crc32", () => {
     for (const bytes of [new Uint8Array(0), new TextEncoder().encode("abc"), long]) {
       expect(crc32(bytes)).toBe(zlibCrc32(bytes));
     }
+    // Every length around the 8-byte steps, and a view that starts inside its buffer.
+    for (let n = 0; n <= 40; n++) {
+      const bytes = long.subarray(3, 3 + n);
+      expect([n, crc32(bytes)]).toEqual([n, zlibCrc32(bytes)]);
+    }
   });
 });
 
