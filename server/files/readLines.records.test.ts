@@ -80,7 +80,6 @@ describe("readLines on a JSON document", () => {
   const records = fixtureLines("reference-slime.jsonl").map((l) => JSON.parse(l) as unknown);
   const documents = [
     { what: "an indented array", text: JSON.stringify([...records, ...records], null, 2) },
-    { what: "a one-line array", text: `${JSON.stringify(records)}\n` },
     { what: "an indented object", text: JSON.stringify(records[0], null, 2) },
   ];
   it.each(documents)(
@@ -99,6 +98,19 @@ describe("readLines on a JSON document", () => {
       expect(read.valid).toBeGreaterThan(0);
     },
   );
+
+  it("a one-line array named .jsonl is one bad line saying what it may be", async () => {
+    const path = join(dir, "one-line.jsonl");
+    writeFileSync(
+      path,
+      `${JSON.stringify(records)}\n${fixtureLines("reference-slime.jsonl")[0]}\n`,
+    );
+    const report = await validateFile(path);
+    expect(report).toMatchObject({ format: "slime", valid: 1, bad: 1 });
+    expect(report.errors[0]?.message).toMatch(
+      /not an array \(of 1\): a JSON document on one line\?/,
+    );
+  });
 
   it("JSON lines with a space after the brace still read line by line", async () => {
     const path = join(dir, "spaced.jsonl");

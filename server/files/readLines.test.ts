@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { jsonDocumentHeadProblem } from "../../src/core/files/recordIndexer";
 import { byteRangeOfShard } from "../../src/core/files/shard";
+import { SNIFF_BYTES } from "../../src/core/files/sniffFile";
 import { type NumberedLine, readLines } from "./readLines";
 
 const dir = mkdtempSync(join(tmpdir(), "readlines-"));
@@ -75,6 +77,12 @@ describe("readLines", () => {
           const text = lines.join("\n") + (trailing ? "\n" : "");
           const path = fileOf(text);
           const size = Buffer.byteLength(text);
+          const head = new TextDecoder().decode(Buffer.from(text).subarray(0, SNIFF_BYTES));
+          if (jsonDocumentHeadProblem(head) !== undefined) {
+            // `{` alone on the first line, or a `[` first: one JSON document, refused whole.
+            await expect(collect(path)).rejects.toThrow(/one JSON document, not JSON lines/);
+            return;
+          }
           const all: NumberedLine[] = [];
           for (let index = 0; index < count; index++) {
             all.push(...(await collect(path, byteRangeOfShard(size, { index, count }))));

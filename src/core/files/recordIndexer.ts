@@ -60,10 +60,12 @@ export function jsonDocumentRecords(text: string): unknown[] | undefined {
  */
 export function jsonDocumentHeadProblem(head: string): string | undefined {
   const text = head.replace(/^\uFEFF/, "").trimStart();
-  // `{` alone on its line, the line break seen (not a long first line cut by the head's end).
-  const objectLine = /^\{[ \t\r]*\n/.test(text);
-  if (!text.startsWith("[") && !objectLine) return undefined;
-  const what = text.startsWith("[") ? "a JSON array" : "one JSON object spread over lines";
+  // `[` or `{` alone on its line, the line break seen (not a long first line cut by the head's
+  // end); a one-line array is a bad line of its own (readRolloutLine says what it may be).
+  const opening = /^([[{])[ \t\r]*\n/.exec(text)?.[1];
+  if (opening === undefined) return undefined;
+  const what =
+    opening === "[" ? "a JSON array spread over lines" : "one JSON object spread over lines";
   return (
     `the file is ${what}, one JSON document, not JSON lines (one record per line): ` +
     `name it .json to read it whole (up to ${MAX_JSON_DOCUMENT_BYTES / (1024 * 1024)} MiB), ` +

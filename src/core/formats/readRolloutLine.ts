@@ -109,7 +109,7 @@ export function readRolloutValue(
   mapping?: ColumnMapping,
 ): LineResult {
   if (mapping) {
-    if (!isRecord(value)) return lineError(lineNo, "a rollout line must be a JSON object");
+    if (!isRecord(value)) return lineError(lineNo, notObjectMessage(value));
     return readMappedValue(value, lineNo, formatHint, path, mapping);
   }
   const found = adapterFor(value, lineNo, formatHint);
@@ -130,7 +130,7 @@ function adapterFor(
   lineNo: number,
   formatHint: FormatId | undefined,
 ): { adapter: FormatAdapter; value: Readonly<Record<string, unknown>> } | LineResult {
-  if (!isRecord(value)) return lineError(lineNo, "a rollout line must be a JSON object");
+  if (!isRecord(value)) return lineError(lineNo, notObjectMessage(value));
   const detected = detectFormat(value);
   const format = formatHint ?? detected;
   const adapter = ADAPTERS.find((a) => a.id === format);
@@ -165,6 +165,15 @@ function readMappedValue(
   if (result.kind !== "error" || result.error.field === undefined) return result;
   const field = mappedFieldName(mapping, result.error.field, sample);
   return lineError(lineNo, result.error.message, field);
+}
+
+/** Why a line's JSON value is no record: an array says it may be a whole document on one line. */
+function notObjectMessage(value: unknown): string {
+  if (!Array.isArray(value)) return "a rollout line must be a JSON object";
+  return (
+    `a rollout line must be a JSON object, not an array (of ${value.length}): ` +
+    "a JSON document on one line? Name the file .json to read it whole, or write one record per line"
+  );
 }
 
 /** A segment field of a broken invariant as the record names it (FormatAdapter.tokenFields). */
