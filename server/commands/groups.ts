@@ -98,7 +98,7 @@ function fileJson(r: FileGroupsReport) {
   return {
     ...{ path: r.path, format: r.format, groups: r.groups.map(groupJson) },
     ...(r.errors.length > 0 ? { errors: r.errors } : {}),
-    ...(r.readError === undefined ? {} : { readError: r.readError }),
+    ...(r.readError === undefined ? {} : { read_error: r.readError }),
   };
 }
 

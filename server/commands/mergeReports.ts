@@ -60,7 +60,7 @@ function scanOf(report: unknown): "drift" | "mismatch" | "groups" {
 /** The human lines of one merged mismatch file. */
 function mismatchLines(file: Json): string[] {
   const path = String(file.path);
-  if (typeof file.readError === "string") return [`${path}: cannot read: ${file.readError}`];
+  if (typeof file.read_error === "string") return [`${path}: cannot read: ${file.read_error}`];
   const s = file.summary as Record<string, number>;
   const f = (x: number | undefined) => (x === undefined ? "?" : x.toFixed(4));
   return [
@@ -74,7 +74,7 @@ function mismatchLines(file: Json): string[] {
 /** The human lines of one merged groups file. */
 function groupsLines(file: Json): string[] {
   const path = String(file.path);
-  if (typeof file.readError === "string") return [`${path}: cannot read: ${file.readError}`];
+  if (typeof file.read_error === "string") return [`${path}: cannot read: ${file.read_error}`];
   const groups = (file.groups ?? []) as Json[];
   const count = (p: (g: Json) => boolean) => groups.filter(p).length;
   const duplicates = count((g) => Array.isArray(g.duplicate_sets) && g.duplicate_sets.length > 0);

@@ -211,9 +211,11 @@ function mismatchSink(
     },
     done(unit, done) {
       opening(unit);
-      const { path: _path, ...rest } = done;
-      // `unchecked`: trajectories not compared (no two lanes), as `drift --json` counts them.
-      out.write(`]${restOf({ ...rest, unchecked: done.skipped.length })}`);
+      const { path: _path, readError, ...rest } = done;
+      // `unchecked`: trajectories not compared (no two lanes), as `drift --json` counts them;
+      // `read_error` as drift, validate and the MCP tools name it.
+      const error = readError === undefined ? {} : { read_error: readError };
+      out.write(`]${restOf({ ...rest, ...error, unchecked: done.skipped.length })}`);
       open = undefined;
     },
     end: () => out.end("]}"),

@@ -46,7 +46,8 @@ function mergeFile(path: string, parts: readonly Part[], errors: string[]): Json
       groups.push(g);
     }
     for (const e of arrayField(part, "errors", errors)) bad.set(JSON.stringify(e), e);
-    readError ??= part.file.readError;
+    // `readError`: the key earlier reports wrote (read_error, as drift and validate write).
+    readError ??= part.file.read_error ?? part.file.readError;
   }
   // Stable: groups starting on one line keep the order their shard gave them.
   groups.sort((a, b) => Number(a.line) - Number(b.line));
@@ -54,7 +55,7 @@ function mergeFile(path: string, parts: readonly Part[], errors: string[]): Json
   return {
     ...{ path, format: format ?? null, groups },
     ...(lineErrors.length > 0 ? { errors: lineErrors } : {}),
-    ...(readError === undefined ? {} : { readError }),
+    ...(readError === undefined ? {} : { read_error: readError }),
   };
 }
 
@@ -71,7 +72,7 @@ export function mergeGroupsReports(reports: readonly NamedReport[]): GroupsMerge
   const files = sortedPaths(byPath).map((path) => mergeFile(path, byPath.get(path) ?? [], errors));
   if (errors.length > 0) return { ok: false, errors };
   const isUnread = files.some(
-    (f) => f.readError !== undefined || f.errors !== undefined || f.format === null,
+    (f) => f.read_error !== undefined || f.errors !== undefined || f.format === null,
   );
   return { ok: true, report: { files }, exitCode: isUnread ? 2 : 0 };
 }

@@ -45,7 +45,7 @@ function shiftedCharts(part: Part, by: number, errors: string[]): MismatchCharts
 function exitCodeOf(file: Json, failAbove: number | undefined): number {
   const summary = file.summary as { compared: number; fractionCorrected: number };
   const broken =
-    file.readError !== undefined ||
+    file.read_error !== undefined ||
     (file.errors as unknown[]).length > 0 ||
     Number(file.unchecked) > 0 ||
     // A replayed correction that needs an advantage some row lacks did not run on it.
@@ -84,7 +84,8 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     const shifted = shiftedCharts(part, rows, errors);
     if (shifted) mergeCharts(charts, shifted);
     rows += numberField(part, "rows", errors);
-    readError ??= part.file.readError;
+    // `readError`: the key earlier reports wrote (read_error, as drift and validate write).
+    readError ??= part.file.read_error ?? part.file.readError;
   }
   skipped.sort(byLine);
   bad.sort(byLine);
@@ -97,7 +98,7 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     ...{ path, format: format ?? null, trajectories, skipped, errors: bad, summary },
     ...{ charts: finishCharts(charts), rows, unchecked: skipped.length },
     ...(replays === undefined ? {} : { replays }),
-    ...(readError === undefined ? {} : { readError }),
+    ...(readError === undefined ? {} : { read_error: readError }),
   };
 }
 
