@@ -105,6 +105,15 @@ function mergeByScan(reports: readonly NamedReport[], failAbove: number | undefi
   return { merged: mergeDriftReports(reports), lines: humanLines };
 }
 
+/** Why a report file is not one: empty (its run wrote nothing) or not JSON (cut short?). */
+function notJsonReport(text: string, error: unknown): string {
+  if (text.trim() === "") {
+    return "empty, not a --json report: did its drift, mismatch or groups run fail before writing?";
+  }
+  const why = error instanceof Error ? error.message : String(error);
+  return `not a --json report (${why}): give the output of drift, mismatch or groups --json, whole`;
+}
+
 /**
  * Reads the `--json --shard I/N` reports of one scan (drift, mismatch or groups) and prints the
  * merged one (`--json`: as one unsharded run prints it). Exit code: the scan's rules on the
@@ -122,10 +131,18 @@ export async function runMergeReports(
   const reports: NamedReport[] = [];
   let unreadable = false;
   for (const name of positionals) {
+    let text: string;
     try {
-      reports.push({ name, report: JSON.parse(await readFile(name, "utf8")) });
+      text = await readFile(name, "utf8");
     } catch (error) {
       io.err(`merge-reports: ${name}: ${error instanceof Error ? error.message : String(error)}`);
+      unreadable = true;
+      continue;
+    }
+    try {
+      reports.push({ name, report: JSON.parse(text) });
+    } catch (error) {
+      io.err(`merge-reports: ${name}: ${notJsonReport(text, error)}`);
       unreadable = true;
     }
   }

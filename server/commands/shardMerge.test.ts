@@ -194,7 +194,12 @@ describe("drift --shard and merge-reports", () => {
     );
     const bad = await run(mergeReportsCommand, [notJson]);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain(`merge-reports: ${notJson}: `);
+    expect(bad.err).toContain(`merge-reports: ${notJson}: not a --json report (`);
+    const empty = join(root, "empty.json");
+    writeFileSync(empty, "");
+    const none = await run(mergeReportsCommand, [empty]);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain(`merge-reports: ${empty}: empty, not a --json report`);
     expect((await run(driftCommand, [big, "--shard", "3/3"])).err).toContain("--shard must be I/N");
   });
 
