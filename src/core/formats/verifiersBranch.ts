@@ -25,6 +25,8 @@ export interface VNode {
   readonly kept:
     | { readonly ids: readonly number[]; readonly counts: readonly number[] }
     | undefined;
+  /** `loss_weights`: named weight streams, one value per `token_ids` entry. */
+  readonly lossWeights: Readonly<Record<string, readonly number[]>> | undefined;
   readonly message: Readonly<Record<string, unknown>>;
 }
 
@@ -56,6 +58,8 @@ export interface BuiltBranch {
   readonly reference: (number | null)[] | undefined;
   /** The path's kept sets as `Trace.kept_tokens` has them: a count per token; undefined: none. */
   readonly keptTokens: { ids: number[]; counts: number[] } | undefined;
+  /** Per stream name, per token: the node's weight, null on nodes without that stream. */
+  readonly lossWeights: Record<string, (number | null)[]> | undefined;
 }
 
 interface Piece {
@@ -137,6 +141,23 @@ function merged(pieces: readonly Piece[]): Piece[] {
   return out;
 }
 
+/** The path's `loss_weights` streams laid over its tokens (null on a node without the stream). */
+function pathLossWeights(
+  nodes: readonly VNode[],
+  path: readonly number[],
+): Record<string, (number | null)[]> | undefined {
+  const names = new Set(path.flatMap((i) => Object.keys(nodes[i]?.lossWeights ?? {})));
+  if (names.size === 0) return undefined;
+  const out: Record<string, (number | null)[]> = {};
+  for (const name of names) {
+    out[name] = path.flatMap((i): readonly (number | null)[] => {
+      const node = nodes[i] as VNode;
+      return node.lossWeights?.[name] ?? node.tokenIds.map(() => null);
+    });
+  }
+  return out;
+}
+
 /** The path's segments, calls, recorded-tree entries and per-token lanes. */
 export function buildBranch(
   nodes: readonly VNode[],
@@ -199,6 +220,7 @@ export function buildBranch(
     advantages: anyAdvantage ? advantages : undefined,
     reference: anyReference ? reference : undefined,
     keptTokens: anyKept ? { ids: keptIds, counts: keptCounts } : undefined,
+    lossWeights: pathLossWeights(nodes, path),
   };
 }
 
