@@ -279,3 +279,25 @@ describe("verifiers keys the reader does not model", () => {
     expect((meta.episode_other as Rec).run).toEqual(episode.run);
   });
 });
+
+describe("verifiers values orjson wrote as null (NaN, ±inf)", () => {
+  it("opens the line and reads a null sampled logprob or advantage as no value at its token", () => {
+    const [line] = fixtureLines(`${STEP0}/effective/traces.jsonl`) as [string];
+    const episode = JSON.parse(line) as { traces: { nodes: Node[] }[] };
+    const nodes = episode.traces[0]?.nodes ?? [];
+    const sampled = nodes.findIndex((n) => n.sampled === true);
+    const node = nodes[sampled] as Node & { advantages: (number | null)[] };
+    (node.logprobs as (number | null)[])[1] = null;
+    node.advantages[1] = null;
+    const [t] = read(JSON.stringify(episode));
+    const flat = flattenSegments(t?.segments ?? []);
+    const before = nodes.slice(0, sampled).reduce((n, x) => n + x.token_ids.length, 0);
+    const second = before + node.mask.indexOf(true) + 1;
+    expect(flat.lossMask[second]).toBe(1);
+    expect(flat.logprobs[second]).toBeNull();
+    expect(flat.logprobs[second - 1]).toBe(node.logprobs[0]);
+    const advantages = t?.metadata.advantages as (number | null)[] | undefined;
+    expect(advantages).toHaveLength(flat.tokenIds.length);
+    expect(advantages?.[second]).toBeNull();
+  });
+});

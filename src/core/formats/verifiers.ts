@@ -44,11 +44,15 @@ function isBoolArray(value: unknown): value is (boolean | 0 | 1)[] {
   return Array.isArray(value) && value.every((v) => typeof v === "boolean" || v === 0 || v === 1);
 }
 
-/** A per-sampled-token array: absent/null is undefined; else numbers, one per True mask entry. */
+/**
+ * A per-sampled-token array: absent/null is undefined; else numbers, one per True mask entry.
+ * A null entry is a value verifiers held as NaN or ±inf: prime-rl writes records with orjson,
+ * which writes those as null, so it reads as "no value" there.
+ */
 function sampledValues(node: Rec, key: string, sampled: number, at: string) {
   const value = node[key];
   if (value === undefined || value === null) return { values: undefined };
-  if (!isLogprobArray(value) || value.some((v) => v === null)) {
+  if (!isLogprobArray(value)) {
     return { error: { field: `${at}.${key}`, message: "expected a list of numbers" } };
   }
   if (value.length !== sampled && !(key === "logprobs" && value.length === 0)) {
@@ -59,7 +63,7 @@ function sampledValues(node: Rec, key: string, sampled: number, at: string) {
       },
     };
   }
-  return { values: value as number[] };
+  return { values: value as (number | null)[] };
 }
 
 /**

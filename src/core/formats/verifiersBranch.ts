@@ -18,9 +18,9 @@ export interface VNode {
   readonly sampled: boolean;
   readonly tokenIds: readonly number[];
   readonly mask: readonly boolean[];
-  readonly logprobs: readonly number[];
-  readonly advantages: readonly number[] | undefined;
-  readonly reference: readonly number[] | undefined;
+  readonly logprobs: readonly (number | null)[];
+  readonly advantages: readonly (number | null)[] | undefined;
+  readonly reference: readonly (number | null)[] | undefined;
   /** `kept_tokens`: kept ids flat, a count per sampled token (0 = none). */
   readonly kept:
     | { readonly ids: readonly number[]; readonly counts: readonly number[] }
@@ -123,7 +123,7 @@ function piecesOf(node: VNode, index: number, call: VCall | undefined, seenModel
 }
 
 /** Values over a node's sampled tokens spread onto its tokens, null elsewhere. */
-function spread(node: VNode, values: readonly number[] | undefined): (number | null)[] {
+function spread(node: VNode, values: readonly (number | null)[] | undefined): (number | null)[] {
   let li = 0;
   return node.mask.map((m) => (m && values ? (values[li++] ?? null) : null));
 }
