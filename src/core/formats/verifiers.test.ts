@@ -277,6 +277,13 @@ describe("verifiers keys the reader does not model", () => {
     expect(traceOther.timing).toEqual(trace.timing);
     expect(traceOther.stop_condition).toEqual(trace.stop_condition);
     expect((meta.episode_other as Rec).run).toEqual(episode.run);
+    const nodes = trace.nodes as Rec[];
+    const nodeOther = meta.node_other as Record<string, Rec>;
+    expect(nodeOther["0"]).toEqual({
+      timestamp: nodes[0]?.timestamp,
+      is_content: nodes[0]?.is_content,
+    });
+    expect(Object.keys(nodeOther).length).toBeGreaterThan(1);
   });
 });
 

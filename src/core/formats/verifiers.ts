@@ -121,6 +121,20 @@ function lossWeightsOf(node: Rec, n: number, at: string) {
   return { streams };
 }
 
+/** Node keys read into the trajectory; the others (`timestamp`, `is_content`, ...) are kept verbatim. */
+const NODE_READ = new Set([
+  "parent",
+  "message",
+  "sampled",
+  "token_ids",
+  "mask",
+  "logprobs",
+  "advantages",
+  "reference_logprobs",
+  "kept_tokens",
+  "loss_weights",
+]);
+
 /** One `MessageNode` checked: delta ids, a mask as long, values over its sampled tokens. */
 function readNode(raw: unknown, at: string): VNode | FieldError {
   if (!isRecord(raw)) return { field: at, message: "expected a node object" };
@@ -155,6 +169,7 @@ function readNode(raw: unknown, at: string): VNode | FieldError {
     reference: ref.values,
     kept: kept.kept,
     lossWeights: weights.streams,
+    other: Object.fromEntries(Object.entries(raw).filter(([k]) => !NODE_READ.has(k))),
     message: isRecord(raw.message) ? raw.message : {},
   };
 }
@@ -229,6 +244,15 @@ const TRACE_READ = new Set([
 function others(record: Rec, read: ReadonlySet<string>, key: string): Rec {
   const rest = Object.fromEntries(Object.entries(record).filter(([k]) => !read.has(k)));
   return Object.keys(rest).length > 0 ? { [key]: rest } : {};
+}
+
+/** `node_other`: the path's nodes' unread keys by node index, or nothing when there are none. */
+function nodeOthers(nodes: readonly VNode[], path: readonly number[]): Rec {
+  const entries = path.flatMap((i) => {
+    const other = nodes[i]?.other ?? {};
+    return Object.keys(other).length > 0 ? [[String(i), other] as const] : [];
+  });
+  return entries.length > 0 ? { node_other: Object.fromEntries(entries) } : {};
 }
 
 function episodeFacts(episode: Rec) {
@@ -314,6 +338,7 @@ function branchTrajectory(
         metrics: trace.metrics,
         info: trace.info,
         ...others(trace, TRACE_READ, "trace_other"),
+        ...nodeOthers(nodes, branch.path),
       },
       rewards: trace.rewards,
       ...(built?.advantages ? { advantages: built.advantages } : {}),

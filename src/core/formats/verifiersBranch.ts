@@ -27,6 +27,8 @@ export interface VNode {
     | undefined;
   /** `loss_weights`: named weight streams, one value per `token_ids` entry. */
   readonly lossWeights: Readonly<Record<string, readonly number[]>> | undefined;
+  /** The node's keys the reader does not model (`timestamp`, `is_content`, ...), verbatim. */
+  readonly other: Readonly<Record<string, unknown>>;
   readonly message: Readonly<Record<string, unknown>>;
 }
 
