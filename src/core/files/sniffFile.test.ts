@@ -31,6 +31,14 @@ describe("binaryFileProblem", () => {
     expect(binaryFileProblem(bytes(0x80, 0x04, 0x95))).toMatch(/^a bare Python pickle/);
   });
 
+  it("names ART's trajectories YAML (yaml.dump of the groups) instead of failing every line as JSON", () => {
+    const yaml = new TextEncoder().encode("- metadata: {}\n  trajectories:\n  - logs: []\n");
+    expect(binaryFileProblem(yaml.slice(0, 16))).toMatch(/^an OpenPipe ART trajectories YAML file/);
+    const other = new TextEncoder().encode("- trajectories:\n");
+    expect(binaryFileProblem(other)).toMatch(/ART trajectories YAML/);
+    expect(binaryFileProblem(new TextEncoder().encode("- metadat"))).toBeUndefined();
+  });
+
   it("leaves text, ZIP and Parquet to their readers", () => {
     expect(binaryFileProblem(new TextEncoder().encode('{"tokens": [1]}'))).toBeUndefined();
     expect(binaryFileProblem(bytes(0x50, 0x4b, 3, 4))).toBeUndefined();

@@ -24,6 +24,14 @@ export function isZipHead(head: Uint8Array): boolean {
   return startsWith(head, [0x50, 0x4b, 0x03, 0x04]);
 }
 
+/**
+ * How ART's `serialize_trajectory_groups` (`yaml.dump` of a list of groups, keys sorted) starts:
+ * each group is `{metadata, trajectories}`, so the file opens with one of these.
+ */
+const ART_YAML_HEADS = ["- metadata:", "- trajectories:"] as const;
+
+const asciiBytes = (text: string) => Array.from(text, (c) => c.charCodeAt(0));
+
 /** torch.save's legacy (pre-ZIP) form starts with this pickled magic number. */
 const LEGACY_TORCH = [0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8];
 
@@ -49,6 +57,9 @@ export function binaryFileProblem(head: Uint8Array): string | undefined {
   }
   if (startsWith(head, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) {
     return "an xz-compressed file: decompress it first (xz -dk FILE)";
+  }
+  if (ART_YAML_HEADS.some((text) => startsWith(head, asciiBytes(text)))) {
+    return "an OpenPipe ART trajectories YAML file (trajectories/{split}/NNNN.yaml, yaml.dump of the trajectory groups), which is not read: ART's Parquet trajectory logs and JSON lines are";
   }
   return undefined;
 }

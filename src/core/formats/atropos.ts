@@ -25,7 +25,11 @@ import {
 
 /** atropos' "not trained" mask value (the PyTorch cross-entropy ignore index). */
 const IGNORE = -100;
-/** atropos writes 1.0 (any value > 0 is impossible for a logprob) at masked positions. */
+/**
+ * atropos writes 1.0 (any value > 0 is impossible for a logprob) at masked positions, and
+ * ManagedServer (`_create_sequence_node`) pads a completion's logprobs with it where the server
+ * returned fewer logprobs than tokens: on a trained token it means "no logprob".
+ */
 const SENTINEL_LOGPROB = 1.0;
 
 const groupSchema = z.looseObject({
@@ -146,6 +150,27 @@ function withoutSentinels(
   return out;
 }
 
+/**
+ * `logprobs[start..end)` of a model run: ManagedServer's 1.0 pads (a logprob the server did not
+ * return) as null; `other` when some other value > 0 remains, for the invariant check to report.
+ */
+function modelLogprobs(
+  logprobs: readonly (number | null)[],
+  start: number,
+  end: number,
+): { values: (number | null)[]; other: boolean } {
+  if (!hasPositive(logprobs, start, end))
+    return { values: logprobs.slice(start, end), other: false };
+  let other = false;
+  const values: (number | null)[] = [];
+  for (let k = start; k < end; k++) {
+    const v = logprobs[k] ?? null;
+    if (v !== null && v > 0 && v !== SENTINEL_LOGPROB) other = true;
+    values.push(v === SENTINEL_LOGPROB ? null : v);
+  }
+  return { values, other };
+}
+
 /** The group line checked as readAtropos checks it (schema, then lengths and masks), or why not. */
 function parseGroup(
   value: Readonly<Record<string, unknown>>,
@@ -209,8 +234,9 @@ export function readAtropos(
     const segments = segmentsByKind(spans, tokenIds, (span) => {
       if (!rowLp) return nulls(span.end - span.start);
       if (span.kind !== "model") return withoutSentinels(rowLp, span.start, span.end);
-      if (hasPositive(rowLp, span.start, span.end)) positiveOnModel = true;
-      return rowLp.slice(span.start, span.end);
+      const model = modelLogprobs(rowLp, span.start, span.end);
+      if (model.other) positiveOnModel = true;
+      return model.values;
     });
     const rowMessages: ChatMessage[] | undefined = consumed.has("messages")
       ? messages.data?.[i]

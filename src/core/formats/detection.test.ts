@@ -11,6 +11,7 @@ const FIXTURES: readonly { file: string; format: FormatId }[] = [
   { file: "validate-mixed.jsonl", format: "slime" },
   { file: "reference-atropos.jsonl", format: "atropos" },
   { file: "atropos-rubiks-trimmed.jsonl", format: "atropos" },
+  { file: "atropos-managed-padded.jsonl", format: "atropos" },
   { file: "reference-strands.jsonl", format: "strands" },
   { file: "reference-verl.jsonl", format: "verl" },
   { file: "reference-atif.jsonl", format: "atif" },

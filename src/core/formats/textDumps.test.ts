@@ -44,6 +44,26 @@ describe("text-only default dumps", () => {
     expect(ts[0]?.metadata.head_version).toBe(2);
   });
 
+  it("AReaL rollout as _dump_trajectory writes it at 4aef98d (no version_rle, no segments)", () => {
+    const [line] = fixtureLines("dumps/areal/rollout/3/1742.jsonl") as [string];
+    const full = JSON.parse(line) as Record<string, unknown>;
+    const keys = ["task_id", "sample_idx", "seqlen", "prompt_len", "head_version", "tail_version"];
+    const written = Object.fromEntries(
+      [...keys, "reward", "prompt", "completion"].map((k) => [k, full[k]]),
+    );
+    const r = readRolloutLine(JSON.stringify(written), 1, undefined, "1742.jsonl");
+    if (r.kind !== "trajectories") throw new Error(JSON.stringify(r));
+    expect(r.format).toBe("areal");
+    const [t] = r.trajectories;
+    expect(t?.messages).toEqual([
+      { role: "user", content: full.prompt },
+      { role: "assistant", content: full.completion },
+    ]);
+    expect(t?.reward).toBe(1);
+    expect(t?.metadata.output_versions).toBeUndefined();
+    expect(t?.metadata).toMatchObject(Object.fromEntries(keys.map((k) => [k, full[k]])));
+  });
+
   it("AReaL version runs that do not add up to the generated tokens give no per-token versions", () => {
     const [line] = fixtureLines("dumps/areal/rollout/3/1742.jsonl") as [string];
     const record = { ...JSON.parse(line), version_rle: [[2, 3]] };

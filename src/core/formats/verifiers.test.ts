@@ -229,3 +229,82 @@ describe("verifiers kept_tokens", () => {
     if (r.kind === "error") expect(r.error.field).toMatch(/nodes\[\d+\]\.kept_tokens$/);
   });
 });
+
+describe("verifiers loss_weights (prime-rl's echo stamps `ce` on observation nodes)", () => {
+  const [line] = fixtureLines("prime-rl-run/rollouts/step_1/train/effective/traces.jsonl") as [
+    string,
+  ];
+  /** The line as echo leaves it: the tool node (3), after a sampled one, weighted over its span. */
+  function echoed(weights?: number[]): string {
+    const episode = JSON.parse(line) as { traces: { nodes: Node[] }[] };
+    const tool = episode.traces[0]?.nodes[3] as Node;
+    tool.loss_weights = { ce: weights ?? tool.token_ids.map(() => 1.0) };
+    return JSON.stringify(episode);
+  }
+
+  it("lays each stream over the branch's tokens, null on nodes that carry none", () => {
+    const [t] = read(echoed());
+    const nodes = nodesOf(line);
+    const streams = t?.metadata.loss_weights as Record<string, (number | null)[]> | undefined;
+    const ce = streams?.ce ?? [];
+    const before = [0, 1, 2].reduce((n, i) => n + (nodes[i]?.token_ids.length ?? 0), 0);
+    const span = nodes[3]?.token_ids.length ?? 0;
+    expect(ce).toHaveLength(flattenSegments(t?.segments ?? []).tokenIds.length);
+    expect(ce.slice(before, before + span)).toEqual(new Array(span).fill(1));
+    expect(ce.filter((w) => w !== null)).toHaveLength(span);
+  });
+
+  it("refuses a stream not one weight per token_ids entry, naming the field", () => {
+    const r = readRolloutLine(echoed([1, 1]), 1, undefined, "traces.jsonl");
+    expect(r.kind).toBe("error");
+    if (r.kind === "error") {
+      expect(r.error.field).toBe("traces[0].nodes[3].loss_weights.ce");
+      expect(r.error.message).toContain("2 weights for 7 token_ids");
+    }
+  });
+});
+
+describe("verifiers keys the reader does not model", () => {
+  it("keeps the trace's and the episode's other keys verbatim (tools, timing, calls, run, ...)", () => {
+    const [line] = fixtureLines(`${STEP0}/all/traces.jsonl`) as [string];
+    const episode = JSON.parse(line) as Rec & { traces: Rec[] };
+    const trace = episode.traces[0] as Rec;
+    const [t] = read(line);
+    const meta = t?.metadata.verifiers as Rec;
+    const traceOther = meta.trace_other as Rec;
+    expect(traceOther.tools).toEqual(trace.tools);
+    expect(traceOther.calls).toEqual(trace.calls);
+    expect(traceOther.timing).toEqual(trace.timing);
+    expect(traceOther.stop_condition).toEqual(trace.stop_condition);
+    expect((meta.episode_other as Rec).run).toEqual(episode.run);
+    const nodes = trace.nodes as Rec[];
+    const nodeOther = meta.node_other as Record<string, Rec>;
+    expect(nodeOther["0"]).toEqual({
+      timestamp: nodes[0]?.timestamp,
+      is_content: nodes[0]?.is_content,
+    });
+    expect(Object.keys(nodeOther).length).toBeGreaterThan(1);
+  });
+});
+
+describe("verifiers values orjson wrote as null (NaN, ±inf)", () => {
+  it("opens the line and reads a null sampled logprob or advantage as no value at its token", () => {
+    const [line] = fixtureLines(`${STEP0}/effective/traces.jsonl`) as [string];
+    const episode = JSON.parse(line) as { traces: { nodes: Node[] }[] };
+    const nodes = episode.traces[0]?.nodes ?? [];
+    const sampled = nodes.findIndex((n) => n.sampled === true);
+    const node = nodes[sampled] as Node & { advantages: (number | null)[] };
+    (node.logprobs as (number | null)[])[1] = null;
+    node.advantages[1] = null;
+    const [t] = read(JSON.stringify(episode));
+    const flat = flattenSegments(t?.segments ?? []);
+    const before = nodes.slice(0, sampled).reduce((n, x) => n + x.token_ids.length, 0);
+    const second = before + node.mask.indexOf(true) + 1;
+    expect(flat.lossMask[second]).toBe(1);
+    expect(flat.logprobs[second]).toBeNull();
+    expect(flat.logprobs[second - 1]).toBe(node.logprobs[0]);
+    const advantages = t?.metadata.advantages as (number | null)[] | undefined;
+    expect(advantages).toHaveLength(flat.tokenIds.length);
+    expect(advantages?.[second]).toBeNull();
+  });
+});

@@ -44,11 +44,15 @@ function isBoolArray(value: unknown): value is (boolean | 0 | 1)[] {
   return Array.isArray(value) && value.every((v) => typeof v === "boolean" || v === 0 || v === 1);
 }
 
-/** A per-sampled-token array: absent/null is undefined; else numbers, one per True mask entry. */
+/**
+ * A per-sampled-token array: absent/null is undefined; else numbers, one per True mask entry.
+ * A null entry is a value verifiers held as NaN or ±inf: prime-rl writes records with orjson,
+ * which writes those as null, so it reads as "no value" there.
+ */
 function sampledValues(node: Rec, key: string, sampled: number, at: string) {
   const value = node[key];
   if (value === undefined || value === null) return { values: undefined };
-  if (!isLogprobArray(value) || value.some((v) => v === null)) {
+  if (!isLogprobArray(value)) {
     return { error: { field: `${at}.${key}`, message: "expected a list of numbers" } };
   }
   if (value.length !== sampled && !(key === "logprobs" && value.length === 0)) {
@@ -59,7 +63,7 @@ function sampledValues(node: Rec, key: string, sampled: number, at: string) {
       },
     };
   }
-  return { values: value as number[] };
+  return { values: value as (number | null)[] };
 }
 
 /**
@@ -92,6 +96,45 @@ function keptOf(node: Rec, sampled: number, at: string) {
   return { kept: { ids, counts } };
 }
 
+/**
+ * A node's `loss_weights` (named weight streams a trainer stamps, prime-rl's echo `ce` on tool
+ * and user bodies), each one value per `token_ids` entry, as prime-rl's `_loss_weights` requires.
+ */
+function lossWeightsOf(node: Rec, n: number, at: string) {
+  const value = node.loss_weights;
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value))
+    return {
+      error: { field: `${at}.loss_weights`, message: "expected an object of weight lists" },
+    };
+  const streams: Record<string, number[]> = {};
+  for (const [name, weights] of Object.entries(value)) {
+    const field = `${at}.loss_weights.${name}`;
+    if (!Array.isArray(weights) || !weights.every((w) => typeof w === "number")) {
+      return { error: { field, message: "expected a list of numbers" } };
+    }
+    if (weights.length !== n) {
+      return { error: { field, message: `${weights.length} weights for ${n} token_ids` } };
+    }
+    streams[name] = weights;
+  }
+  return { streams };
+}
+
+/** Node keys read into the trajectory; the others (`timestamp`, `is_content`, ...) are kept verbatim. */
+const NODE_READ = new Set([
+  "parent",
+  "message",
+  "sampled",
+  "token_ids",
+  "mask",
+  "logprobs",
+  "advantages",
+  "reference_logprobs",
+  "kept_tokens",
+  "loss_weights",
+]);
+
 /** One `MessageNode` checked: delta ids, a mask as long, values over its sampled tokens. */
 function readNode(raw: unknown, at: string): VNode | FieldError {
   if (!isRecord(raw)) return { field: at, message: "expected a node object" };
@@ -113,7 +156,8 @@ function readNode(raw: unknown, at: string): VNode | FieldError {
   const adv = sampledValues(raw, "advantages", sampled, at);
   const ref = sampledValues(raw, "reference_logprobs", sampled, at);
   const kept = keptOf(raw, sampled, at);
-  const error = lp.error ?? adv.error ?? ref.error ?? kept.error;
+  const weights = lossWeightsOf(raw, ids.length, at);
+  const error = lp.error ?? adv.error ?? ref.error ?? kept.error ?? weights.error;
   if (error) return error;
   return {
     parent: parent as number | null,
@@ -124,6 +168,8 @@ function readNode(raw: unknown, at: string): VNode | FieldError {
     advantages: adv.values,
     reference: ref.values,
     kept: kept.kept,
+    lossWeights: weights.streams,
+    other: Object.fromEntries(Object.entries(raw).filter(([k]) => !NODE_READ.has(k))),
     message: isRecord(raw.message) ? raw.message : {},
   };
 }
@@ -180,6 +226,35 @@ function statusOf(trace: Rec, calls: readonly VCall[]): TrajectoryStatus {
 }
 
 /** What every trajectory of the episode shares: its provenance, group, run step and policy. */
+/** Episode and trace keys read into the trajectory; every other key is kept verbatim. */
+const EPISODE_READ = new Set(["traces", "id", "env", "group", "ok", "errors"]);
+const TRACE_READ = new Set([
+  "id",
+  "agent",
+  "task",
+  "ok",
+  "errors",
+  "metrics",
+  "info",
+  "rewards",
+  "nodes",
+]);
+
+/** `{[key]: the record's keys outside `read`}`, or nothing when there are none. */
+function others(record: Rec, read: ReadonlySet<string>, key: string): Rec {
+  const rest = Object.fromEntries(Object.entries(record).filter(([k]) => !read.has(k)));
+  return Object.keys(rest).length > 0 ? { [key]: rest } : {};
+}
+
+/** `node_other`: the path's nodes' unread keys by node index, or nothing when there are none. */
+function nodeOthers(nodes: readonly VNode[], path: readonly number[]): Rec {
+  const entries = path.flatMap((i) => {
+    const other = nodes[i]?.other ?? {};
+    return Object.keys(other).length > 0 ? [[String(i), other] as const] : [];
+  });
+  return entries.length > 0 ? { node_other: Object.fromEntries(entries) } : {};
+}
+
 function episodeFacts(episode: Rec) {
   const run = isRecord(episode.run) ? episode.run : undefined;
   const work = run && isRecord(run.work) ? run.work : undefined;
@@ -193,6 +268,7 @@ function episodeFacts(episode: Rec) {
       ...(work ? { work: work.type, step: work.step, policy_span: work.policy } : {}),
       episode_ok: episode.ok,
       episode_errors: episode.errors,
+      ...others(episode, EPISODE_READ, "episode_other"),
     },
   };
 }
@@ -261,10 +337,13 @@ function branchTrajectory(
         errors: trace.errors,
         metrics: trace.metrics,
         info: trace.info,
+        ...others(trace, TRACE_READ, "trace_other"),
+        ...nodeOthers(nodes, branch.path),
       },
       rewards: trace.rewards,
       ...(built?.advantages ? { advantages: built.advantages } : {}),
       ...(built?.keptTokens ? { kept_tokens: built.keptTokens } : {}),
+      ...(built?.lossWeights ? { loss_weights: built.lossWeights } : {}),
     },
   };
 }

@@ -18,13 +18,17 @@ export interface VNode {
   readonly sampled: boolean;
   readonly tokenIds: readonly number[];
   readonly mask: readonly boolean[];
-  readonly logprobs: readonly number[];
-  readonly advantages: readonly number[] | undefined;
-  readonly reference: readonly number[] | undefined;
+  readonly logprobs: readonly (number | null)[];
+  readonly advantages: readonly (number | null)[] | undefined;
+  readonly reference: readonly (number | null)[] | undefined;
   /** `kept_tokens`: kept ids flat, a count per sampled token (0 = none). */
   readonly kept:
     | { readonly ids: readonly number[]; readonly counts: readonly number[] }
     | undefined;
+  /** `loss_weights`: named weight streams, one value per `token_ids` entry. */
+  readonly lossWeights: Readonly<Record<string, readonly number[]>> | undefined;
+  /** The node's keys the reader does not model (`timestamp`, `is_content`, ...), verbatim. */
+  readonly other: Readonly<Record<string, unknown>>;
   readonly message: Readonly<Record<string, unknown>>;
 }
 
@@ -56,6 +60,8 @@ export interface BuiltBranch {
   readonly reference: (number | null)[] | undefined;
   /** The path's kept sets as `Trace.kept_tokens` has them: a count per token; undefined: none. */
   readonly keptTokens: { ids: number[]; counts: number[] } | undefined;
+  /** Per stream name, per token: the node's weight, null on nodes without that stream. */
+  readonly lossWeights: Record<string, (number | null)[]> | undefined;
 }
 
 interface Piece {
@@ -119,7 +125,7 @@ function piecesOf(node: VNode, index: number, call: VCall | undefined, seenModel
 }
 
 /** Values over a node's sampled tokens spread onto its tokens, null elsewhere. */
-function spread(node: VNode, values: readonly number[] | undefined): (number | null)[] {
+function spread(node: VNode, values: readonly (number | null)[] | undefined): (number | null)[] {
   let li = 0;
   return node.mask.map((m) => (m && values ? (values[li++] ?? null) : null));
 }
@@ -133,6 +139,23 @@ function merged(pieces: readonly Piece[]): Piece[] {
       last.ids.push(...p.ids);
       last.logprobs.push(...p.logprobs);
     } else out.push({ ...p, ids: p.ids.slice(), logprobs: p.logprobs.slice() });
+  }
+  return out;
+}
+
+/** The path's `loss_weights` streams laid over its tokens (null on a node without the stream). */
+function pathLossWeights(
+  nodes: readonly VNode[],
+  path: readonly number[],
+): Record<string, (number | null)[]> | undefined {
+  const names = new Set(path.flatMap((i) => Object.keys(nodes[i]?.lossWeights ?? {})));
+  if (names.size === 0) return undefined;
+  const out: Record<string, (number | null)[]> = {};
+  for (const name of names) {
+    out[name] = path.flatMap((i): readonly (number | null)[] => {
+      const node = nodes[i] as VNode;
+      return node.lossWeights?.[name] ?? node.tokenIds.map(() => null);
+    });
   }
   return out;
 }
@@ -199,6 +222,7 @@ export function buildBranch(
     advantages: anyAdvantage ? advantages : undefined,
     reference: anyReference ? reference : undefined,
     keptTokens: anyKept ? { ids: keptIds, counts: keptCounts } : undefined,
+    lossWeights: pathLossWeights(nodes, path),
   };
 }
 

@@ -55,13 +55,16 @@ export class RowTotals {
  * What the loop reads and writes besides the histogram: the row's tokens, the probability buckets
  * (loaded from the charts before and stored back after, the same additions in the same order),
  * the row's position buckets, the cut-offs of the sample and the worst tokens with the row
- * positions of the tokens past either (offered after the loop, in order), and the totals.
+ * positions of the tokens past either and their sample priorities (offered after the loop, in
+ * order), and the totals.
  */
 export interface ChartLoopScratch {
   readonly rows: RowScratch;
   readonly byProbability: BucketScratch;
   readonly byPosition: BucketScratch;
   readonly offers: Int32Array;
+  /** samplePriority of each token in `offers`, as the loop found it (not computed again). */
+  readonly offerPriorities: Float64Array;
   readonly totals: RowTotals;
   readonly scatterCut: number;
   readonly worstCut: number;
@@ -80,7 +83,7 @@ export function probabilityScratch(): BucketScratch {
 /**
  * The `n` tokens of `scratch.rows` into the histogram and the scratch: totals into
  * `scratch.totals`, the probability and position buckets into theirs, the row positions of the
- * tokens past a cut-off into `scratch.offers`. `rowHash` is the row's half of samplePriority.
+ * tokens past a cut-off into `scratch.offers` (their priorities into `offerPriorities`). `rowHash` is the row's half of samplePriority.
  */
 export function chartLoop(
   scratch: ChartLoopScratch,
@@ -99,6 +102,7 @@ export function chartLoop(
   const positions = scratch.byPosition;
   const starts = POSITION_STARTS_F64;
   const offers = scratch.offers;
+  const offerPriorities = scratch.offerPriorities;
   // The histogram's constants as locals: an imported binding is read through its module cell.
   const binScale = BIN_SCALE;
   const binOffset = BIN_OFFSET;
@@ -178,7 +182,11 @@ export function chartLoop(
     h ^= h >>> 15;
     h = Math.imul(h, 0x846ca68b);
     h ^= h >>> 16;
-    if (h >>> 0 < scatterCut || abs > worstCut) offers[offered++] = j;
+    const priority = h >>> 0;
+    if (priority < scatterCut || abs > worstCut) {
+      offers[offered] = j;
+      offerPriorities[offered++] = priority;
+    }
   }
   if (pos >= 0) storePosition(positions, pos, posCount, posSum, posMax, posFar);
   const t = scratch.totals;

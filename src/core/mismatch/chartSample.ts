@@ -96,6 +96,8 @@ export class SamplePool {
   readonly a = new Float64Array(POOL_SIZE);
   readonly b = new Float64Array(POOL_SIZE);
   readonly delta = new Float64Array(POOL_SIZE);
+  /** The priorities copied for kthSmallest, which reorders them. */
+  private readonly selected = new Float64Array(POOL_SIZE);
 
   /** A token in; true when the pool is full and must be cut. */
   push(
@@ -120,52 +122,67 @@ export class SamplePool {
     return this.count >= POOL_SIZE;
   }
 
+  /** True when the pool holds as many as it may and must be cut. */
+  isFull(): boolean {
+    return this.count >= POOL_SIZE;
+  }
+
   /**
    * The pool cut to its SCATTER_POINTS first tokens in the sample's order (priority, then row,
    * then token), in place and in no order; returns the priority of the last kept, the new cut-off.
+   * One pass keeps every token up to the cut-off; ties at it beyond the room left (rare) are
+   * dropped after, in (row, token) order.
    */
   cut(): number {
     const n = this.count;
     const priority = this.priority;
-    const cut = kthSmallest(priority.slice(0, n), SCATTER_POINTS - 1);
-    const tieKeep = this.tiesKept(cut);
-    const columns = [this.row, this.line, this.token, this.tokenId, this.a, this.b, this.delta];
+    const selected = this.selected;
+    selected.set(priority.subarray(0, n));
+    const cut = kthSmallest(selected.subarray(0, n), SCATTER_POINTS - 1);
+    let below = 0;
     let to = 0;
     for (let i = 0; i < n; i++) {
       const p = priority[i] as number;
-      if (p > cut || (p === cut && tieKeep && !tieKeep.has(i))) continue;
-      if (to !== i) {
-        priority[to] = p;
-        for (const column of columns) column[to] = column[i] as number;
-      }
+      if (p > cut) continue;
+      if (p < cut) below++;
+      if (to !== i) this.move(i, to);
       to++;
     }
     this.count = to;
+    if (to > SCATTER_POINTS) this.dropTies(cut, SCATTER_POINTS - below);
     return cut;
   }
 
-  /**
-   * Ties at the cut-off priority (rare) fill, in (row, token) order, what the smaller ones leave:
-   * the indices of those kept, or undefined when all of them are.
-   */
-  private tiesKept(cut: number): Set<number> | undefined {
+  /** Token `from` (all its columns) into place `to`. */
+  private move(from: number, to: number): void {
+    this.priority[to] = this.priority[from] as number;
+    this.row[to] = this.row[from] as number;
+    this.line[to] = this.line[from] as number;
+    this.token[to] = this.token[from] as number;
+    this.tokenId[to] = this.tokenId[from] as number;
+    this.a[to] = this.a[from] as number;
+    this.b[to] = this.b[from] as number;
+    this.delta[to] = this.delta[from] as number;
+  }
+
+  /** Of the tokens at priority `cut`, only the `room` first in (row, token) order kept. */
+  private dropTies(cut: number, room: number): void {
     const n = this.count;
-    let below = 0;
-    let ties = 0;
-    for (let i = 0; i < n; i++) {
-      const p = this.priority[i] as number;
-      if (p < cut) below++;
-      else if (p === cut) ties++;
-    }
-    if (ties <= SCATTER_POINTS - below) return undefined;
+    const { priority, row, token } = this;
     const at: number[] = [];
-    for (let i = 0; i < n; i++) if (this.priority[i] === cut) at.push(i);
-    const { row, token } = this;
+    for (let i = 0; i < n; i++) if (priority[i] === cut) at.push(i);
     at.sort(
       (x, y) =>
         (row[x] as number) - (row[y] as number) || (token[x] as number) - (token[y] as number),
     );
-    return new Set(at.slice(0, SCATTER_POINTS - below));
+    const dropped = new Set(at.slice(room));
+    let to = 0;
+    for (let i = 0; i < n; i++) {
+      if (dropped.has(i)) continue;
+      if (to !== i) this.move(i, to);
+      to++;
+    }
+    this.count = to;
   }
 
   /** The pool's tokens onto `list`, as MismatchTokens; the pool emptied. */

@@ -14,6 +14,7 @@ import {
   emptyBucket,
   type MismatchBucket,
   type MismatchCharts,
+  type MismatchToken,
   PROB_BUCKETS,
   positionBucketStart,
   type RowMismatch,
@@ -39,6 +40,7 @@ class ChartScan implements ChartLoopScratch {
   readonly byProbability = probabilityScratch();
   readonly byPosition = positionScratch();
   offers = new Int32Array(1024);
+  offerPriorities = new Float64Array(1024);
   readonly totals = new RowTotals();
   readonly pool = new SamplePool();
   scatterCut: number;
@@ -80,7 +82,11 @@ export function chartRow(
   c: Correction,
 ): RowMismatch {
   const scan = scanOf(charts);
-  if (scan.offers.length < n) scan.offers = new Int32Array(Math.max(n, scan.offers.length * 2));
+  if (scan.offers.length < n) {
+    const size = Math.max(n, scan.offers.length * 2);
+    scan.offers = new Int32Array(size);
+    scan.offerPriorities = new Float64Array(size);
+  }
   loadProbBuckets(scan.byProbability, charts.byProbability);
   chartLoop(scan, n, charts.histogram, c, Math.imul(row ^ 0x9e3779b9, 0x85ebca6b));
   storeProbBuckets(scan.byProbability, charts.byProbability);
@@ -104,28 +110,68 @@ export function chartRow(
 
 /**
  * The row's tokens past the cut-offs at its start, offered to the sample and the worst tokens in
- * token order: the cut-offs only tighten as tokens are offered, so each is offered exactly when
- * the loop would have.
+ * token order (each with the priority the loop hashed): the cut-offs only tighten as tokens are
+ * offered, so each is offered exactly when the loop would have. Each list is offered to by its own
+ * loop, which stops where the list must be cut; the cut is made here, and the loop goes on.
  */
 function offerTokens(charts: MismatchCharts, scan: ChartScan, row: number, line: number): void {
+  const count = scan.totals.offers;
+  for (let o = 0; o < count; ) {
+    o = offerSample(scan, row, line, o, count);
+    if (scan.pool.isFull()) scan.scatterCut = scan.pool.cut();
+  }
+  for (let o = 0; o < count; ) {
+    o = offerWorst(charts.worst, scan, row, line, o, count);
+    if (charts.worst.length >= 2 * WORST_TOKENS) scan.worstCut = worstLimit(charts);
+  }
+}
+
+/** Offers `from` to `count` into the sample's pool until it is full; returns where it stopped. */
+function offerSample(
+  scan: ChartScan,
+  row: number,
+  line: number,
+  from: number,
+  count: number,
+): number {
   const { x, y, d, k, id } = scan.rows;
-  for (let o = 0; o < scan.totals.offers; o++) {
-    const j = scan.offers[o] as number;
-    const token = k[j] as number;
-    const delta = d[j] as number;
+  const { offers, offerPriorities, pool } = scan;
+  const cut = scan.scatterCut;
+  for (let o = from; o < count; o++) {
+    const priority = offerPriorities[o] as number;
+    if (priority >= cut) continue;
+    const j = offers[o] as number;
     const a = x[j] as number;
     const b = y[j] as number;
-    const tokenId = id[j] as number;
-    const priority = samplePriority(row, token);
-    if (priority < scan.scatterCut) {
-      const isFull = scan.pool.push(priority, row, line, token, tokenId, a, b, delta);
-      if (isFull) scan.scatterCut = scan.pool.cut();
-    }
-    if (Math.abs(delta) > scan.worstCut) {
-      charts.worst.push({ row, line, token, tokenId, a, b, delta });
-      if (charts.worst.length >= 2 * WORST_TOKENS) scan.worstCut = worstLimit(charts);
+    if (pool.push(priority, row, line, k[j] as number, id[j] as number, a, b, d[j] as number)) {
+      return o + 1;
     }
   }
+  return count;
+}
+
+/** Offers `from` to `count` onto the worst tokens until they must be cut; returns where it stopped. */
+function offerWorst(
+  worst: MismatchToken[],
+  scan: ChartScan,
+  row: number,
+  line: number,
+  from: number,
+  count: number,
+): number {
+  const { x, y, d, k, id } = scan.rows;
+  const offers = scan.offers;
+  const cut = scan.worstCut;
+  for (let o = from; o < count; o++) {
+    const j = offers[o] as number;
+    const delta = d[j] as number;
+    if (!(Math.abs(delta) > cut)) continue;
+    const token = k[j] as number;
+    const tokenId = id[j] as number;
+    worst.push({ row, line, token, tokenId, a: x[j] as number, b: y[j] as number, delta });
+    if (worst.length >= 2 * WORST_TOKENS) return o + 1;
+  }
+  return count;
 }
 
 /** The row's position buckets `first` to `last` (from `row`) added to the charts' buckets. */

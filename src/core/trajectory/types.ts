@@ -51,7 +51,7 @@ export interface ToolCall {
 
 export interface Segment {
   readonly kind: SegmentKind;
-  /** 0 = initial prompt; model/tool segments count up. */
+  /** 0 = initial prompt; the k-th model segment is turn k, the tool segment after it shares k. */
   readonly turn: number;
   readonly tokenIds: readonly number[];
   /** 1 only where the policy is trained (model output). */
