@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { driftFile } from "../server/drift/driftFile";
 import { createDriftTokenizers } from "../server/drift/driftTokenizers";
 import { loadDriftTokenizer } from "../server/tokenizers/compactTokenizers";
+import { chosenForFile } from "../src/core/drift/driftInputs";
 import type { ChosenTokenizer } from "../src/core/drift/fileDriftScan";
 import type { DriftMode } from "../src/core/drift/types";
 import { createFileIndex, finishFileIndex, indexChunk } from "../src/core/files/fileIndexer";
@@ -76,8 +77,7 @@ export async function browserVerdicts(
   const sample = first.kind === "trajectories" ? first.trajectories[0] : undefined;
   const choice = chooseTokenizerFor(sample, { picked, names, fallback });
   expect(choice.reason === "picked").toBe(picked !== undefined);
-  const chosen: ChosenTokenizer | undefined =
-    choice.reason === "picked" ? undefined : { name: choice.name, names, fallback };
+  const chosen: ChosenTokenizer | undefined = chosenForFile(choice, names, fallback);
   const clients = [0, 1].map(() => createScanClient({ port: undefined, load: loadDriftTokenizer }));
   const { source, file } = browserFile(path, rangeBytes);
   expect(file.ranges.length).toBeGreaterThan(1);

@@ -1,5 +1,9 @@
 import { checkCallPrefixes } from "../../src/core/drift/detectDrift";
-import type { DriftGate, UncheckedMode } from "../../src/core/drift/driftInputs";
+import {
+  chosenForFile,
+  type DriftGate,
+  type UncheckedMode,
+} from "../../src/core/drift/driftInputs";
 import {
   DRIFT_MAX_TOKENS,
   type DriftVerdict,
@@ -217,9 +221,9 @@ async function fileTokenizerFor(
 /** The core's gate for `t` (driftInputs.ts): a picked tokenizer overrides what the record names. */
 function gateOf(file: FileTokenizer, options: DriftFileOptions): DriftGate {
   const { names, fallback } = options.tokenizers;
-  return options.picked === undefined
-    ? { misfit: file.misfit, chosen: { name: file.choice.name, names, fallback } }
-    : { misfit: file.misfit };
+  const chosen =
+    options.picked === undefined ? chosenForFile(file.choice, names, fallback) : undefined;
+  return chosen ? { misfit: file.misfit, chosen } : { misfit: file.misfit };
 }
 
 /** The round trip of the file's tokenizer, as FileDrift reports it. */

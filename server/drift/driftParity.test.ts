@@ -64,6 +64,24 @@ describe("drift verdicts are the same in the CLI and the browser's file scan", (
     60_000,
   );
 
+  it("ids of no known family in a record naming none: unchecked unless a tokenizer is picked, in both", async () => {
+    // The reference's ids without its tokenizer and model, and without the <|im_start|> that
+    // tells Qwen's ids: nothing says which vocabulary they are.
+    const anonymous = (id: string) => {
+      const { model: _m, tokenizer: _t, ...rest } = JSON.parse(episode(id));
+      return JSON.stringify({ ...rest, token_ids: [198, ...rest.token_ids.slice(1)] });
+    };
+    const unknown = join(dir, "unknown.jsonl");
+    writeFileSync(unknown, `${[anonymous("a"), anonymous("b"), anonymous("c")].join("\n")}\n`);
+    const cli = await cliVerdicts(unknown, "roundtrip", 1);
+    expect(cli.rows).toEqual(["unchecked", "unchecked", "unchecked"]);
+    expect(Object.keys(cli.reasons)).toEqual([expect.stringMatching(/^tokenizer unknown: /)]);
+    expect(await browserVerdicts(unknown, "roundtrip")).toEqual(cli);
+    const picked = await cliVerdicts(unknown, "roundtrip", 1, "qwen3");
+    expect(picked.rows).toEqual(["clean", "clean", "clean"]);
+    expect(await browserVerdicts(unknown, "roundtrip", "qwen3")).toEqual(picked);
+  }, 60_000);
+
   it("with a picked tokenizer the record's name is not a reason, in both", async () => {
     const cli = await cliVerdicts(path, "roundtrip", 1, "qwen3");
     expect(cli.rows[2]).toBe("clean");

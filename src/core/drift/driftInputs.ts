@@ -4,7 +4,11 @@
  * is missing is reported unchecked with this reason, never as "no drift" (docs/drift.md).
  */
 import { trajectoryIdsAbsentReason } from "../formats/idsAbsent";
-import { chooseTokenizerFor } from "../tokenizer/chooseTokenizer";
+import {
+  chooseTokenizerFor,
+  type TokenizerChoice,
+  type TokenizerReason,
+} from "../tokenizer/chooseTokenizer";
 import type { IdsMisfit } from "../tokenizer/idsFit";
 import { RENDERED_MESSAGES_REASON, rowMessages } from "../trajectory/rowText";
 import type { ChatMessage, Trajectory } from "../trajectory/types";
@@ -69,8 +73,30 @@ export interface DriftGate {
     readonly name: string;
     readonly names: readonly string[];
     readonly fallback: string;
+    /** Why the file's tokenizer was chosen; "default": its first trajectory gave no evidence. */
+    readonly reason?: TokenizerReason;
   };
 }
+
+/**
+ * The gate's `chosen` for a file whose tokenizer is `choice` among `names` (else `fallback`):
+ * undefined when the user picked it. The CLI and the browser's scan build it here alike.
+ */
+export function chosenForFile(
+  choice: TokenizerChoice,
+  names: readonly string[],
+  fallback: string,
+): DriftGate["chosen"] {
+  return choice.reason === "picked" ? undefined : { ...choice, names, fallback };
+}
+
+/**
+ * Why a trajectory is not checked when nothing says which tokenizer wrote its ids: a verdict with
+ * a guessed vocabulary (drift or none) would be about ids read as another model's tokens.
+ */
+export const UNKNOWN_TOKENIZER_REASON =
+  "tokenizer unknown: the record names none and neither its first ids nor the file's match a " +
+  "known family; pick the tokenizer (--tokenizer NAME, or the tokenizer menu) to check it";
 
 /**
  * Why no check can run on `t` with the file's tokenizer: no ids (text only), ids that are not
@@ -84,6 +110,7 @@ export function trajectoryUncheckedReason(t: Trajectory, gate: DriftGate): strin
   const chosen = gate.chosen;
   if (chosen === undefined) return undefined;
   const own = chooseTokenizerFor(t, { picked: undefined, ...chosen });
+  if (own.reason === "default" && chosen.reason === "default") return UNKNOWN_TOKENIZER_REASON;
   if (own.reason === "recorded" && own.name !== chosen.name) {
     return (
       `tokenizer mismatch: the record names ${own.name}, but the file is checked with ` +

@@ -1,6 +1,7 @@
 import { type QueryClient, useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { type TokenizerCatalog, tokenizerQueries } from "../../api/tokenizers";
+import { chosenForFile } from "../../core/drift/driftInputs";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../core/trajectory/types";
 import { driftPrefsActions, useDriftTokenizerPick } from "./driftPrefsStore";
@@ -47,10 +48,7 @@ export function useDriftTokenizer(trajectory?: Trajectory) {
   );
   // Chosen for the file rather than picked: the scan leaves unchecked a record naming another one.
   const chosen = useMemo(
-    () =>
-      choice && choice.reason !== "picked"
-        ? { name: choice.name, names, fallback: data?.default ?? "" }
-        : undefined,
+    () => (choice ? chosenForFile(choice, names, data?.default ?? "") : undefined),
     [choice, names, data],
   );
   return {
