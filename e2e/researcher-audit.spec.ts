@@ -1,7 +1,9 @@
 import { expect, type Locator, test } from "@playwright/test";
+import { fixturePath } from "../src/test/fixtureFiles";
 import { generateLine } from "../src/test/rolloutFileGenerator";
 import { openRolloutFile, textFile } from "./fixtures/openRolloutFile";
 import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
+import { startView } from "./fixtures/viewServer";
 
 /*
  * What a researcher sees going wrong on a laptop screen with files other tools wrote: each test
@@ -31,6 +33,14 @@ test("at 1280×800 the bad lines panel of a file shows its lines, not a 2 px str
   await openRolloutFile(page, textFile("broken-middle.jsonl", `${lines.join("\n")}\n`), {
     rows: 2,
   });
+  // Taller than the screen, the page scrolls, and opens at its top: the table takes the focus
+  // (for j/k) without scrolling the page down to itself.
+  const scroll = await page.getByText("broken-middle.jsonl", { exact: true }).evaluate((el) => {
+    const pageEl = el.closest("main > div");
+    return pageEl && { top: pageEl.scrollTop, over: pageEl.scrollHeight - pageEl.clientHeight };
+  });
+  expect(scroll?.over).toBeGreaterThan(0);
+  expect(scroll?.top).toBe(0);
   const panel = page.getByLabel("bad lines");
   await expectNotSqueezed(panel);
   await expect(panel).toContainText("1 bad line skipped");
@@ -57,4 +67,22 @@ test("a file row's URL follows the selected token: a reload lands on the same ro
   await page.reload();
   await expect(page.locator('[data-t="41"]').first()).toHaveAttribute("aria-selected", "true");
   await expect(page.getByTestId("detail-position")).toHaveText("#41");
+});
+
+test("at 1280×800 a run's step page opens at its top: the run's step navigation is in view", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const view = await startView(fixturePath("prime-rl-run"), "prime-rl-run");
+  try {
+    await page.goto(`${view.origin}/files`);
+    await page.getByRole("link", { name: "step 0, train, all" }).click();
+    await expect(page.getByTestId("row-count")).toHaveText("3 / 3 trajectories");
+    // The run's charts are in, so the page is taller than the screen.
+    await expect(page.getByText("2 of 2 steps").first()).toBeVisible();
+    await expect(page.getByRole("link", { name: "next step (n) ›" })).toBeInViewport();
+    await expect(page.getByRole("link", { name: "run prime-rl-run" })).toBeInViewport();
+  } finally {
+    await view.stop();
+  }
 });
