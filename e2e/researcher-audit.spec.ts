@@ -82,6 +82,18 @@ test("at 1280×800 a run's step page opens at its top: the run's step navigation
     await expect(page.getByText("2 of 2 steps").first()).toBeVisible();
     await expect(page.getByRole("link", { name: "next step (n) ›" })).toBeInViewport();
     await expect(page.getByRole("link", { name: "run prime-rl-run" })).toBeInViewport();
+    // Steps are whole numbers, and a share of 0 on every step is not drawn on a 0–400 % axis.
+    const ticks = (chart: string) =>
+      page
+        .getByRole("figure", { name: chart })
+        .locator(".recharts-cartesian-axis-tick-value")
+        .allTextContents();
+    const driftTicks = await ticks("per-step drift rate");
+    expect(driftTicks).toContain("1");
+    for (const tick of driftTicks) {
+      if (tick.endsWith("%")) expect(Number.parseFloat(tick)).toBeLessThanOrEqual(100);
+      else expect(Number.isInteger(Number(tick))).toBe(true);
+    }
   } finally {
     await view.stop();
   }
