@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { expect, type Locator, test } from "@playwright/test";
 import { fixturePath } from "../src/test/fixtureFiles";
 import { generateLine } from "../src/test/rolloutFileGenerator";
+import { nemoRlMismatchFile } from "./fixtures/mismatchFiles";
 import { openRolloutFile, textFile } from "./fixtures/openRolloutFile";
 import { REAL_LLAMA_ROW, servedFileId } from "./fixtures/servedFiles";
 import { startView } from "./fixtures/viewServer";
@@ -96,5 +98,41 @@ test("at 1280×800 a run's step page opens at its top: the run's step navigation
     }
   } finally {
     await view.stop();
+  }
+});
+
+test("Check mismatch on trainer lanes: the decomposition chart says why it is empty, no bare axis", async ({
+  page,
+}) => {
+  await openRolloutFile(page, textFile("nemo.jsonl", nemoRlMismatchFile().text), { rows: 24 });
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  const chart = page.getByTestId("mismatch-decomposition");
+  await expect(chart).toContainText("nothing to draw: no token has its terms known");
+  await expect(chart).toContainText("24 rows unchecked");
+  await expect(chart).not.toContainText("1.0e-9");
+});
+
+test("the decomposition legend's labels sit apart", async ({ page }) => {
+  // The reference record (T = 1 recorded) with a rescored lane: every term is known.
+  const record = JSON.parse(readFileSync(fixturePath("reference-rollout-lens.jsonl"), "utf8"));
+  const logprobs: (number | null)[] = record.logprobs;
+  record.logprob_lanes = {
+    rescored: logprobs.map((lp, k) => (lp === null ? null : lp - 0.05 * (k % 7))),
+  };
+  await openRolloutFile(page, textFile("rescored.jsonl", `${JSON.stringify(record)}\n`), {
+    rows: 1,
+  });
+  await page.getByRole("button", { name: "Check mismatch" }).click();
+  const chart = page.getByTestId("mismatch-decomposition");
+  const labels = chart.locator("text").filter({ hasText: "■" });
+  await expect(labels).toHaveCount(3);
+  const boxes = await labels.evaluateAll((els) =>
+    els.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right };
+    }),
+  );
+  for (let k = 1; k < boxes.length; k++) {
+    expect(boxes[k]?.left).toBeGreaterThanOrEqual(boxes[k - 1]?.right ?? Number.NaN);
   }
 });
