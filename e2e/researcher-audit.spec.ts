@@ -136,3 +136,20 @@ test("the decomposition legend's labels sit apart", async ({ page }) => {
     expect(boxes[k]?.left).toBeGreaterThanOrEqual(boxes[k - 1]?.right ?? Number.NaN);
   }
 });
+
+test("a FORK's removed tokens wrap inside the turn strip, none runs off the right edge", async ({
+  page,
+}) => {
+  const id = await servedFileId(page, REAL_LLAMA_ROW);
+  await page.goto(`/files/${id}/0`);
+  const removed = page.getByTestId("turn-removed");
+  await expect(removed).toBeVisible();
+  const { right, overflow, last } = await removed.evaluate((el) => ({
+    right: el.getBoundingClientRect().right,
+    overflow: el.scrollWidth - el.clientWidth,
+    last: el.lastElementChild?.getBoundingClientRect().right ?? 0,
+  }));
+  expect(overflow).toBeLessThanOrEqual(0);
+  expect(right).toBeLessThanOrEqual(1280);
+  expect(last).toBeLessThanOrEqual(right);
+});
