@@ -131,7 +131,10 @@ export function WhatIfTable({ fileId, client, state }: WhatIfTableProps) {
           {!isAsked && "replay IcePop, TRM, OPSM, M2PO, DPPO, CISPO, GSPO, SAPO… over this file"}
           {isAsked && query.isFetching && "replaying…"}
           {query.isError && <span className={styles.error}>{query.error.message}</span>}
+          {compared === 0 &&
+            "nothing compared: no trained token has a logprob in two lanes, so no correction could run; every row is unchecked"}
           {compared !== undefined &&
+            compared > 0 &&
             `${compared.toLocaleString("en-US")} compared tokens, each row's default lanes; advantages recorded, else GRPO from the group's rewards`}
         </span>
       </div>
