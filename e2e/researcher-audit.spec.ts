@@ -153,3 +153,12 @@ test("a FORK's removed tokens wrap inside the turn strip, none runs off the righ
   expect(right).toBeLessThanOrEqual(1280);
   expect(last).toBeLessThanOrEqual(right);
 });
+
+test("the playground's family note keeps the template's tags as written, not upper-cased", async ({
+  page,
+}) => {
+  await page.goto("/playground");
+  const note = page.getByTestId("picked-family");
+  await expect(note).toContainText("<tool_response>", { useInnerText: true });
+  await expect(note).not.toContainText("TOOL CALLS", { useInnerText: true });
+});
