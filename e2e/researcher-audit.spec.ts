@@ -162,3 +162,15 @@ test("the playground's family note keeps the template's tags as written, not upp
   await expect(note).toContainText("<tool_response>", { useInnerText: true });
   await expect(note).not.toContainText("TOOL CALLS", { useInnerText: true });
 });
+
+test("a group's forest says what its colours mean and what 'no finding' covers", async ({
+  page,
+}) => {
+  const id = await servedFileId(page, REAL_LLAMA_ROW);
+  await page.goto(`/files/${id}/groups/L1`);
+  await expect(page.getByRole("img", { name: /^forest of/ })).toBeVisible();
+  const legend = page.getByTestId("forest-legend");
+  await expect(legend).toContainText("tokens members share");
+  await expect(legend).toContainText("reward");
+  await expect(page.getByLabel("findings")).not.toHaveText("nothing found");
+});
