@@ -172,5 +172,7 @@ test("a group's forest says what its colours mean and what 'no finding' covers",
   const legend = page.getByTestId("forest-legend");
   await expect(legend).toContainText("tokens members share");
   await expect(legend).toContainText("reward");
+  // Rewards are rounded as everywhere else, never 16 digits long.
+  await expect(legend).not.toContainText(/\d\.\d{6}/);
   await expect(page.getByLabel("findings")).not.toHaveText("nothing found");
 });

@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import type { GroupForest } from "../../core/forest/groupForest";
 import { type IcicleLayout, type IcicleRect, icicleLayout } from "../../core/forest/icicle";
 import type { BranchPoint } from "../../core/forest/prefixTree";
+import { formatReward } from "../../core/series/formatReward";
 import styles from "./ForestView.module.css";
 
 export interface ForestViewProps {
@@ -74,12 +75,12 @@ function ForestLegend({ rewards }: { readonly rewards: readonly number[] }) {
         <>{swatch("var(--forest-no-reward)")} no reward recorded</>
       ) : hi === lo ? (
         <>
-          {swatch(rewardColour(lo, lo, hi))} every member's reward {lo}
+          {swatch(rewardColour(lo, lo, hi))} every member's reward {formatReward(lo)}
         </>
       ) : (
         <>
-          coloured by reward: {swatch(rewardColour(lo, lo, hi))} lowest {lo} to{" "}
-          {swatch(rewardColour(hi, lo, hi))} highest {hi}
+          coloured by reward: {swatch(rewardColour(lo, lo, hi))} lowest {formatReward(lo)} to{" "}
+          {swatch(rewardColour(hi, lo, hi))} highest {formatReward(hi)}
         </>
       )}
     </p>
