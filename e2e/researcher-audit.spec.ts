@@ -176,3 +176,14 @@ test("a group's forest says what its colours mean and what 'no finding' covers",
   await expect(legend).not.toContainText(/\d\.\d{6}/);
   await expect(page.getByLabel("findings")).not.toHaveText("nothing found");
 });
+
+test("a torch.save file with no rollout samples reads as not read, not as still indexing", async ({
+  page,
+}) => {
+  await openRolloutFile(page, fixturePath("torch/values.pt"));
+  const status = page.getByRole("status").filter({ hasText: "values.pt" });
+  await expect(status).toContainText("a torch.save file with no rollout samples");
+  await expect(status).toContainText("not read");
+  await expect(status).not.toContainText("B/s");
+  await expect(status.getByRole("button", { name: /tail/ })).toHaveCount(0);
+});
