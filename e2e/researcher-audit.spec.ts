@@ -187,3 +187,16 @@ test("a torch.save file with no rollout samples reads as not read, not as still 
   await expect(status).not.toContainText("B/s");
   await expect(status.getByRole("button", { name: /tail/ })).toHaveCount(0);
 });
+
+test("a text-only row says it has no token ids, in the table and on its page, not 0 tokens", async ({
+  page,
+}) => {
+  await openRolloutFile(page, fixturePath("reference-verl.jsonl"), { rows: 1 });
+  const row = page.locator('[data-row="0"]');
+  await expect(row).toContainText("—");
+  await expect(row).not.toContainText(/\b0\b/);
+  await row.dblclick();
+  await expect(page.getByRole("navigation", { name: "trajectory navigation" })).toContainText(
+    "no token ids",
+  );
+});

@@ -236,7 +236,10 @@ function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }:
       {summary && (
         <span className={styles.meta}>
           <strong>{summary.id}</strong> · line {summary.line} · {summary.status} · reward{" "}
-          {formatReward(summary.reward)} · {summary.totalTokens.toLocaleString("en-US")} tokens
+          {formatReward(summary.reward)} ·{" "}
+          {summary.totalTokens === 0
+            ? "no token ids"
+            : `${summary.totalTokens.toLocaleString("en-US")} tokens`}
           {summary.group !== undefined && ` · group ${summary.group}`}
         </span>
       )}

@@ -88,7 +88,7 @@ export const COLUMNS: readonly Column[] = [
     title: "tool calls",
     width: "62px",
     isNumeric: true,
-    format: (r) => String(r.toolCalls),
+    format: (r) => (r.totalTokens === 0 ? "—" : String(r.toolCalls)),
   },
   {
     key: "toolErrors",
