@@ -62,7 +62,7 @@ describe("the what-if table's choices and cells", () => {
       thresholds: "alpha 0.5, beta 5",
       masked: "—",
       clipped: "—",
-      unchecked: "all 24 rows (no token compared)",
+      unchecked: "every row (no token compared)",
       ess: "—",
       dropped: "—",
     });

@@ -23,13 +23,13 @@ export function whatIfCells(r: ReplaySummary): WhatIfCells {
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
   if (r.compared === 0) {
-    const rows = `${r.rows.toLocaleString("en-US")} ${r.rows === 1 ? "row" : "rows"}`;
+    // `rows` counts the rows the replay took in, 0 when none had two lanes: no count is said.
     return {
       name: r.name,
       thresholds,
       masked: "—",
       clipped: "—",
-      unchecked: `all ${rows} (no token compared)`,
+      unchecked: "every row (no token compared)",
       ess: "—",
       dropped: "—",
     };
