@@ -192,6 +192,11 @@ test("a text-only row says it has no token ids, in the table and on its page, no
   page,
 }) => {
   await openRolloutFile(page, fixturePath("reference-verl.jsonl"), { rows: 1 });
+  // "Drift and mismatch checks are off", and every button of them is.
+  await expect(page.getByTestId("ids-absent")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Check drift" })).toBeDisabled();
+  await expect(page.getByRole("button", { name: "Check mismatch" })).toBeDisabled();
+  await expect(page.getByRole("button", { name: "Compare corrections" })).toBeDisabled();
   const row = page.locator('[data-row="0"]');
   await expect(row).toContainText("—");
   await expect(row).not.toContainText(/\b0\b/);
