@@ -84,6 +84,10 @@ export function tableLines(rows: readonly BisectRow[]): string[] {
       lines.push(`${r.knob.padEnd(12)} unchecked: ${r.reason}`);
       continue;
     }
+    if (r.isBaseline) {
+      lines.push(`${r.knob.padEnd(12)} the baseline (no sampled logprob recorded): ${r.change}`);
+      continue;
+    }
     const s = r.stats;
     const pct = `${(100 * s.fractionOutside).toFixed(1)}% (${s.outside})`;
     lines.push(

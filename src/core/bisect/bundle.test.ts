@@ -119,6 +119,17 @@ describe("bisectTable", () => {
     });
   });
 
+  it("marks the reference row as the baseline when it is one (its δ of 0 is no result)", () => {
+    const sampled = bisectTable(bundle());
+    expect(sampled[0]).not.toHaveProperty("isBaseline");
+    const b = bundle();
+    const reference = b.knobs[0];
+    if (reference?.status !== "ran") throw new Error("the fixture's reference ran");
+    const rows = bisectTable({ ...b, baseline: { name: "reference", lane: reference.lane } });
+    expect(rows[0]).toMatchObject({ knob: "reference", status: "ran", isBaseline: true });
+    expect(rows[1]).not.toHaveProperty("isBaseline");
+  });
+
   it("finds where a rerun's table differs from the recorded one", () => {
     const recorded = bisectTable(bundle());
     expect(tableDifferences(recorded, bisectTable(bundle()))).toEqual([]);

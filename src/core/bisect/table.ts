@@ -10,6 +10,11 @@ export type BisectRow =
       readonly change: string;
       readonly stats: LaneDelta;
       readonly notes: readonly string[];
+      /**
+       * The row's lane is the baseline itself (the reference, when the row records no sampled
+       * logprob): its δ is 0 by construction, not a check that passed.
+       */
+      readonly isBaseline?: true;
     }
   | { readonly knob: RowName; readonly status: "unchecked"; readonly reason: string };
 
@@ -24,6 +29,9 @@ export function bisectTable(bundle: BisectBundle): BisectRow[] {
             change: k.change,
             stats: laneDelta(k.lane, bundle.baseline.lane, bundle.mask),
             notes: k.notes,
+            ...(k.knob === "reference" && bundle.baseline.name === "reference"
+              ? { isBaseline: true as const }
+              : {}),
           }
         : { knob: k.knob, status: "unchecked", reason: k.reason },
   );

@@ -87,10 +87,13 @@ describe("row summary", () => {
 });
 
 describe("text-only rows are searchable", () => {
-  it("verl input/output and chat messages go into the search text", () => {
+  it("verl input/output, slime prompt/response and chat messages go into the search text", () => {
     for (const [file, needle] of [
       ["reference-verl.jsonl", "what is 2+2?"],
       ["reference-art.jsonl", "you are a calculator."],
+      // slime keeps its prompt and response as text beside the ids.
+      ["reference-slime.jsonl", "what is 15*7?"],
+      ["reference-slime.jsonl", "<tool_call>calc</tool_call>"],
     ] as const) {
       const result = readRolloutLine(fixtureLines(file)[0] ?? "", 1);
       const t = result.kind === "trajectories" ? result.trajectories[0] : undefined;
@@ -100,5 +103,20 @@ describe("text-only rows are searchable", () => {
           .searchText,
       ).toContain(needle);
     }
+  });
+});
+
+describe("a slime prompt kept as chat messages is searchable", () => {
+  it("joins the messages' contents", () => {
+    const record = JSON.parse(fixtureLines("reference-slime.jsonl")[0] ?? "");
+    record.prompt = [
+      { role: "system", content: "Be terse." },
+      { role: "user", content: "What is 15*7?" },
+    ];
+    const result = readRolloutLine(JSON.stringify(record), 1);
+    const t = result.kind === "trajectories" ? result.trajectories[0] : undefined;
+    if (!t) throw new Error("slime record");
+    const { searchText } = summarizeTrajectory(t, 0, "slime");
+    expect(searchText).toContain("be terse.\nwhat is 15*7?");
   });
 });

@@ -71,16 +71,31 @@ export function readAdvantage(t: Trajectory): number | undefined {
   return Array.isArray(own) ? meanOf(own) : undefined;
 }
 
+/** A text field as a record keeps it: a string, or chat messages whose string contents are joined. */
+function keptText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (!Array.isArray(value)) return undefined;
+  const contents = value.flatMap((m: unknown) =>
+    typeof m === "object" && m !== null && "content" in m && typeof m.content === "string"
+      ? [m.content]
+      : [],
+  );
+  return contents.length > 0 ? contents.join("\n") : undefined;
+}
+
 /**
- * The text of a record without decoded segments (atropos, verl, prime, ART, ATIF without ids): its
- * messages (or the rendered text atropos may keep instead), or verl's `input` and `output`, so
- * text search finds it too.
+ * The text of a record without decoded segments (atropos, verl, prime, ART, ATIF without ids,
+ * slime): its messages (or the rendered text atropos may keep instead), else verl's `input` and
+ * `output` or slime's `prompt` (a string or chat messages) and `response`, so text search finds it.
  */
 function textOnlyParts(t: Trajectory): string[] {
   const text = rowText(t);
   if (text !== undefined) return [text];
-  const { input, output } = t.metadata;
-  return [input, output].filter((v): v is string => typeof v === "string");
+  const { input, output, prompt, response } = t.metadata;
+  return [input, output, prompt, response].flatMap((v) => {
+    const kept = keptText(v);
+    return kept === undefined ? [] : [kept, "\n"];
+  });
 }
 
 /** Summarizes one trajectory; `index` is its 0-based position in the file. */

@@ -71,3 +71,13 @@ describe("turns and logprob-by-position series", () => {
     ]);
   });
 });
+
+describe("rows without token ids", () => {
+  it("leave the token and turn histograms: their 0 is not recorded, not a count", () => {
+    const rows = [row(0, { totalTokens: 0, trainableTokens: 0, turns: 0 }), row(1, { turns: 2 })];
+    const series = rolloutSeries(rows, [0, 1]);
+    expect(series.totalTokens).toEqual([{ start: 100, end: 100, count: 1, label: "100" }]);
+    expect(series.turns.map((b) => [b.start, b.count])).toEqual([[2, 1]]);
+    expect(rolloutSeries(rows, [0]).totalTokens).toEqual([]);
+  });
+});

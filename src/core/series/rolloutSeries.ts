@@ -87,6 +87,14 @@ export interface RolloutSeries {
   readonly logprobByPosition: PositionBar[];
 }
 
+/**
+ * A count that needs token ids, or undefined for a row that records none (text only: verl's
+ * rollout_data_dir, a text table, Tinker's summaries): its 0 tokens and 0 turns are "not recorded".
+ */
+export function idCount(row: RowSummary, count: number): number | undefined {
+  return row.totalTokens > 0 ? count : undefined;
+}
+
 /** Prepares every chart series of the rows at `indices` (0-based positions in `rows`). */
 export function rolloutSeries(
   rows: readonly RowSummary[],
@@ -102,19 +110,19 @@ export function rolloutSeries(
       20,
     ),
     totalTokens: histogram(
-      picked.map((r) => r.totalTokens),
+      picked.map((r) => idCount(r, r.totalTokens)),
       20,
       true,
     ),
     trainableTokens: histogram(
-      picked.map((r) => r.trainableTokens),
+      picked.map((r) => idCount(r, r.trainableTokens)),
       20,
       true,
     ),
     status: categoryCounts(picked.map((r) => r.status)),
     finishReason: categoryCounts(picked.map((r) => r.finishReason)),
     turns: histogram(
-      picked.map((r) => r.turns),
+      picked.map((r) => idCount(r, r.turns)),
       20,
       true,
     ),

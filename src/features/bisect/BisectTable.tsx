@@ -33,6 +33,14 @@ export function BisectTable({ rows, selected, onSelect }: BisectTableProps) {
               <td>{r.knob}</td>
               <td colSpan={7}>unchecked: {r.reason}</td>
             </tr>
+          ) : r.isBaseline ? (
+            <tr key={r.knob} data-knob={r.knob} className={styles.unchecked}>
+              <td>{r.knob}</td>
+              <td colSpan={7}>
+                {r.change}: the baseline, as the row records no sampled logprob; each knob below is
+                compared with this lane ({r.stats.compared} trained tokens)
+              </td>
+            </tr>
           ) : (
             <tr
               key={r.knob}

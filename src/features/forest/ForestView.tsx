@@ -3,6 +3,7 @@ import { Link } from "react-router";
 import type { GroupForest } from "../../core/forest/groupForest";
 import { type IcicleLayout, type IcicleRect, icicleLayout } from "../../core/forest/icicle";
 import type { BranchPoint } from "../../core/forest/prefixTree";
+import { formatReward } from "../../core/series/formatReward";
 import styles from "./ForestView.module.css";
 
 export interface ForestViewProps {
@@ -59,6 +60,33 @@ function Rect({ r, layout, fill }: { r: IcicleRect; layout: IcicleLayout; fill: 
   );
 }
 
+/** What the icicle's colours mean: the shared prefix, and a lane's reward from lowest to highest. */
+function ForestLegend({ rewards }: { readonly rewards: readonly number[] }) {
+  const lo = Math.min(...rewards);
+  const hi = Math.max(...rewards);
+  const swatch = (background: string) => (
+    <span className={styles.swatch} style={{ background }} aria-hidden="true" />
+  );
+  return (
+    <p className={styles.legend} data-testid="forest-legend">
+      {swatch("var(--forest-shared)")} tokens members share · each lane after it: one member's own
+      tokens (hover for the span),{" "}
+      {rewards.length === 0 ? (
+        <>{swatch("var(--forest-no-reward)")} no reward recorded</>
+      ) : hi === lo ? (
+        <>
+          {swatch(rewardColour(lo, lo, hi))} every member's reward {formatReward(lo)}
+        </>
+      ) : (
+        <>
+          coloured by reward: {swatch(rewardColour(lo, lo, hi))} lowest {formatReward(lo)} to{" "}
+          {swatch(rewardColour(hi, lo, hi))} highest {formatReward(hi)}
+        </>
+      )}
+    </p>
+  );
+}
+
 /** The icicle of a group's forest: shared prefix on the left, one lane per distinct member. */
 export function ForestView(props: ForestViewProps) {
   const { forest, selectedBranch, onSelectBranch } = props;
@@ -70,7 +98,12 @@ export function ForestView(props: ForestViewProps) {
   return (
     <div className={styles.forest}>
       <ul className={styles.badges} aria-label="findings">
-        {forest.causes.length === 0 && <li className={styles.clean}>nothing found</li>}
+        {forest.causes.length === 0 && (
+          <li className={styles.clean}>
+            no finding: no duplicates, zero variance, multiplicity, demoted tokens, advantage or
+            recorded-tree disagreement
+          </li>
+        )}
         {forest.causes.map((c) => (
           <li key={c} className={styles.badge} data-testid="forest-cause">
             {c}
@@ -94,6 +127,7 @@ export function ForestView(props: ForestViewProps) {
           />
         ))}
       </svg>
+      <ForestLegend rewards={rewards} />
       <div className={styles.branches}>
         {layout.branches.map((b) => (
           <button

@@ -31,6 +31,8 @@ export interface FileMismatchBarProps {
   readonly search: string;
   /** The tokenizer that decodes the worst tokens' ids (the file's, as Check drift uses), if any. */
   readonly tokenizer?: string | undefined;
+  /** Why the file has no token ids (text only): the check is off, as the drift bar says. */
+  readonly idsAbsent?: string | undefined;
 }
 
 /** The file's worst tokens, each a link to the token in its trajectory. */
@@ -129,6 +131,7 @@ export function FileMismatchBar({
   onFilter,
   search,
   tokenizer,
+  idsAbsent,
 }: FileMismatchBarProps) {
   const { result, progress, isScanning } = mismatch;
   const fraction = progress && progress.totalBytes > 0 ? progress.bytes / progress.totalBytes : 0;
@@ -143,9 +146,12 @@ export function FileMismatchBar({
         <button
           type="button"
           onClick={() => picked.ok && mismatch.start(picked.options)}
-          disabled={!mismatch.canStart || isScanning || !picked.ok}
+          disabled={!mismatch.canStart || isScanning || !picked.ok || idsAbsent !== undefined}
           className={scan.check}
-          title="compare each trajectory's trainer (or rescored, reference) lane with its sampled logprobs"
+          title={
+            idsAbsent ??
+            "compare each trajectory's trainer (or rescored, reference) lane with its sampled logprobs"
+          }
         >
           {isScanning ? "checking mismatch…" : "Check mismatch"}
         </button>

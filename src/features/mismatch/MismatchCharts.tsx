@@ -281,6 +281,25 @@ const TERMS = [
   ["sumAbsResidual", "residual", "termResidual"],
 ] as const;
 
+/** The legend's x offset of term `i` (SVG units): each label's own width apart, never overlapping. */
+const legendOffset = (i: number) =>
+  TERMS.slice(0, i).reduce((x, [, label]) => x + 16 + label.length * 5.5, 0);
+
+/** Said in the plot instead of an empty axis when no compared token has all three terms known. */
+function NoTermKnown({ unchecked }: { readonly unchecked: number }) {
+  return (
+    <text className={styles.empty} x={W / 2} y={H / 2} textAnchor="middle">
+      <tspan x={W / 2}>nothing to draw: no token has its terms known</tspan>
+      <tspan x={W / 2} dy="1.3em">
+        (a lane's temperature or kept set is not recorded);
+      </tspan>
+      <tspan x={W / 2} dy="1.3em">
+        {unchecked.toLocaleString("en-US")} {unchecked === 1 ? "row" : "rows"} unchecked
+      </tspan>
+    </text>
+  );
+}
+
 /**
  * Where the file's mismatch comes from (docs/mismatch.md "Decomposition"): mean |temperature|,
  * |support| and |residual| stacked per position bucket over the tokens whose terms are known,
@@ -298,14 +317,23 @@ function DecompositionChart({ d }: { readonly d: DecompositionCharts }) {
   const note = `rows: ${r.spurious} spurious · ${r.real} real · ${r.none} within [0.9, 1.1] · ${r.unchecked} unchecked; ${d.known} of ${d.compared} tokens known (${d.approximate} approximate)`;
   return (
     <Figure title="where |δ| comes from, by position" note={note} testId="mismatch-decomposition">
-      <text className={styles.axis} x={PAD.left - 4} y={yOf(hi) + 3} textAnchor="end">
-        {hi.toPrecision(2)}
-      </text>
-      {TERMS.map(([, label, cls], i) => (
-        <text key={label} className={styles[cls]} x={PAD.left + 4 + i * 80} y={PAD.top + 8}>
-          ■ {label}
+      {d.known === 0 && <NoTermKnown unchecked={r.unchecked} />}
+      {d.known > 0 && (
+        <text className={styles.axis} x={PAD.left - 4} y={yOf(hi) + 3} textAnchor="end">
+          {hi.toPrecision(2)}
         </text>
-      ))}
+      )}
+      {d.known > 0 &&
+        TERMS.map(([, label, cls], i) => (
+          <text
+            key={label}
+            className={`${styles.legend} ${styles[cls]}`}
+            x={PAD.left + 4 + legendOffset(i)}
+            y={PAD.top + 8}
+          >
+            ■ {label}
+          </text>
+        ))}
       {d.byPosition.map((b, i) => {
         const x = PAD.left + i * step;
         let base = 0;

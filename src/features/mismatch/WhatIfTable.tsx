@@ -12,6 +12,8 @@ export interface WhatIfTableProps {
   readonly fileId: string;
   readonly client: RolloutFileClient | undefined;
   readonly state: RolloutFileState | undefined;
+  /** Why the file has no token ids (text only): nothing to replay, the button is off. */
+  readonly idsAbsent?: string | undefined;
 }
 
 /** The rows a correction drops, each a link to the row (the first ten, then a count). */
@@ -108,7 +110,7 @@ function Row({
  * The what-if table: every correction replayed over the file side by side (docs/mismatch.md),
  * the numbers of `rollout-lens mismatch --correction NAME,… --json` (the same core collector).
  */
-export function WhatIfTable({ fileId, client, state }: WhatIfTableProps) {
+export function WhatIfTable({ fileId, client, state, idsAbsent }: WhatIfTableProps) {
   const [isAsked, setAsked] = useState(false);
   const [edits, setEdits] = useState<ThresholdEdits>({});
   const choices = useMemo(() => whatIfChoices(edits), [edits]);
@@ -123,15 +125,22 @@ export function WhatIfTable({ fileId, client, state }: WhatIfTableProps) {
           type="button"
           className={scan.check}
           onClick={() => setAsked(true)}
-          disabled={isAsked}
+          disabled={isAsked || idsAbsent !== undefined}
+          title={idsAbsent}
         >
           Compare corrections
         </button>
         <span className={styles.muted} role="status">
-          {!isAsked && "replay IcePop, TRM, OPSM, M2PO, DPPO, CISPO, GSPO, SAPO… over this file"}
+          {!isAsked &&
+            (idsAbsent === undefined
+              ? "replay IcePop, TRM, OPSM, M2PO, DPPO, CISPO, GSPO, SAPO… over this file"
+              : "off: this file holds no token ids (see above)")}
           {isAsked && query.isFetching && "replaying…"}
           {query.isError && <span className={styles.error}>{query.error.message}</span>}
+          {compared === 0 &&
+            "nothing compared: no trained token has a logprob in two lanes, so no correction could run; every row is unchecked"}
           {compared !== undefined &&
+            compared > 0 &&
             `${compared.toLocaleString("en-US")} compared tokens, each row's default lanes; advantages recorded, else GRPO from the group's rewards`}
         </span>
       </div>

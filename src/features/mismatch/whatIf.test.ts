@@ -38,4 +38,33 @@ describe("the what-if table's choices and cells", () => {
       dropped: "1",
     });
   });
+
+  it("with no token compared, says every row is unchecked and shows no 0 % as if the rule ran", () => {
+    const cells = whatIfCells({
+      name: "icepop",
+      params: { alpha: 0.5, beta: 5 },
+      rows: 24,
+      compared: 0,
+      kept: 0,
+      clipped: 0,
+      masked: 0,
+      weighted: 0,
+      unchecked: 0,
+      fractionMasked: 0,
+      fractionClipped: 0,
+      fractionUnchecked: 0,
+      ess: 0,
+      rowsDropped: [],
+      rowsUnchecked: [],
+    });
+    expect(cells).toEqual({
+      name: "icepop",
+      thresholds: "alpha 0.5, beta 5",
+      masked: "—",
+      clipped: "—",
+      unchecked: "every row (no token compared)",
+      ess: "—",
+      dropped: "—",
+    });
+  });
 });

@@ -13,13 +13,30 @@ export interface WhatIfCells {
 
 const percent = (x: number) => `${(100 * x).toFixed(2)} %`;
 
-/** The cells of one replay: fractions of compared tokens, ESS, rows dropped. */
+/**
+ * The cells of one replay: fractions of compared tokens, ESS, rows dropped. With no token
+ * compared the rule decided nothing: its cells say so ("—", every row unchecked), never a 0 %
+ * that reads as "ran and clipped nothing".
+ */
 export function whatIfCells(r: ReplaySummary): WhatIfCells {
+  const thresholds = Object.entries(r.params)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  if (r.compared === 0) {
+    // `rows` counts the rows the replay took in, 0 when none had two lanes: no count is said.
+    return {
+      name: r.name,
+      thresholds,
+      masked: "—",
+      clipped: "—",
+      unchecked: "every row (no token compared)",
+      ess: "—",
+      dropped: "—",
+    };
+  }
   return {
     name: r.name,
-    thresholds: Object.entries(r.params)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(", "),
+    thresholds,
     masked: `${percent(r.fractionMasked)} (${r.masked})`,
     clipped: `${percent(r.fractionClipped)} (${r.clipped})`,
     unchecked:

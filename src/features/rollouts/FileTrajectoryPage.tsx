@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import type { RowSummary } from "../../core/files/rowSummary";
 import { formatReward } from "../../core/series/formatReward";
@@ -18,7 +18,7 @@ import { TrajectoryView } from "../trajectory-view/TrajectoryView";
 import { AtifLinksNav } from "./AtifLinksNav";
 import { FileMissing } from "./FileMissing";
 import styles from "./FileTrajectoryPage.module.css";
-import { isLocalFileId } from "./fileRoutes";
+import { isLocalFileId, listSearch, searchWithToken } from "./fileRoutes";
 import { useFileClient, useRolloutFileState } from "./openFiles";
 import { decodeOnRead } from "./prefetchFileRow";
 import { TextRecord } from "./TextRecord";
@@ -72,11 +72,22 @@ function useRowStepping(
   return { position, prev, next };
 }
 
-/** `?token=N` of the page's URL, if it is a token index. */
-function useTokenParam(): number | undefined {
-  const [searchParams] = useSearchParams();
+/**
+ * `?token=N` of the page's URL, if it is a token index, and the handler that writes each selected
+ * token back into it (replacing the entry): the address bar at a token is a link to that token.
+ */
+function useTokenParam(): [number | undefined, (token: number) => void] {
+  const [searchParams, setSearchParams] = useSearchParams();
   const tokenParam = searchParams.get("token");
-  return tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
+  const handleSelectToken = useCallback(
+    (token: number) =>
+      setSearchParams((p) => new URLSearchParams(searchWithToken(p.toString(), token)), {
+        replace: true,
+      }),
+    [setSearchParams],
+  );
+  const token = tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
+  return [token, handleSelectToken];
 }
 
 /** For the tokens view: the row's tokenizer and text are asked for the moment it is read. */
@@ -108,10 +119,12 @@ function FileTrajectory({ view }: { readonly view: View }) {
   // has chosen its tokenizer (docs/format.md#which-tokenizer-reads-a-row); the server checks its ids.
   const canBranch = !isLocalFileId(fileId) && summary !== undefined && tokenizer !== undefined;
   const turnChecks = useTurnChecks(view === "tokens" ? tokenizer : undefined, trajectory.data);
-  const initialToken = useTokenParam();
+  const [initialToken, handleSelectToken] = useTokenParam();
   const [driftMode, setDriftMode] = useDriftModeParam();
   const tab = tabPath(view);
-  const suffix = search ? `?${search}` : "";
+  // Links to the list and to other rows keep its filters, not this row's token.
+  const list = listSearch(search);
+  const suffix = list ? `?${list}` : "";
   const { position, prev, next } = useRowStepping(fileId, order, rowIndex, tab, suffix);
 
   if (!client) return <FileMissing reason={reason} />;
@@ -145,6 +158,7 @@ function FileTrajectory({ view }: { readonly view: View }) {
           trajectory={trajectory.data}
           pieces={pieces}
           initialToken={initialToken}
+          onSelectToken={handleSelectToken}
           turnChecks={turnChecks}
           canBranch={canBranch}
           {...(summary ? { source: { file: fileId, line: summary.line, row: summary.row } } : {})}
@@ -222,7 +236,10 @@ function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }:
       {summary && (
         <span className={styles.meta}>
           <strong>{summary.id}</strong> · line {summary.line} · {summary.status} · reward{" "}
-          {formatReward(summary.reward)} · {summary.totalTokens.toLocaleString("en-US")} tokens
+          {formatReward(summary.reward)} ·{" "}
+          {summary.totalTokens === 0
+            ? "no token ids"
+            : `${summary.totalTokens.toLocaleString("en-US")} tokens`}
           {summary.group !== undefined && ` · group ${summary.group}`}
         </span>
       )}
@@ -234,6 +251,8 @@ interface RowTokensProps {
   readonly trajectory: Trajectory;
   readonly pieces: ReturnType<typeof useRecordedPieces>;
   readonly initialToken: number | undefined;
+  /** Writes the selected token into the URL. */
+  readonly onSelectToken: (token: number) => void;
   readonly turnChecks: ReturnType<typeof useTurnChecks>;
   /** The view offers "Branch here". */
   readonly canBranch: boolean;
@@ -243,7 +262,7 @@ interface RowTokensProps {
 
 /** The row's tokens: the decoding tokenizer, the branch form once asked for, and the view. */
 function RowTokens(props: RowTokensProps) {
-  const { trajectory, pieces, initialToken, turnChecks, canBranch, source } = props;
+  const { trajectory, pieces, initialToken, onSelectToken, turnChecks, canBranch, source } = props;
   const [forkAt, setForkAt] = useState<number>();
   return (
     <>
@@ -270,6 +289,7 @@ function RowTokens(props: RowTokensProps) {
           isTokenizerLoading={pieces.isLoading}
           controlTokens={pieces.controlTokens}
           initialToken={initialToken}
+          onSelectToken={onSelectToken}
           turnChecks={turnChecks}
           {...(canBranch ? { onBranch: setForkAt } : {})}
         />

@@ -11,6 +11,7 @@ export interface IndexStatusProps {
 /** File name, format, progress bar with bytes / lines / rate, and the live-tail toggle. */
 export function IndexStatus({ state, shown, onTogglePause }: IndexStatusProps) {
   const fraction = state.totalBytes > 0 ? Math.min(1, state.bytes / state.totalBytes) : 1;
+  const isFailed = state.failure !== undefined;
   return (
     <div className={styles.status} role="status" aria-live="polite">
       <span className={styles.name}>{state.name}</span>
@@ -35,9 +36,11 @@ export function IndexStatus({ state, shown, onTogglePause }: IndexStatusProps) {
       <span data-testid="row-count">
         {shown.toLocaleString("en-US")} / {state.rows.length.toLocaleString("en-US")} trajectories
       </span>
-      {!state.caughtUp && <span>{formatBytes(state.rate)}/s</span>}
-      {state.caughtUp && <span>indexed</span>}
-      {state.isTailing && (
+      {/* A failure ends the reading: no rate that reads as "still going", nothing to tail. */}
+      {isFailed && <span>not read</span>}
+      {!isFailed && !state.caughtUp && <span>{formatBytes(state.rate)}/s</span>}
+      {!isFailed && state.caughtUp && <span>indexed</span>}
+      {!isFailed && state.isTailing && (
         <button type="button" onClick={onTogglePause} aria-pressed={state.isPaused}>
           {state.isPaused ? "▶ resume tail" : "‖ pause tail"}
         </button>

@@ -77,8 +77,9 @@ export function RolloutTable(props: RolloutTableProps) {
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
   });
+  // j/k work at once; the page, which scrolls on a short screen, still opens at its top.
   useEffect(() => {
-    tableRef.current?.focus();
+    tableRef.current?.focus({ preventScroll: true });
   }, []);
   useEffect(() => {
     if (cursor >= 0 && cursor < order.length) virtualizer.scrollToIndex(cursor, { align: "auto" });

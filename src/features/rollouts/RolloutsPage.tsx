@@ -4,6 +4,7 @@ import { downloadBlob } from "../../app/downloadFile";
 import { EXPORT_FORMATS, type ExportFormat } from "../../core/files/exportRows";
 import { groupStats } from "../../core/files/groupStats";
 import type { SortColumn } from "../../core/files/rowQuery";
+import { trajectoryIdsAbsentReason } from "../../core/formats/idsAbsent";
 import { rolloutSeries } from "../../core/series/rolloutSeries";
 import { useDocumentTitle } from "../../hooks/useDocumentTitle";
 import { useTokenizerPreload } from "../../hooks/useTokenizerPreload";
@@ -57,6 +58,8 @@ export function RolloutsPage() {
   // The tokenizer the rows decode with loads while the table is read: a row opens with its text.
   useTokenizerPreload(drift.tokenizer);
   const mismatch = useFileMismatch(fileId, client);
+  // A text-only file (its first row has no ids, as the drift bar decides) has no lanes either.
+  const idsAbsent = drift.sample ? trajectoryIdsAbsentReason(drift.sample) : undefined;
   const forensics = useFileForensics(fileId, client, state);
   const order = useFindingFilter(
     useFileOrder(state, query, drift.rows, mismatch.rows),
@@ -97,8 +100,9 @@ export function RolloutsPage() {
         onFilter={(x) => setQuery({ mismatchAbove: x })}
         search={search}
         tokenizer={drift.tokenizer}
+        idsAbsent={idsAbsent}
       />
-      <WhatIfTable fileId={fileId} client={client} state={state} />
+      <WhatIfTable fileId={fileId} client={client} state={state} idsAbsent={idsAbsent} />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
       <ErrorsPanel errors={state.errors} />
       <GroupsPanel

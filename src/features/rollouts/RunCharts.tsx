@@ -21,6 +21,8 @@ const AXIS = { fontSize: 10, fill: "var(--muted)" };
 
 type Metric = "reward" | "length" | "driftRate" | "mismatch" | "zeroVariance" | "duplicates";
 
+// Left to itself, the axis of an all-zero share runs 0–400 %, and a two-step run's ticks are 0.25 apart.
+const SHARE_DOMAIN: [number, (max: number) => number] = [0, (max) => (max > 0 ? max : 1)];
 const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
 /** A percent axis tick: whole percents, so "100%" fits the axis. */
 const percentTick = (v: number) => `${Math.round(v * 100)}%`;
@@ -38,6 +40,8 @@ const METRICS: readonly {
   readonly format: (v: number) => string;
   /** The axis ticks' format, when shorter than `format`. */
   readonly tick?: (v: number) => string;
+  /** A share (0–1): the axis ends at the largest value, or at 100 % when every step has 0. */
+  readonly isShare?: boolean;
   /** Why the metric is missing on a step, when it is. */
   readonly note: (s: StepStats) => string | undefined;
 }[] = [
@@ -64,6 +68,7 @@ const METRICS: readonly {
     color: "#dc2626",
     format: percent,
     tick: percentTick,
+    isShare: true,
     note: (s) => s.driftNote,
   },
   {
@@ -81,6 +86,7 @@ const METRICS: readonly {
     color: "#0f766e",
     format: percent,
     tick: percentTick,
+    isShare: true,
     note: groupsNote,
   },
   {
@@ -90,6 +96,7 @@ const METRICS: readonly {
     color: "#be185d",
     format: percent,
     tick: percentTick,
+    isShare: true,
     note: groupsNote,
   },
 ];
@@ -188,10 +195,12 @@ export function RunCharts({
                       dataKey="step"
                       type="number"
                       domain={["dataMin", "dataMax"]}
+                      allowDecimals={false}
                       tick={AXIS}
                     />
                     <YAxis
                       tick={AXIS}
+                      {...(m.isShare ? { domain: SHARE_DOMAIN } : {})}
                       tickFormatter={(v: number) => (m.tick ?? m.format)(v)}
                       width={52}
                     />

@@ -64,7 +64,7 @@ export const COLUMNS: readonly Column[] = [
     title: "total tokens",
     width: "86px",
     isNumeric: true,
-    format: (r) => int(r.totalTokens),
+    format: (r) => (r.totalTokens === 0 ? "—" : int(r.totalTokens)),
   },
   {
     key: "trainableTokens",
@@ -72,7 +72,7 @@ export const COLUMNS: readonly Column[] = [
     title: "tokens with loss mask 1",
     width: "86px",
     isNumeric: true,
-    format: (r) => int(r.trainableTokens),
+    format: (r) => (r.totalTokens === 0 ? "—" : int(r.trainableTokens)),
   },
   {
     key: "turns",
@@ -80,7 +80,7 @@ export const COLUMNS: readonly Column[] = [
     title: "model turns",
     width: "66px",
     isNumeric: true,
-    format: (r) => String(r.turns),
+    format: (r) => (r.totalTokens === 0 ? "—" : String(r.turns)),
   },
   {
     key: "toolCalls",
@@ -88,7 +88,7 @@ export const COLUMNS: readonly Column[] = [
     title: "tool calls",
     width: "62px",
     isNumeric: true,
-    format: (r) => String(r.toolCalls),
+    format: (r) => (r.totalTokens === 0 ? "—" : String(r.toolCalls)),
   },
   {
     key: "toolErrors",

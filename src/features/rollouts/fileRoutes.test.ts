@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { isLocalFileId, localFileId, movedFilePath } from "./fileRoutes";
+import {
+  isLocalFileId,
+  listSearch,
+  localFileId,
+  movedFilePath,
+  searchWithToken,
+} from "./fileRoutes";
 
 describe("file route ids", () => {
   it("tells local files from server files", () => {
@@ -19,5 +25,20 @@ describe("file route ids", () => {
     expect(movedFilePath("/files/f1")).toBeUndefined();
     expect(movedFilePath("/files/local-1/2")).toBeUndefined();
     expect(movedFilePath("/files")).toBeUndefined();
+  });
+});
+
+describe("a row page's query", () => {
+  it("keeps the list's filters and sort for links to the list and other rows, not the token", () => {
+    expect(listSearch("status=completed&token=12&sort=reward&desc=1")).toBe(
+      "status=completed&sort=reward&desc=1",
+    );
+    expect(listSearch("token=3")).toBe("");
+    expect(listSearch("mode=template&q=cube")).toBe("mode=template&q=cube");
+  });
+
+  it("writes the selected token into the query, replacing the one there", () => {
+    expect(searchWithToken("", 7)).toBe("token=7");
+    expect(searchWithToken("sort=reward&token=3", 1353)).toBe("sort=reward&token=1353");
   });
 });

@@ -19,3 +19,20 @@ export function movedFilePath(pathname: string): string | undefined {
   const match = LEGACY_SERVER_FILE.exec(pathname);
   return match ? `/files/${match[1]}${match[2] ?? ""}` : undefined;
 }
+
+/**
+ * A row page's query as its links to the list and to other rows carry it: the table's filters and
+ * sort (and the drift check), without `token`, which names a token of this row only.
+ */
+export function listSearch(search: string): string {
+  const params = new URLSearchParams(search);
+  params.delete("token");
+  return params.toString();
+}
+
+/** `search` with `token` set to `token` (a 0-based position in the row), the rest kept in order. */
+export function searchWithToken(search: string, token: number): string {
+  const params = new URLSearchParams(search);
+  params.set("token", String(token));
+  return params.toString();
+}
