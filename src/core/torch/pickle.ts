@@ -3,6 +3,7 @@ import {
   callGlobal,
   GlobalRef,
   isPlaceholderClass,
+  isSkyrlBatchClass,
   persistentStorage,
   placeholder,
   setKey,
@@ -383,6 +384,8 @@ class Machine {
 /** Globals that may sit in the data as they are: the storage classes and numpy's array type. */
 function isDataGlobal(ref: GlobalRef): boolean {
   if (ref.module === "torch" && ref.name.endsWith("Storage")) return true;
+  // SkyRL's batch class, the first argument of its `_rebuild_tensor_batch` (pickleGlobals.ts).
+  if (isSkyrlBatchClass(ref)) return true;
   return /^numpy(\.core|\._core)?(\.multiarray)?$/.test(ref.module) && ref.name === "ndarray";
 }
 

@@ -1,0 +1,134 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { fixturePath } from "../../test/fixtureFiles";
+import { readRolloutValue } from "../formats/readRolloutLine";
+import { unpickle } from "../torch/pickle";
+import { flattenSegments } from "../trajectory/flatten";
+import type { Trajectory } from "../trajectory/types";
+import { skyrlRow, skyrlTensors } from "./skyrlBatch";
+import { isBarePickleHead } from "./sniffFile";
+import { type NamedFile, rolloutDumpSource } from "./torchRecords";
+
+// SkyRL's dumped_data/global_step_N_training_input.pkl (dump_data: a plain pickle.dump of a
+// TrainingInputBatch), written by scripts/fixtures/skyrl_fixtures.py as SkyRL writes it, read
+// through rolloutDumpSource: the record source the CLI (server/files/binaryLines) and the
+// browser's file worker (workers/recordFiles) both use.
+
+const PKL = "dumps/skyrl/dumped_data/global_step_1_training_input.pkl";
+const pklBytes = () => new Uint8Array(readFileSync(fixturePath(PKL)));
+
+function named(name: string, bytes: Uint8Array): NamedFile {
+  return {
+    name,
+    file: {
+      byteLength: bytes.length,
+      slice: async (a: number, b?: number) =>
+        bytes.buffer.slice(
+          bytes.byteOffset + a,
+          bytes.byteOffset + (b ?? bytes.length),
+        ) as ArrayBuffer,
+    },
+  };
+}
+
+async function trajectories(bytes: Uint8Array): Promise<Trajectory[]> {
+  const source = await rolloutDumpSource([named("global_step_1_training_input.pkl", bytes)]);
+  const records = await source.read(0, source.rows);
+  return records.flatMap((record, k) => {
+    const read = readRolloutValue(record as Record<string, unknown>, k + 1);
+    if (read.kind !== "trajectories") throw new Error(JSON.stringify(read));
+    return read.trajectories;
+  });
+}
+
+describe("a SkyRL dumped_data/*.pkl, unconverted", () => {
+  it("is a bare pickle the dump readers take", () => {
+    expect(isBarePickleHead(pklBytes().subarray(0, 16))).toBe(true);
+  });
+
+  it("reads one trajectory per batch row, left padding removed by attention_mask", async () => {
+    const ts = await trajectories(pklBytes());
+    expect(ts).toHaveLength(4);
+    const ids = ts.map((t) => flattenSegments(t.segments).tokenIds);
+    expect(ids).toEqual([
+      [101, 102, 103, 11, 12, 13, 2],
+      [101, 102, 103, 21, 2],
+      [201, 202, 31, 32, 33, 34, 35, 2],
+      [201, 202, 41, 42, 2],
+    ]);
+    // policy_prompt_boundaries [(0, 2), (2, 4)] are the GRPO groups
+    expect(ts.map((t) => t.group)).toEqual(["0", "0", "1", "1"]);
+  });
+
+  it("takes loss mask and sampled logprobs from the right-aligned response columns", async () => {
+    const [, second, third] = await trajectories(pklBytes());
+    const row1 = flattenSegments((second as Trajectory).segments);
+    expect(row1.lossMask).toEqual([0, 0, 0, 1, 1]);
+    expect(row1.logprobs.slice(3)).toEqual([expect.closeTo(-0.06, 6), expect.closeTo(-0.11, 6)]);
+    const row2 = flattenSegments((third as Trajectory).segments);
+    expect(row2.lossMask).toEqual([0, 0, 1, 1, 0, 0, 1, 1]);
+    expect((third as Trajectory).segments.map((s) => s.kind)).toEqual([
+      "prompt",
+      "model",
+      "tool",
+      "model",
+    ]);
+  });
+
+  it("makes action_log_probs the trainer lane and bfloat16 base_action_log_probs the reference lane", async () => {
+    const [, second] = await trajectories(pklBytes());
+    const lanes = (second as Trajectory).logprobLanes ?? {};
+    expect(Object.keys(lanes).sort()).toEqual(["reference", "trainer"]);
+    // row 1's first response token: the trainer's recompute is 0.5 below the sampler's
+    expect(lanes.trainer?.slice(0, 3)).toEqual([null, null, null]);
+    expect(lanes.trainer?.[3]).toBeCloseTo(-0.56, 6);
+    // bfloat16 keeps ~3 significant digits: -0.08 reads back as -0.080078125
+    expect(lanes.reference?.[3]).toBeCloseTo(-0.08, 2);
+    expect((second as Trajectory).metadata.advantages).toEqual([-0.5, -0.5]);
+  });
+
+  it("keeps the batch metadata and the other per-token tensors under skyrl_batch", async () => {
+    const [first] = await trajectories(pklBytes());
+    const batch = (first as Trajectory).metadata.skyrl_batch as Record<string, unknown>;
+    expect(batch.row).toBe(0);
+    expect(batch.kl).toHaveLength(4);
+    expect(batch.metadata).toMatchObject({ response_length: 6, global_step: 1 });
+  });
+});
+
+describe("a damaged or foreign pickle gets a clear error", () => {
+  it("a truncated dump names the pickle byte where it ran out", async () => {
+    const bytes = pklBytes();
+    await expect(trajectories(bytes.subarray(0, bytes.length - 700))).rejects.toThrow(
+      /^pickle byte \d+: .*(truncated|remain)/,
+    );
+  });
+
+  it("a pickle of something else says what it holds and what is read", async () => {
+    // pickle.dumps({}, protocol=4)
+    const other = new Uint8Array([0x80, 0x04, 0x7d, 0x94, 0x2e]);
+    await expect(trajectories(other)).rejects.toThrow(
+      /a bare Python pickle holding no SkyRL TrainingInputBatch/,
+    );
+  });
+
+  it("a response_mask that is not left padding then 1s names the row and field", async () => {
+    const root = unpickle(pklBytes()) as Record<string, unknown>;
+    const tensors = await skyrlTensors(root);
+    const mask = (tensors.response_mask as number[][]).map((r) => [...r]);
+    (mask[2] as number[])[3] = 0;
+    expect(() => skyrlRow({ ...tensors, response_mask: mask }, root.metadata, 2, 1)).toThrow(
+      "row 2: response_mask is not left padding (0s) then 1s",
+    );
+  });
+
+  it("a numpy tensor whose bytes fall short of its shape says so", async () => {
+    const root = unpickle(pklBytes()) as Record<string, unknown>;
+    const dict = root.batch_dict as Record<string, Record<string, unknown>>;
+    const seq = dict.sequences as Record<string, unknown>;
+    seq.data = (seq.data as Uint8Array).subarray(0, 16);
+    await expect(skyrlTensors(root)).rejects.toThrow(
+      /^batch_dict.sequences: a numpy array of shape \[4, 8\] holds 16 bytes, fewer than its 32 int64 values/,
+    );
+  });
+});
