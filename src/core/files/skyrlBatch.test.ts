@@ -132,3 +132,35 @@ describe("a damaged or foreign pickle gets a clear error", () => {
     );
   });
 });
+
+describe("dumps of older SkyRL versions read the same", () => {
+  const legacy = (era: string) =>
+    new Uint8Array(
+      readFileSync(fixturePath(`dumps/skyrl/legacy/${era}/global_step_1_training_input.pkl`)),
+    );
+  const view = (ts: Trajectory[]) =>
+    ts.map((t) => ({
+      flat: flattenSegments(t.segments),
+      lanes: t.logprobLanes,
+      group: t.group,
+      advantages: t.metadata.advantages,
+    }));
+
+  for (const era of ["before-1379", "before-982"]) {
+    it(`${era}: the dict items (torch's storage pickle) give the current dump's trajectories`, async () => {
+      const root = unpickle(legacy(era)) as Record<string, unknown>;
+      // the items are tensors through _load_from_bytes, not the state's batch_dict
+      expect(root.sequences).toBeDefined();
+      expect(view(await trajectories(legacy(era)))).toEqual(view(await trajectories(pklBytes())));
+    });
+
+    it(`${era}: the state's batch_dict holds the same tensors as the items`, async () => {
+      const root = unpickle(legacy(era)) as Record<string, unknown>;
+      const fromItems = await skyrlTensors(root);
+      const { __class__, batch_dict, batch_size, device, metadata } = root;
+      const fromState = await skyrlTensors({ __class__, batch_dict, batch_size, device, metadata });
+      expect(fromState).toEqual(fromItems);
+      expect(fromItems.base_action_log_probs).not.toBeNull();
+    });
+  }
+});

@@ -1,7 +1,7 @@
 import { isRecord } from "../isRecord";
 import { unpickle } from "../torch/pickle";
-import { MAX_PICKLE_BYTES, openTorchFile, plainValues } from "../torch/torchFile";
-import { NumpyArrayRef, numpyElementType, numpyValues } from "../torch/torchValues";
+import { MAX_PICKLE_BYTES, openTorchFile, plainOf, plainValues } from "../torch/torchFile";
+import { NumpyArrayRef, numpyElementType, numpyValues, TensorRef } from "../torch/torchValues";
 import { type ByteRangeFile, readBytes, TorchFileError } from "../torch/zipEntries";
 import type { RecordSource } from "./recordIndexer";
 import { REFERENCE_LANE, TRAINER_LANE } from "./trainDump";
@@ -70,13 +70,17 @@ function memoryFile(bytes: Uint8Array): ByteRangeFile {
 /** One `batch_dict` entry as plain (nested) numbers; None stays null. */
 async function tensorOf(entry: unknown, key: string): Promise<unknown> {
   if (entry === null || entry === undefined) return null;
-  if (!isRecord(entry)) throw new TorchFileError(`batch_dict.${key}: not a serialized tensor`);
-  if (entry.format === "torch") {
-    if (!(entry.data instanceof Uint8Array)) {
+  // Before SkyRL #982 (2026-01-28) each entry was the torch.save bytes themselves.
+  const zipped = entry instanceof Uint8Array ? entry : isRecord(entry) ? entry.data : undefined;
+  if (!isRecord(entry) && !(entry instanceof Uint8Array)) {
+    throw new TorchFileError(`batch_dict.${key}: not a serialized tensor`);
+  }
+  if (entry instanceof Uint8Array || entry.format === "torch") {
+    if (!(zipped instanceof Uint8Array)) {
       throw new TorchFileError(`batch_dict.${key}: a torch tensor without its torch.save bytes`);
     }
     try {
-      const torch = await openTorchFile(memoryFile(entry.data));
+      const torch = await openTorchFile(memoryFile(zipped));
       return await plainValues(torch, torch.root);
     } catch (error) {
       throw new TorchFileError(`batch_dict.${key} (torch.save bytes): ${(error as Error).message}`);
@@ -87,10 +91,34 @@ async function tensorOf(entry: unknown, key: string): Promise<unknown> {
   throw new TorchFileError(`batch_dict.${key}: tensor format ${JSON.stringify(entry.format)}`);
 }
 
+/** The state's keys (everything else on the placeholder is a dict item). */
+const STATE_KEYS = new Set(["__class__", "batch_dict", "batch_size", "device", "metadata"]);
+
+/**
+ * Dumps before SkyRL #1379 (2026-03-24) pickled the dict's items too, each tensor through
+ * torch's own pickle (`_rebuild_tensor_v2` of a `_load_from_bytes` storage, legacyStorage.ts):
+ * those items, as plain numbers, when there are any.
+ */
+function itemTensors(batch: Record<string, unknown>): Record<string, unknown> | undefined {
+  const keys = Object.keys(batch).filter((k) => !STATE_KEYS.has(k));
+  if (!keys.some((k) => batch[k] instanceof TensorRef)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    try {
+      out[key] = plainOf(batch[key], new Map());
+    } catch (error) {
+      throw new TorchFileError(`item ${key}: ${(error as Error).message}`);
+    }
+  }
+  return out;
+}
+
 /** The batch's tensors as plain nested numbers, by key. */
 export async function skyrlTensors(
   batch: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  const items = itemTensors(batch);
+  if (items) return items;
   const out: Record<string, unknown> = {};
   for (const [key, entry] of Object.entries(batch.batch_dict as Record<string, unknown>)) {
     try {

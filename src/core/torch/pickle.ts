@@ -30,12 +30,16 @@ type Value = unknown;
 
 class Machine {
   private readonly view: DataView;
-  private at = 0;
+  private at: number;
   private stack: Value[] = [];
   private readonly marks: number[] = [];
   private readonly memo = new Map<number, Value>();
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(
+    private readonly bytes: Uint8Array,
+    start = 0,
+  ) {
+    this.at = start;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -165,6 +169,11 @@ class Machine {
     for (let k = 0; k < items.length; k += 2) {
       setKey(dict as Record<string, unknown>, items[k], items[k + 1]);
     }
+  }
+
+  /** The byte after the last opcode read (after STOP, once `run` returns). */
+  get end(): number {
+    return this.at;
   }
 
   run(): Value {
@@ -392,4 +401,11 @@ function isDataGlobal(ref: GlobalRef): boolean {
 /** The value a pickle holds, read by the restricted machine; never runs anything it names. */
 export function unpickle(bytes: Uint8Array): unknown {
   return new Machine(bytes).run();
+}
+
+/** The pickle starting at byte `start` of `bytes` (one of several in a row) and where it ends. */
+export function unpickleAt(bytes: Uint8Array, start: number): { value: unknown; end: number } {
+  const machine = new Machine(bytes, start);
+  const value = machine.run();
+  return { value, end: machine.end };
 }

@@ -1,4 +1,5 @@
 import { isRecord } from "../isRecord";
+import { loadLegacyStorage } from "./legacyStorage";
 import {
   NumpyArrayRef,
   numpyElementType,
@@ -167,6 +168,7 @@ export function callGlobal(fn: unknown, args: unknown): unknown {
     return rebuildTensor(list);
   }
   if (isRef(fn, "collections", "OrderedDict")) return orderedDict(list[0]);
+  if (isRef(fn, "torch.storage", "_load_from_bytes")) return loadLegacyStorage(list[0]);
   if (isSkyrlRebuild(fn) && list[0] instanceof GlobalRef && isSkyrlBatchClass(list[0])) {
     // SkyRL's TensorBatch.__reduce__: `_rebuild_tensor_batch(cls, state)`, the class with its state.
     return buildState(placeholder(list[0], []), list[1]);

@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { fixturePath } from "../../test/fixtureFiles";
+import { loadLegacyStorage } from "./legacyStorage";
+import { tensorValues } from "./torchFile";
+import { TensorRef } from "./torchValues";
+
+// torch's storage pickle, `_load_from_bytes(b)` with `b` a legacy torch.save blob, as found in a
+// SkyRL dump from before #1379 (scripts/fixtures/skyrl_fixtures.py, torch 1.13's own pickle).
+
+const MAGIC = [0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19];
+
+/** The first `_load_from_bytes` blob of the fixture: the BINBYTES (length-prefixed) holding it. */
+function firstBlob(): Uint8Array {
+  const bytes = new Uint8Array(
+    readFileSync(fixturePath("dumps/skyrl/legacy/before-1379/global_step_1_training_input.pkl")),
+  );
+  for (let k = 4; k < bytes.length; k++) {
+    if (MAGIC.every((b, j) => bytes[k + j] === b)) {
+      const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(k - 4, true);
+      return bytes.slice(k, k + length);
+    }
+  }
+  throw new Error("no legacy blob in the fixture");
+}
+
+describe("a legacy torch.save storage blob (_load_from_bytes)", () => {
+  it("reads the storage's type, count and bytes: the fixture's first tensor, sequences", () => {
+    const { ref } = loadLegacyStorage(firstBlob());
+    expect(ref).toMatchObject({ type: "int64", numel: 32 });
+    const tensor = new TensorRef(ref, 0, [4, 8], [8, 1]);
+    const values = tensorValues(tensor, ref.data as Uint8Array) as number[][];
+    expect(values[1]).toEqual([0, 0, 0, 101, 102, 103, 21, 2]);
+  });
+
+  it("a blob cut inside its data names the storage and the bytes left", () => {
+    const blob = firstBlob();
+    expect(() => loadLegacyStorage(blob.subarray(0, blob.length - 9))).toThrow(
+      /^a pickled torch storage \(_load_from_bytes\): storage \d+ declares 32 int64 values at byte \d+, 247 bytes remain$/,
+    );
+  });
+
+  it("a blob without the magic number, or cut in its pickles, says which part", () => {
+    const blob = firstBlob();
+    const wrong = blob.slice();
+    wrong[4] = 0x00;
+    expect(() => loadLegacyStorage(wrong)).toThrow("no legacy torch.save magic number at byte 0");
+    expect(() => loadLegacyStorage(blob.subarray(0, 60))).toThrow(/its sys info: pickle byte \d+/);
+    expect(() => loadLegacyStorage("text")).toThrow("its argument is not bytes");
+  });
+});
