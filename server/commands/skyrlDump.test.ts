@@ -48,6 +48,13 @@ describe("a SkyRL training batch dump (.pkl) on the command line", () => {
     expect(code).toBe(0);
   });
 
+  it("validate of the dumped_data folder reads its .pkl steps", async () => {
+    const dir = pkl.slice(0, pkl.lastIndexOf("/"));
+    const { code, out } = await runCli(["validate", dir]);
+    expect(out).toContain(`${pkl} (step 1): slime, 4 trajectories from 4 valid lines`);
+    expect(code).toBe(0);
+  });
+
   it("a truncated copy is one clear error naming the file, exit 2", async () => {
     const dir = mkdtempSync(join(tmpdir(), "rollout-lens-skyrl-"));
     const cut = join(dir, "global_step_1_training_input.pkl");
