@@ -34,10 +34,17 @@ describe("a SkyRL training batch dump (.pkl) on the command line", () => {
     expect(rows[0].lanes).toEqual(["trainer", "sampled"]);
     // trained tokens only: row 2's two tool tokens (loss mask 0) are not compared
     const stats = rows.map((t: { stats: Record<string, number> }) => t.stats);
-    expect(stats.map((st: Record<string, number>) => st.compared)).toEqual([4, 2, 4, 3]);
+    expect(stats.map((st: Record<string, number>) => st.compared)).toEqual([16, 6, 14, 6]);
     expect(stats[1].maxAbsDelta).toBeCloseTo(0.5, 6);
-    expect(stats[1].maxAt).toBe(3);
+    expect(stats[1].maxAt).toBe(15);
     expect(stats[0].maxAbsDelta).toBe(0);
+    expect(code).toBe(0);
+  });
+
+  it("drift recognises Qwen3 from the ids and finds no drift", async () => {
+    const { code, out } = await runCli(["drift", pkl]);
+    expect(out).toContain("tokenizer qwen3 (recognised from the first token ids)");
+    expect(out).toContain("slime, 4 trajectories (4 checked, 0 unchecked), 0 drifted");
     expect(code).toBe(0);
   });
 

@@ -19,7 +19,10 @@ describe("a SkyRL training batch dump (.pkl) in the file worker", () => {
     const read = readRolloutValue(record as Record<string, unknown>, 4);
     if (read.kind !== "trajectories") throw new Error(JSON.stringify(read));
     const [t] = read.trajectories;
-    expect(t?.segments.flatMap((s) => s.tokenIds)).toEqual([201, 202, 41, 42, 2]);
+    expect(t?.segments.flatMap((s) => s.tokenIds)).toEqual([
+      ...[151644, 872, 198, 3036, 220, 18, 10, 18, 30, 151645, 198, 151644, 77091, 198],
+      ...[2132, 374, 220, 21, 13, 151645],
+    ]);
     expect(Object.keys(t?.logprobLanes ?? {}).sort()).toEqual(["reference", "trainer"]);
   });
 });

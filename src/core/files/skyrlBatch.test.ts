@@ -15,6 +15,15 @@ import { type NamedFile, rolloutDumpSource } from "./torchRecords";
 // browser's file worker (workers/recordFiles) both use.
 
 const PKL = "dumps/skyrl/dumped_data/global_step_1_training_input.pkl";
+// The fixture's Qwen3 ids: "<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n", ...
+const P1 = [151644, 872, 198, 3838, 374, 220, 17, 10, 17, 30, 151645, 198, 151644, 77091, 198];
+const P2 = [151644, 872, 198, 3036, 220, 18, 10, 18, 30, 151645, 198, 151644, 77091, 198];
+const R1 = [
+  151667, 198, 11613, 5519, 1378, 374, 3040, 624, 151668, 271, 2132, 374, 220, 19, 13, 151645,
+];
+const R2 = [
+  151667, 198, 19641, 5519, 2326, 374, 4743, 624, 151668, 271, 2132, 374, 220, 21, 13, 151645,
+];
 const pklBytes = () => new Uint8Array(readFileSync(fixturePath(PKL)));
 
 function named(name: string, bytes: Uint8Array): NamedFile {
@@ -51,10 +60,10 @@ describe("a SkyRL dumped_data/*.pkl, unconverted", () => {
     expect(ts).toHaveLength(4);
     const ids = ts.map((t) => flattenSegments(t.segments).tokenIds);
     expect(ids).toEqual([
-      [101, 102, 103, 11, 12, 13, 2],
-      [101, 102, 103, 21, 2],
-      [201, 202, 31, 32, 33, 34, 35, 2],
-      [201, 202, 41, 42, 2],
+      [...P1, ...R1],
+      [...P1, 2132, 374, 220, 19, 13, 151645],
+      [...P2, ...R2],
+      [...P2, 2132, 374, 220, 21, 13, 151645],
     ]);
     // policy_prompt_boundaries [(0, 2), (2, 4)] are the GRPO groups
     expect(ts.map((t) => t.group)).toEqual(["0", "0", "1", "1"]);
@@ -63,10 +72,20 @@ describe("a SkyRL dumped_data/*.pkl, unconverted", () => {
   it("takes loss mask and sampled logprobs from the right-aligned response columns", async () => {
     const [, second, third] = await trajectories(pklBytes());
     const row1 = flattenSegments((second as Trajectory).segments);
-    expect(row1.lossMask).toEqual([0, 0, 0, 1, 1]);
-    expect(row1.logprobs.slice(3)).toEqual([expect.closeTo(-0.06, 6), expect.closeTo(-0.11, 6)]);
+    expect(row1.lossMask).toEqual([...Array(15).fill(0), ...Array(6).fill(1)]);
+    expect(row1.logprobs.slice(14, 17)).toEqual([
+      null,
+      expect.closeTo(-0.06, 6),
+      expect.closeTo(-0.11, 6),
+    ]);
     const row2 = flattenSegments((third as Trajectory).segments);
-    expect(row2.lossMask).toEqual([0, 0, 1, 1, 0, 0, 1, 1]);
+    expect(row2.lossMask).toEqual([
+      ...Array(14).fill(0),
+      ...Array(8).fill(1),
+      0,
+      0,
+      ...Array(6).fill(1),
+    ]);
     expect((third as Trajectory).segments.map((s) => s.kind)).toEqual([
       "prompt",
       "model",
@@ -80,19 +99,19 @@ describe("a SkyRL dumped_data/*.pkl, unconverted", () => {
     const lanes = (second as Trajectory).logprobLanes ?? {};
     expect(Object.keys(lanes).sort()).toEqual(["reference", "trainer"]);
     // row 1's first response token: the trainer's recompute is 0.5 below the sampler's
-    expect(lanes.trainer?.slice(0, 3)).toEqual([null, null, null]);
-    expect(lanes.trainer?.[3]).toBeCloseTo(-0.56, 6);
+    expect(lanes.trainer?.slice(0, 15)).toEqual(Array(15).fill(null));
+    expect(lanes.trainer?.[15]).toBeCloseTo(-0.56, 6);
     // bfloat16 keeps ~3 significant digits: -0.08 reads back as -0.080078125
-    expect(lanes.reference?.[3]).toBeCloseTo(-0.08, 2);
-    expect((second as Trajectory).metadata.advantages).toEqual([-0.5, -0.5]);
+    expect(lanes.reference?.[15]).toBeCloseTo(-0.08, 2);
+    expect((second as Trajectory).metadata.advantages).toEqual(Array(6).fill(-0.5));
   });
 
   it("keeps the batch metadata and the other per-token tensors under skyrl_batch", async () => {
     const [first] = await trajectories(pklBytes());
     const batch = (first as Trajectory).metadata.skyrl_batch as Record<string, unknown>;
     expect(batch.row).toBe(0);
-    expect(batch.kl).toHaveLength(4);
-    expect(batch.metadata).toMatchObject({ response_length: 6, global_step: 1 });
+    expect(batch.kl).toHaveLength(16);
+    expect(batch.metadata).toMatchObject({ response_length: 16, global_step: 1 });
   });
 });
 
@@ -128,7 +147,7 @@ describe("a damaged or foreign pickle gets a clear error", () => {
     const seq = dict.sequences as Record<string, unknown>;
     seq.data = (seq.data as Uint8Array).subarray(0, 16);
     await expect(skyrlTensors(root)).rejects.toThrow(
-      /^batch_dict.sequences: a numpy array of shape \[4, 8\] holds 16 bytes, fewer than its 32 int64 values/,
+      /^batch_dict.sequences: a numpy array of shape \[4, 31\] holds 16 bytes, fewer than its 124 int64 values/,
     );
   });
 });

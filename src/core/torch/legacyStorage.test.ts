@@ -27,16 +27,19 @@ function firstBlob(): Uint8Array {
 describe("a legacy torch.save storage blob (_load_from_bytes)", () => {
   it("reads the storage's type, count and bytes: the fixture's first tensor, sequences", () => {
     const { ref } = loadLegacyStorage(firstBlob());
-    expect(ref).toMatchObject({ type: "int64", numel: 32 });
-    const tensor = new TensorRef(ref, 0, [4, 8], [8, 1]);
+    expect(ref).toMatchObject({ type: "int64", numel: 124 });
+    const tensor = new TensorRef(ref, 0, [4, 31], [31, 1]);
     const values = tensorValues(tensor, ref.data as Uint8Array) as number[][];
-    expect(values[1]).toEqual([0, 0, 0, 101, 102, 103, 21, 2]);
+    // row 1: left-padded with <|endoftext|>, then the prompt's Qwen3 ids and "It is 4.<|im_end|>"
+    expect(values[1]?.slice(0, 10)).toEqual(Array(10).fill(151643));
+    expect(values[1]?.slice(10, 13)).toEqual([151644, 872, 198]);
+    expect(values[1]?.slice(25)).toEqual([2132, 374, 220, 19, 13, 151645]);
   });
 
   it("a blob cut inside its data names the storage and the bytes left", () => {
     const blob = firstBlob();
     expect(() => loadLegacyStorage(blob.subarray(0, blob.length - 9))).toThrow(
-      /^a pickled torch storage \(_load_from_bytes\): storage \d+ declares 32 int64 values at byte \d+, 247 bytes remain$/,
+      /^a pickled torch storage \(_load_from_bytes\): storage \d+ declares 124 int64 values at byte \d+, 983 bytes remain$/,
     );
   });
 
