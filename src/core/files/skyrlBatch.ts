@@ -1,7 +1,13 @@
 import { isRecord } from "../isRecord";
 import { unpickle } from "../torch/pickle";
 import { MAX_PICKLE_BYTES, openTorchFile, plainOf, plainValues } from "../torch/torchFile";
-import { NumpyArrayRef, numpyElementType, numpyValues, TensorRef } from "../torch/torchValues";
+import {
+  ELEMENT_BYTES,
+  NumpyArrayRef,
+  numpyElementType,
+  numpyValues,
+  TensorRef,
+} from "../torch/torchValues";
 import { type ByteRangeFile, readBytes, TorchFileError } from "../torch/zipEntries";
 import type { RecordSource } from "./recordIndexer";
 import { REFERENCE_LANE, TRAINER_LANE } from "./trainDump";
@@ -16,6 +22,9 @@ import { REFERENCE_LANE, TRAINER_LANE } from "./trainDump";
  * `convert_prompts_responses_to_batch_tensors` lays them out (sequences left-padded, response
  * tensors right-aligned, `response_mask` marking the last response_len columns).
  */
+
+/** Rows read together when indexing (one chunk of the record source). */
+const CHUNK_ROWS = 256;
 
 /** The batch classes a SkyRL dump holds. */
 const BATCH_CLASS = /^skyrl(\.backends\.skyrl_train|_train)\.training_batch\.\w*Batch$/;
@@ -46,6 +55,10 @@ const DTYPE_CODES: Readonly<Record<string, string>> = {
   float64: "<f8",
 };
 
+/**
+ * A numpy-format tensor, checked but not decoded: a 2-D one stays a NumpyArrayRef whose rows are
+ * decoded when asked for (rowOf), so a large batch is not turned into number lists whole.
+ */
 function numpyTensor(entry: Record<string, unknown>, key: string): unknown {
   const { data, shape, dtype } = entry;
   const code = typeof dtype === "string" ? (DTYPE_CODES[dtype] ?? dtype) : undefined;
@@ -56,7 +69,14 @@ function numpyTensor(entry: Record<string, unknown>, key: string): unknown {
     throw new TorchFileError(`batch_dict.${key}: shape ${JSON.stringify(shape)} is not a shape`);
   }
   const { type, littleEndian } = numpyElementType(code);
-  return numpyValues(new NumpyArrayRef(type, littleEndian, shape as number[], false, data));
+  const array = new NumpyArrayRef(type, littleEndian, shape as number[], false, data);
+  const numel = array.shape.reduce((a, b) => a * b, 1);
+  if (data.length < numel * ELEMENT_BYTES[type]) {
+    throw new TorchFileError(
+      `a numpy array of shape [${shape.join(", ")}] holds ${data.length} bytes, fewer than its ${numel} ${type} values`,
+    );
+  }
+  return shape.length === 2 ? array : numpyValues(array);
 }
 
 /** An in-memory byte range file (a `torch.save` blob inside the pickle). */
@@ -133,9 +153,16 @@ export async function skyrlTensors(
   return out;
 }
 
-/** Row `r` of a 2-d tensor, or an error naming the field and row. */
-function rowOf(tensors: Record<string, unknown>, key: string, r: number): number[] {
+/** Row `r` of a 2-d tensor (decoded from its bytes when it is a numpy array), or an error naming the field and row. */
+export function rowOf(tensors: Record<string, unknown>, key: string, r: number): number[] {
   const t = tensors[key];
+  if (t instanceof NumpyArrayRef) {
+    const [rows = 0, cols = 0] = t.shape;
+    if (r >= rows) throw new TorchFileError(`row ${r}: ${key} has ${rows} rows`);
+    const size = cols * ELEMENT_BYTES[t.type];
+    const bytes = t.data.subarray(r * size, (r + 1) * size);
+    return numpyValues(new NumpyArrayRef(t.type, t.littleEndian, [cols], false, bytes)) as number[];
+  }
   const row = Array.isArray(t) ? t[r] : undefined;
   if (!Array.isArray(row) || !row.every((v) => typeof v === "number")) {
     throw new TorchFileError(`row ${r}: ${key} is not a [batch, length] number tensor`);
@@ -265,18 +292,34 @@ export async function skyrlRecordSource(file: ByteRangeFile): Promise<RecordSour
   const batch = skyrlBatchOf(unpickle(await readBytes(file, 0, file.byteLength)));
   const tensors = await skyrlTensors(batch);
   const sequences = tensors.sequences;
-  if (!Array.isArray(sequences)) {
+  const rows =
+    sequences instanceof NumpyArrayRef
+      ? (sequences.shape[0] ?? 0)
+      : Array.isArray(sequences)
+        ? sequences.length
+        : undefined;
+  if (rows === undefined) {
     throw new TorchFileError("batch_dict.sequences is missing: a SkyRL batch without token ids");
   }
-  const rows = sequences.length;
   const groups = groupsOf(batch.metadata, rows);
-  const records = Array.from({ length: rows }, (_, r) =>
-    skyrlRow(tensors, batch.metadata, r, groups[r]),
-  );
+  // Rows are decoded per chunk read, a small first one so the first rows show at once.
+  const chunks: { start: number; rows: number; bytes: number }[] = [];
+  const perRow = file.byteLength / Math.max(1, rows);
+  for (let start = 0; start < rows; ) {
+    const n = Math.min(start === 0 ? 16 : CHUNK_ROWS, rows - start);
+    chunks.push({ start, rows: n, bytes: Math.round(n * perRow) });
+    start += n;
+  }
   return {
     rows,
-    columns: records[0] ? Object.keys(records[0]) : [],
-    groups: rows > 0 ? [{ start: 0, rows, bytes: file.byteLength }] : [],
-    read: async (start, end) => records.slice(start, end),
+    columns: rows > 0 ? Object.keys(skyrlRow(tensors, batch.metadata, 0, groups[0])) : [],
+    groups: chunks,
+    read: async (start, end) => {
+      const out: Record<string, unknown>[] = [];
+      for (let r = start; r < Math.min(end, rows); r++) {
+        out.push(skyrlRow(tensors, batch.metadata, r, groups[r]));
+      }
+      return out;
+    },
   };
 }
