@@ -5,7 +5,7 @@ import { readRolloutValue } from "../formats/readRolloutLine";
 import { unpickle } from "../torch/pickle";
 import { flattenSegments } from "../trajectory/flatten";
 import type { Trajectory } from "../trajectory/types";
-import { rowOf, skyrlRow, skyrlTensors } from "./skyrlBatch";
+import { padRows, rowOf, skyrlRow, skyrlTensors } from "./skyrlBatch";
 import { isBarePickleHead } from "./sniffFile";
 import { type NamedFile, rolloutDumpSource } from "./torchRecords";
 
@@ -106,6 +106,19 @@ describe("a SkyRL dumped_data/*.pkl, unconverted", () => {
     expect((second as Trajectory).metadata.advantages).toEqual(Array(6).fill(-0.5));
   });
 
+  it("leaves out the rows pad_training_input_batch added (metadata.pad_size)", async () => {
+    const root = unpickle(pklBytes()) as Record<string, unknown>;
+    const seq = (root.batch_dict as Record<string, Record<string, unknown>>).sequences;
+    expect(seq?.shape).toEqual([6, 31]);
+    expect(root.metadata).toMatchObject({ pad_size: 2 });
+    expect(await trajectories(pklBytes())).toHaveLength(4);
+    expect(padRows({ pad_size: 2 }, 6)).toBe(2);
+    expect(padRows({}, 6)).toBe(0);
+    expect(() => padRows({ pad_size: 7 }, 6)).toThrow(
+      "metadata.pad_size 7 is not a count of the batch's 6 rows",
+    );
+  });
+
   it("keeps the batch metadata and the other per-token tensors under skyrl_batch", async () => {
     const [first] = await trajectories(pklBytes());
     const batch = (first as Trajectory).metadata.skyrl_batch as Record<string, unknown>;
@@ -147,7 +160,7 @@ describe("a damaged or foreign pickle gets a clear error", () => {
     const seq = dict.sequences as Record<string, unknown>;
     seq.data = (seq.data as Uint8Array).subarray(0, 16);
     await expect(skyrlTensors(root)).rejects.toThrow(
-      /^batch_dict.sequences: a numpy array of shape \[4, 31\] holds 16 bytes, fewer than its 124 int64 values/,
+      /^batch_dict.sequences: a numpy array of shape \[6, 31\] holds 16 bytes, fewer than its 186 int64 values/,
     );
   });
 });

@@ -301,7 +301,32 @@ export async function skyrlRecordSource(file: ByteRangeFile): Promise<RecordSour
   if (rows === undefined) {
     throw new TorchFileError("batch_dict.sequences is missing: a SkyRL batch without token ids");
   }
-  const groups = groupsOf(batch.metadata, rows);
+  return recordSource(tensors, batch.metadata, rows - padRows(batch.metadata, rows), file);
+}
+
+/**
+ * The trailing rows `pad_training_input_batch` added (copies of row 0, loss mask 0, to a multiple
+ * of the DP size): `metadata.pad_size`, which SkyRL's own statistics leave out too.
+ */
+export function padRows(metadata: unknown, rows: number): number {
+  const pad = isRecord(metadata) ? metadata.pad_size : undefined;
+  if (pad === undefined || pad === null) return 0;
+  if (!Number.isSafeInteger(pad) || (pad as number) < 0 || (pad as number) > rows) {
+    throw new TorchFileError(
+      `metadata.pad_size ${JSON.stringify(pad)} is not a count of the batch's ${rows} rows`,
+    );
+  }
+  return pad as number;
+}
+
+/** The first `rows` rows of the batch as a record source, decoded per chunk read. */
+function recordSource(
+  tensors: Record<string, unknown>,
+  metadata: unknown,
+  rows: number,
+  file: ByteRangeFile,
+): RecordSource {
+  const groups = groupsOf(metadata, rows);
   // Rows are decoded per chunk read, a small first one so the first rows show at once.
   const chunks: { start: number; rows: number; bytes: number }[] = [];
   const perRow = file.byteLength / Math.max(1, rows);
@@ -312,12 +337,12 @@ export async function skyrlRecordSource(file: ByteRangeFile): Promise<RecordSour
   }
   return {
     rows,
-    columns: rows > 0 ? Object.keys(skyrlRow(tensors, batch.metadata, 0, groups[0])) : [],
+    columns: rows > 0 ? Object.keys(skyrlRow(tensors, metadata, 0, groups[0])) : [],
     groups: chunks,
     read: async (start, end) => {
       const out: Record<string, unknown>[] = [];
       for (let r = start; r < Math.min(end, rows); r++) {
-        out.push(skyrlRow(tensors, batch.metadata, r, groups[r]));
+        out.push(skyrlRow(tensors, metadata, r, groups[r]));
       }
       return out;
     },

@@ -27,8 +27,8 @@ function firstBlob(): Uint8Array {
 describe("a legacy torch.save storage blob (_load_from_bytes)", () => {
   it("reads the storage's type, count and bytes: the fixture's first tensor, sequences", () => {
     const { ref } = loadLegacyStorage(firstBlob());
-    expect(ref).toMatchObject({ type: "int64", numel: 124 });
-    const tensor = new TensorRef(ref, 0, [4, 31], [31, 1]);
+    expect(ref).toMatchObject({ type: "int64", numel: 186 });
+    const tensor = new TensorRef(ref, 0, [6, 31], [31, 1]);
     const values = tensorValues(tensor, ref.data as Uint8Array) as number[][];
     // row 1: left-padded with <|endoftext|>, then the prompt's Qwen3 ids and "It is 4.<|im_end|>"
     expect(values[1]?.slice(0, 10)).toEqual(Array(10).fill(151643));
@@ -39,7 +39,7 @@ describe("a legacy torch.save storage blob (_load_from_bytes)", () => {
   it("a blob cut inside its data names the storage and the bytes left", () => {
     const blob = firstBlob();
     expect(() => loadLegacyStorage(blob.subarray(0, blob.length - 9))).toThrow(
-      /^a pickled torch storage \(_load_from_bytes\): storage \d+ declares 124 int64 values at byte \d+, 983 bytes remain$/,
+      /^a pickled torch storage \(_load_from_bytes\): storage \d+ declares 186 int64 values at byte \d+, 1479 bytes remain$/,
     );
   });
 
