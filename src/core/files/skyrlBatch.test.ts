@@ -128,6 +128,18 @@ describe("a SkyRL dumped_data/*.pkl, unconverted", () => {
   });
 });
 
+describe("tensors the reader does not map", () => {
+  it("are named under skyrl_batch.not_read (a TensorList of pixel_values too)", async () => {
+    const root = unpickle(pklBytes()) as Record<string, unknown>;
+    const dict = root.batch_dict as Record<string, unknown>;
+    dict.pixel_values = { format: "tensor_list", items: [] };
+    dict.custom_scores = dict.kl;
+    const row = skyrlRow(await skyrlTensors(root), root.metadata, 0, 0);
+    const batch = row.skyrl_batch as Record<string, unknown>;
+    expect(batch.not_read).toEqual(["pixel_values", "custom_scores"]);
+  });
+});
+
 describe("a damaged or foreign pickle gets a clear error", () => {
   it("a truncated dump names the pickle byte where it ran out", async () => {
     const bytes = pklBytes();

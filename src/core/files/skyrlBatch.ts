@@ -79,6 +79,9 @@ function numpyTensor(entry: Record<string, unknown>, key: string): unknown {
   return shape.length === 2 ? array : numpyValues(array);
 }
 
+/** A TensorList entry, kept only so that its name is listed among the tensors not read. */
+const TENSOR_LIST = Object.freeze({ tensor_list: true });
+
 /** An in-memory byte range file (a `torch.save` blob inside the pickle). */
 function memoryFile(bytes: Uint8Array): ByteRangeFile {
   return {
@@ -106,7 +109,9 @@ async function tensorOf(entry: unknown, key: string): Promise<unknown> {
       throw new TorchFileError(`batch_dict.${key} (torch.save bytes): ${(error as Error).message}`);
     }
   }
-  if (entry.format === "tensor_list") return null; // pixel_values / image_grid_thw: not token data
+  // pixel_values / image_grid_thw (a TensorList, one tensor per row): not token data, named
+  // among the tensors not read.
+  if (entry.format === "tensor_list") return TENSOR_LIST;
   if (entry.format === undefined || entry.format === "numpy") return numpyTensor(entry, key);
   throw new TorchFileError(`batch_dict.${key}: tensor format ${JSON.stringify(entry.format)}`);
 }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { fixturePath } from "../../test/fixtureFiles";
 import { loadLegacyStorage } from "./legacyStorage";
+import { unpickleAt } from "./pickle";
 import { tensorValues } from "./torchFile";
 import { TensorRef } from "./torchValues";
 
@@ -23,6 +24,9 @@ function firstBlob(): Uint8Array {
   }
   throw new Error("no legacy blob in the fixture");
 }
+
+/** Where the pickle starting at `start` ends. */
+const unpickleEnd = (bytes: Uint8Array, start: number) => unpickleAt(bytes, start).end;
 
 describe("a legacy torch.save storage blob (_load_from_bytes)", () => {
   it("reads the storage's type, count and bytes: the fixture's first tensor, sequences", () => {
@@ -50,5 +54,23 @@ describe("a legacy torch.save storage blob (_load_from_bytes)", () => {
     expect(() => loadLegacyStorage(wrong)).toThrow("no legacy torch.save magic number at byte 0");
     expect(() => loadLegacyStorage(blob.subarray(0, 60))).toThrow(/its sys info: pickle byte \d+/);
     expect(() => loadLegacyStorage("text")).toThrow("its argument is not bytes");
+  });
+
+  it("a blob whose storage record pickles another blob is refused, not recursed into", () => {
+    const blob = firstBlob();
+    // the storage record (4th pickle) replaced by `_load_from_bytes(blob)` itself
+    const inner = [...blob];
+    const len = [inner.length & 0xff, (inner.length >> 8) & 0xff, 0, 0];
+    const call = [
+      ...[0x80, 0x02, 0x63], // PROTO 2, GLOBAL
+      ...new TextEncoder().encode("torch.storage\n_load_from_bytes\n"),
+      ...[0x42, ...len, ...inner], // BINBYTES
+      ...[0x85, 0x52, 0x2e], // TUPLE1 REDUCE STOP
+    ];
+    const info = unpickleEnd(blob, 15 + 6); // after the magic, protocol and sys info pickles
+    const forged = new Uint8Array([...blob.subarray(0, info), ...call]);
+    expect(() => loadLegacyStorage(forged)).toThrow(
+      "a pickled torch storage (_load_from_bytes): its storage record: a pickled torch storage (_load_from_bytes): a storage pickled inside a storage's own blob",
+    );
   });
 });

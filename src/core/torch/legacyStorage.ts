@@ -29,9 +29,22 @@ function next(blob: Uint8Array, at: number, what: string): { value: unknown; end
   }
 }
 
+/** True while a blob's pickles are being read: a blob inside one is refused, not recursed into. */
+let isReading = false;
+
 /** The storage a legacy torch.save blob holds, its bytes inline (`StorageRef.data`). */
 export function loadLegacyStorage(blob: unknown): StorageRefBox {
   if (!(blob instanceof Uint8Array)) fail("its argument is not bytes");
+  if (isReading) fail("a storage pickled inside a storage's own blob");
+  isReading = true;
+  try {
+    return readBlob(blob);
+  } finally {
+    isReading = false;
+  }
+}
+
+function readBlob(blob: Uint8Array): StorageRefBox {
   const magic = next(blob, 0, "magic number");
   if (String(magic.value) !== LEGACY_MAGIC) fail("no legacy torch.save magic number at byte 0");
   const protocol = next(blob, magic.end, "protocol version");
