@@ -114,7 +114,7 @@ describe("expandInputs", () => {
     expect(await expandInputs(["empty", "runs/*.parquet", "nowhere/*.jsonl"])).toEqual({
       files: [],
       problems: [
-        "empty: no rollout file (.jsonl, .ndjson, .pt, .parquet) in this directory",
+        "empty: no rollout file (.jsonl, .ndjson, .pt, .parquet, .pkl) in this directory",
         "runs/*.parquet: no file matches this pattern",
         "nowhere/*.jsonl: no file matches this pattern",
       ],

@@ -9,8 +9,8 @@ import {
 } from "../../src/core/files/recordIndexer";
 import {
   binaryFileProblem,
+  isDumpHead,
   isParquetHead,
-  isZipHead,
   SNIFF_BYTES,
 } from "../../src/core/files/sniffFile";
 import { rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
@@ -145,7 +145,7 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
   const head = await fileHead(path, SNIFF_BYTES);
   const problem = binaryFileProblem(head);
   if (problem) throw new Error(problem);
-  if (isZipHead(head)) {
+  if (isDumpHead(head)) {
     if (range !== undefined) {
       throw new Error(
         `${path}: a torch.save file is read by sample, not split by byte range; give several files to --shard`,

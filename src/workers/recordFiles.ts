@@ -8,7 +8,7 @@ import {
   memoryRecordSource,
   type RecordSource,
 } from "../core/files/recordIndexer";
-import { binaryFileProblem, isParquetHead, isZipHead, SNIFF_BYTES } from "../core/files/sniffFile";
+import { binaryFileProblem, isDumpHead, isParquetHead, SNIFF_BYTES } from "../core/files/sniffFile";
 import { rolloutDumpSource, torchDumpOf } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { openParquet } from "../core/formats/parquet";
@@ -117,7 +117,7 @@ export async function recordSourceOf(
     return companions.rolloutDump ? columnsWithDump(table, companions.rolloutDump) : table;
   }
   // A torch.save file (slime/miles `.pt` dumps), read by byte range like Parquet.
-  if (isZipHead(head)) {
+  if (isDumpHead(head)) {
     const trains = await trainDumpFiles(companions.trainDumps ?? []);
     return rolloutDumpSource([{ name, file }, ...trains]);
   }

@@ -137,6 +137,19 @@ describe("the frameworks' own dump layouts", () => {
 });
 
 describe("slime/miles rollout dumps in a run", () => {
+  it("SkyRL's dumped_data/global_step_{N}_training_input.pkl is step N", () => {
+    expect(isRunFileName("global_step_3_training_input.pkl")).toBe(true);
+    expect(
+      orderRunSteps([
+        "dumped_data/global_step_12_training_input.pkl",
+        "dumped_data/global_step_3_training_input.pkl",
+      ]).steps,
+    ).toEqual([
+      { path: "dumped_data/global_step_3_training_input.pkl", step: 3 },
+      { path: "dumped_data/global_step_12_training_input.pkl", step: 12 },
+    ]);
+  });
+
   it("rollout_data/{id}.pt is the step of its rollout id", () => {
     expect(isRunFileName("3.pt")).toBe(true);
     expect(orderRunSteps(["rollout_data/12.pt", "rollout_data/3.pt"]).steps).toEqual([

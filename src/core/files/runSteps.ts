@@ -13,8 +13,8 @@
  * Each file is also told train or eval (`splitOfPath`) and, for prime-rl, which subset.
  */
 
-/** File names a run directory may hold rollouts in (JSON lines, JSON documents, Parquet). */
-const RUN_FILE = /\.(jsonl|ndjson|json|parquet|pt)$/i;
+/** File names a run directory may hold rollouts in (JSON lines, JSON documents, Parquet, torch.save, SkyRL pickles). */
+const RUN_FILE = /\.(jsonl|ndjson|json|parquet|pt|pkl)$/i;
 
 /** True when `name` (a base name) is a readable rollout file that is not hidden. */
 export function isRunFileName(name: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { binaryFileProblem } from "./sniffFile";
+import { binaryFileProblem, isBarePickleHead, isDumpHead } from "./sniffFile";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 
@@ -28,7 +28,11 @@ describe("binaryFileProblem", () => {
       0x50,
     );
     expect(binaryFileProblem(legacy)).toMatch(/^a legacy torch.save file/);
-    expect(binaryFileProblem(bytes(0x80, 0x04, 0x95))).toMatch(/^a bare Python pickle/);
+    expect(isBarePickleHead(legacy)).toBe(false);
+    // A bare pickle is read (SkyRL's dumped_data/*.pkl, core/files/skyrlBatch.ts), not refused.
+    expect(binaryFileProblem(bytes(0x80, 0x04, 0x95))).toBeUndefined();
+    expect(isBarePickleHead(bytes(0x80, 0x04, 0x95))).toBe(true);
+    expect(isDumpHead(bytes(0x80, 0x04, 0x95))).toBe(true);
   });
 
   it("names ART's trajectories YAML (yaml.dump of the groups) instead of failing every line as JSON", () => {

@@ -32,6 +32,24 @@ const ART_YAML_HEADS = ["- metadata:", "- trajectories:"] as const;
 
 const asciiBytes = (text: string) => Array.from(text, (c) => c.charCodeAt(0));
 
+/**
+ * True when the bytes start like a bare Python pickle (protocol 2-5) that is not a legacy
+ * torch.save file: read as a SkyRL `dumped_data/*.pkl` (skyrlBatch.ts), which names anything else.
+ */
+export function isBarePickleHead(head: Uint8Array): boolean {
+  return (
+    head[0] === 0x80 &&
+    (head[1] ?? 0) >= 2 &&
+    (head[1] ?? 0) <= 5 &&
+    !startsWith(head, LEGACY_TORCH)
+  );
+}
+
+/** True when a reader of dumps (torch.save ZIP, SkyRL pickle) reads the file: rolloutDumpSource. */
+export function isDumpHead(head: Uint8Array): boolean {
+  return isZipHead(head) || isBarePickleHead(head);
+}
+
 /** torch.save's legacy (pre-ZIP) form starts with this pickled magic number. */
 const LEGACY_TORCH = [0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8];
 
@@ -48,9 +66,6 @@ export function binaryFileProblem(head: Uint8Array): string | undefined {
   }
   if (startsWith(head, LEGACY_TORCH)) {
     return "a legacy torch.save file (the pre-ZIP format): load it and torch.save it again with a current torch, which writes the ZIP format read here";
-  }
-  if (head[0] === 0x80 && (head[1] ?? 0) >= 2 && (head[1] ?? 0) <= 5) {
-    return "a bare Python pickle: rollouts are read from torch.save (.pt) files, JSON lines or Parquet; save it with torch.save";
   }
   if (startsWith(head, [0x42, 0x5a, 0x68])) {
     return "a bzip2-compressed file: decompress it first (bunzip2 -k FILE)";

@@ -1,7 +1,9 @@
 import { isRecord } from "../isRecord";
 import { openTorchFile, plainValues, type TorchFile } from "../torch/torchFile";
-import { type ByteRangeFile, TorchFileError } from "../torch/zipEntries";
+import { type ByteRangeFile, readBytes, TorchFileError } from "../torch/zipEntries";
 import type { RecordSource } from "./recordIndexer";
+import { skyrlRecordSource } from "./skyrlBatch";
+import { isBarePickleHead, SNIFF_BYTES } from "./sniffFile";
 import { type TrainJoin, trainJoinOf, trainSampleFor, withTrainSample } from "./trainDump";
 
 /*
@@ -124,6 +126,11 @@ async function openDump(f: NamedFile, named: boolean): Promise<{ name: string; d
  * several rollout dumps among them, a train dump of another rollout, a file that is no dump.
  */
 export async function rolloutDumpSource(files: readonly NamedFile[]): Promise<RecordSource> {
+  const [only] = files;
+  if (files.length === 1 && only) {
+    const head = await readBytes(only.file, 0, Math.min(SNIFF_BYTES, only.file.byteLength));
+    if (isBarePickleHead(head)) return skyrlRecordSource(only.file);
+  }
   const dumps = await Promise.all(files.map((f) => openDump(f, files.length > 1)));
   const rollouts = dumps.filter((d) => d.dump.kind === "rollout");
   const names = dumps.map((d) => d.name).join(", ");

@@ -3,6 +3,7 @@ import {
   callGlobal,
   GlobalRef,
   isPlaceholderClass,
+  isSkyrlBatchClass,
   persistentStorage,
   placeholder,
   setKey,
@@ -29,12 +30,16 @@ type Value = unknown;
 
 class Machine {
   private readonly view: DataView;
-  private at = 0;
+  private at: number;
   private stack: Value[] = [];
   private readonly marks: number[] = [];
   private readonly memo = new Map<number, Value>();
 
-  constructor(private readonly bytes: Uint8Array) {
+  constructor(
+    private readonly bytes: Uint8Array,
+    start = 0,
+  ) {
+    this.at = start;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -164,6 +169,11 @@ class Machine {
     for (let k = 0; k < items.length; k += 2) {
       setKey(dict as Record<string, unknown>, items[k], items[k + 1]);
     }
+  }
+
+  /** The byte after the last opcode read (after STOP, once `run` returns). */
+  get end(): number {
+    return this.at;
   }
 
   run(): Value {
@@ -383,10 +393,19 @@ class Machine {
 /** Globals that may sit in the data as they are: the storage classes and numpy's array type. */
 function isDataGlobal(ref: GlobalRef): boolean {
   if (ref.module === "torch" && ref.name.endsWith("Storage")) return true;
+  // SkyRL's batch class, the first argument of its `_rebuild_tensor_batch` (pickleGlobals.ts).
+  if (isSkyrlBatchClass(ref)) return true;
   return /^numpy(\.core|\._core)?(\.multiarray)?$/.test(ref.module) && ref.name === "ndarray";
 }
 
 /** The value a pickle holds, read by the restricted machine; never runs anything it names. */
 export function unpickle(bytes: Uint8Array): unknown {
   return new Machine(bytes).run();
+}
+
+/** The pickle starting at byte `start` of `bytes` (one of several in a row) and where it ends. */
+export function unpickleAt(bytes: Uint8Array, start: number): { value: unknown; end: number } {
+  const machine = new Machine(bytes, start);
+  const value = machine.run();
+  return { value, end: machine.end };
 }

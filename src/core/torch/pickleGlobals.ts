@@ -1,4 +1,5 @@
 import { isRecord } from "../isRecord";
+import { loadLegacyStorage } from "./legacyStorage";
 import {
   NumpyArrayRef,
   numpyElementType,
@@ -167,6 +168,15 @@ export function callGlobal(fn: unknown, args: unknown): unknown {
     return rebuildTensor(list);
   }
   if (isRef(fn, "collections", "OrderedDict")) return orderedDict(list[0]);
+  if (isRef(fn, "torch.storage", "_load_from_bytes")) return loadLegacyStorage(list[0]);
+  if (isSkyrlRebuild(fn) && list[0] instanceof GlobalRef && isSkyrlBatchClass(list[0])) {
+    // SkyRL's TensorBatch.__reduce__: `_rebuild_tensor_batch(cls, state)`, the class with its state.
+    return buildState(placeholder(list[0], []), list[1]);
+  }
+  if (isRef(fn, "torch", "device")) {
+    if (typeof list[0] !== "string") throw new TorchFileError("torch.device of a non-string");
+    return list.length > 1 ? `${list[0]}:${String(list[1])}` : list[0];
+  }
   if (isRef(fn, "_codecs", "encode") || isRef(fn, "codecs", "encode")) {
     const [text, encoding] = list;
     if (typeof text !== "string" || !/^latin[-_]?1$/i.test(String(encoding ?? "latin1"))) {
@@ -192,6 +202,21 @@ export function callGlobal(fn: unknown, args: unknown): unknown {
   }
   if (isPlaceholderClass(fn)) return placeholder(fn, list);
   throw unlistedGlobal(fn, "calls");
+}
+
+const SKYRL_BATCH_MODULES = new Set([
+  "skyrl.backends.skyrl_train.training_batch",
+  "skyrl_train.training_batch",
+]);
+
+/** A SkyRL batch class (`TrainingInputBatch`, `TensorBatch`, ...) of its training batch module. */
+export function isSkyrlBatchClass(ref: GlobalRef): boolean {
+  return SKYRL_BATCH_MODULES.has(ref.module) && /^[A-Z]\w*Batch$/.test(ref.name);
+}
+
+/** SkyRL's `_rebuild_tensor_batch` (skyrl/backends/skyrl_train/training_batch.py; skyrl_train.training_batch before the move). */
+function isSkyrlRebuild(fn: GlobalRef): boolean {
+  return fn.name === "_rebuild_tensor_batch" && SKYRL_BATCH_MODULES.has(fn.module);
 }
 
 function orderedDict(items: unknown): Record<string, unknown> {

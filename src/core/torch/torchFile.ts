@@ -187,7 +187,7 @@ export function plainOf(
 ): unknown {
   if (depth > MAX_DEPTH) throw tooDeep();
   if (value instanceof TensorRef) {
-    const bytes = storages.get(value.storage.key);
+    const bytes = value.storage.data ?? storages.get(value.storage.key);
     if (!bytes) throw new TorchFileError(`storage data/${value.storage.key} was not read`);
     return tensorValues(value, bytes);
   }
@@ -221,9 +221,10 @@ export function plainOf(
 /** `value` as plain data, reading the storages its tensors use. */
 export async function plainValues(torch: TorchFile, value: unknown): Promise<unknown> {
   const tensors = tensorsIn(value);
+  const inZip = tensors.filter((t) => t.storage.data === undefined);
   const storages = await readStorages(
     torch,
-    tensors.map((t) => t.storage.key),
+    inZip.map((t) => t.storage.key),
   );
   return plainOf(value, storages);
 }

@@ -58,6 +58,8 @@ export interface StorageRef {
   readonly type: ElementType;
   /** Elements the pickle says the storage holds. */
   readonly numel: number;
+  /** The storage's bytes when the pickle holds them (a legacy blob, legacyStorage.ts), not a ZIP entry. */
+  readonly data?: Uint8Array;
 }
 
 /** A tensor as `torch._utils._rebuild_tensor_v2` describes it: a strided view of a storage. */
