@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { driftQueries } from "../../api/drift";
 import { type DriftHunk, driftHunks } from "../../core/drift/driftHunks";
+import { UNKNOWN_TOKENIZER_REASON } from "../../core/drift/driftInputs";
 import type { DriftMode } from "../../core/drift/types";
 import { trajectoryIdsAbsentReason } from "../../core/formats/idsAbsent";
 import { flattenSegments } from "../../core/trajectory/flatten";
@@ -32,12 +33,14 @@ export interface DriftPanelProps {
 
 /** The drift check of `trajectory` with the chosen tokenizer, its `mode` result and its hunks. */
 function useTrajectoryDrift(trajectory: Trajectory, mode: DriftMode) {
-  const { tokenizer, error: catalogError } = useDriftTokenizer(trajectory);
+  const { tokenizer, reason, error: catalogError } = useDriftTokenizer(trajectory);
   // A record without token ids has nothing to compare: say why instead of checking its text.
   const idsAbsent = trajectoryIdsAbsentReason(trajectory);
+  // Ids nothing ties to a vocabulary are not checked with a guess (the file scan's rule).
+  const unknown = reason === "default" ? UNKNOWN_TOKENIZER_REASON : undefined;
   const drift = useQuery({
     ...driftQueries.trajectory(tokenizer ?? "", trajectory),
-    enabled: tokenizer !== undefined && idsAbsent === undefined,
+    enabled: tokenizer !== undefined && idsAbsent === undefined && unknown === undefined,
   });
   const results = drift.data?.results ?? [];
   const result = results.find((r) => r.mode === mode) ?? results[0];
@@ -59,7 +62,7 @@ function useTrajectoryDrift(trajectory: Trajectory, mode: DriftMode) {
         : [],
     [result, trajectory],
   );
-  return { tokenizer, catalogError, idsAbsent, drift, results, result, recorded, hunks };
+  return { tokenizer, catalogError, idsAbsent, unknown, drift, results, result, recorded, hunks };
 }
 
 /**
@@ -92,7 +95,7 @@ function useRegionJumps(regionCount: number, hunks: readonly DriftHunk[]) {
 
 /** One trajectory's drift: mode tabs, verdict and numbers, and every region as a two-lane diff. */
 export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftPanelProps) {
-  const { tokenizer, catalogError, idsAbsent, drift, results, result, recorded, hunks } =
+  const { tokenizer, catalogError, idsAbsent, unknown, drift, results, result, recorded, hunks } =
     useTrajectoryDrift(trajectory, mode);
   const regionCount = result?.regions.length ?? 0;
   const { current, setCurrent, jump, cards } = useRegionJumps(regionCount, hunks);
@@ -102,6 +105,19 @@ export function DriftPanel({ trajectory, mode, onModeChange, tokenHref }: DriftP
       <div className={styles.panel} data-testid="drift-panel">
         <p className={styles.muted} role="note" data-testid="ids-absent">
           Drift and mismatch checks are off: {idsAbsent}
+        </p>
+      </div>
+    );
+  }
+
+  if (unknown !== undefined) {
+    return (
+      <div className={styles.panel} data-testid="drift-panel">
+        <div className={styles.controls}>
+          <TokenizerSelect trajectory={trajectory} />
+        </div>
+        <p className={styles.muted} role="note" data-testid="drift-unknown-tokenizer">
+          Not checked: {unknown}
         </p>
       </div>
     );
