@@ -120,6 +120,44 @@ function WorstTokens({
   );
 }
 
+/** The table's "max |δ| > x" filter: a number, the presets, and "all" to clear it. */
+function MismatchFilter({ above, onFilter }: Pick<FileMismatchBarProps, "above" | "onFilter">) {
+  return (
+    <span className={styles.filters}>
+      <label>
+        max |δ| &gt;{" "}
+        <input
+          type="number"
+          step="0.01"
+          min="0"
+          aria-label="mismatch above"
+          placeholder="x"
+          value={above ?? ""}
+          onChange={(e) => {
+            const v = e.target.value.trim() === "" ? undefined : Number(e.target.value);
+            onFilter(v !== undefined && Number.isFinite(v) ? v : undefined);
+          }}
+        />
+      </label>
+      {PRESETS.map(([v, label]) => (
+        <button
+          key={label}
+          type="button"
+          aria-pressed={above === v}
+          onClick={() => onFilter(above === v ? undefined : v)}
+        >
+          {label}
+        </button>
+      ))}
+      {above !== undefined && (
+        <button type="button" onClick={() => onFilter(undefined)}>
+          all
+        </button>
+      )}
+    </span>
+  );
+}
+
 /**
  * "Check mismatch" for a whole file: progress and cancel, then the file-wide charts, the worst
  * tokens and the "max |δ| > x" filter of the table.
@@ -197,38 +235,7 @@ export function FileMismatchBar({
           </span>
         )}
         {result && !isScanning && (charts?.compared ?? 0) > 0 && (
-          <span className={styles.filters}>
-            <label>
-              max |δ| &gt;{" "}
-              <input
-                type="number"
-                step="0.01"
-                min="0"
-                aria-label="mismatch above"
-                placeholder="x"
-                value={above ?? ""}
-                onChange={(e) => {
-                  const v = e.target.value.trim() === "" ? undefined : Number(e.target.value);
-                  onFilter(v !== undefined && Number.isFinite(v) ? v : undefined);
-                }}
-              />
-            </label>
-            {PRESETS.map(([v, label]) => (
-              <button
-                key={label}
-                type="button"
-                aria-pressed={above === v}
-                onClick={() => onFilter(above === v ? undefined : v)}
-              >
-                {label}
-              </button>
-            ))}
-            {above !== undefined && (
-              <button type="button" onClick={() => onFilter(undefined)}>
-                all
-              </button>
-            )}
-          </span>
+          <MismatchFilter above={above} onFilter={onFilter} />
         )}
       </div>
       {charts && charts.compared > 0 && !isScanning && (
