@@ -58,9 +58,15 @@ test("view DIR: a run's step files in step order, n / p between steps, per-step 
 
   // The per-step charts fill in as the server's worker computes each step (then cached).
   await expect(run.getByTestId("run-progress")).toHaveText("20 steps", { timeout: 90_000 });
-  for (const metric of ["reward", "length", "driftRate"]) {
+  for (const metric of ["reward", "length"]) {
     await expect(run.getByTestId(`run-${metric}-count`)).toHaveText("20 of 20 steps");
   }
+  // The generated rows name no tokenizer and their ids match no family: drift is not checked
+  // with a guessed vocabulary, and the chart says so.
+  await expect(run.getByTestId("run-driftRate-count")).toHaveText("0 of 20 steps");
+  await expect(run.getByRole("figure", { name: "per-step drift rate" })).toContainText(
+    "not checked: tokenizer unknown",
+  );
   const lengthChart = run.getByRole("figure", { name: "per-step mean length (tokens)" });
   await expect(lengthChart.locator(".recharts-line-dot")).toHaveCount(20);
   await expect(run.getByRole("figure", { name: /per-step drift rate/ })).toBeVisible();
@@ -97,10 +103,10 @@ test("view DIR: a run's step files in step order, n / p between steps, per-step 
   await page.keyboard.press("p");
   await expect(stepLabel).toHaveText("step 15 (3 of 20)");
   // The step page shows the same charts (from cache), each drawn one marked at this step: reward,
-  // length, drift rate and the two group charts (mismatch is not recorded in these files).
+  // length and the two group charts (mismatch is not recorded in these files, drift not checked).
   const here = page.getByRole("region", { name: "run charts" });
   await expect(here.getByTestId("run-progress")).toHaveText("20 steps");
-  await expect(here.locator(".recharts-reference-line")).toHaveCount(5);
+  await expect(here.locator(".recharts-reference-line")).toHaveCount(4);
 
   // Reopening is instant: every step's statistics come from the cache (no rollout is read).
   // The step files' ids come from their paths: the listing names them, in step order.

@@ -56,13 +56,17 @@ export async function computeStepStats(
     drift = { reason: idsAbsent ?? "no trajectory was read" };
   } else {
     const found = await driftFile(path, { tokenizers, modes: ["roundtrip"], mapping });
+    // Nothing checked: the step's chart says why (the first unchecked trajectory's reason).
+    const unchecked = found.trajectories.length === 0 ? found.unchecked[0]?.reason : undefined;
     drift =
-      found.readError === undefined
-        ? {
-            checked: found.trajectories.length,
-            drifted: found.trajectories.filter(hasDrift).length,
-          }
-        : { reason: found.readError };
+      found.readError !== undefined
+        ? { reason: found.readError }
+        : unchecked !== undefined
+          ? { reason: unchecked }
+          : {
+              checked: found.trajectories.length,
+              drifted: found.trajectories.filter(hasDrift).length,
+            };
   }
   const groups = forests
     ? stepGroupsOf(forests.finish())
@@ -73,7 +77,7 @@ export async function computeStepStats(
 }
 
 /** Bump when StepStats or its computation changes: older cache entries are then recomputed. */
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
 
 export interface StepStatsCache {
   /**

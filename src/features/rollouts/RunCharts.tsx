@@ -104,6 +104,8 @@ const METRICS: readonly {
 /** The note said instead of an empty chart: why no step of the run has the metric. */
 function notRecorded(note: string | undefined): string {
   const why = note ?? "no step has it";
+  // A check that could not run (drift without a known tokenizer) is unchecked, not unrecorded.
+  if (why.startsWith("tokenizer ")) return `not checked: ${why}`;
   return why.startsWith("not recorded") ? why : `not recorded: ${why}`;
 }
 
