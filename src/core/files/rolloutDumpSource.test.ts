@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { namedBytes } from "../../../test-support/namedBytes";
 import { op, pickle, torchZip } from "../../../test-support/torchZip";
 import { fixturePath } from "../../test/fixtureFiles";
 import { readRolloutValue } from "../formats/readRolloutLine";
@@ -8,19 +9,7 @@ import { type NamedFile, rolloutDumpSource } from "./torchRecords";
 // slime/miles dump files read together: the server's listing of a rollout dump with its train
 // dumps, or several `.pt` dropped on the files page at once (in any order).
 
-function named(name: string, bytes: Uint8Array): NamedFile {
-  return {
-    name,
-    file: {
-      byteLength: bytes.length,
-      slice: async (a: number, b?: number) =>
-        bytes.buffer.slice(
-          bytes.byteOffset + a,
-          bytes.byteOffset + (b ?? bytes.length),
-        ) as ArrayBuffer,
-    },
-  };
-}
+const named = namedBytes;
 const fixture = (name: string) => named(name, readFileSync(fixturePath(`torch/${name}`)));
 const rollout = () => fixture("dump-details/rollout_data/3.pt");
 const train = () => fixture("dump-details/train_data/3_0.pt");

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { namedBytes } from "../../../test-support/namedBytes";
 import { fixturePath } from "../../test/fixtureFiles";
 import { readRolloutValue } from "../formats/readRolloutLine";
 import { unpickle } from "../torch/pickle";
@@ -7,7 +8,7 @@ import { flattenSegments } from "../trajectory/flatten";
 import type { Trajectory } from "../trajectory/types";
 import { padRows, rowOf, skyrlRow, skyrlTensors } from "./skyrlBatch";
 import { isBarePickleHead } from "./sniffFile";
-import { type NamedFile, rolloutDumpSource } from "./torchRecords";
+import { rolloutDumpSource } from "./torchRecords";
 
 // SkyRL's dumped_data/global_step_N_training_input.pkl (dump_data: a plain pickle.dump of a
 // TrainingInputBatch), written by scripts/fixtures/skyrl_fixtures.py as SkyRL writes it, read
@@ -26,19 +27,7 @@ const R2 = [
 ];
 const pklBytes = () => new Uint8Array(readFileSync(fixturePath(PKL)));
 
-function named(name: string, bytes: Uint8Array): NamedFile {
-  return {
-    name,
-    file: {
-      byteLength: bytes.length,
-      slice: async (a: number, b?: number) =>
-        bytes.buffer.slice(
-          bytes.byteOffset + a,
-          bytes.byteOffset + (b ?? bytes.length),
-        ) as ArrayBuffer,
-    },
-  };
-}
+const named = namedBytes;
 
 async function trajectories(bytes: Uint8Array): Promise<Trajectory[]> {
   const source = await rolloutDumpSource([named("global_step_1_training_input.pkl", bytes)]);
