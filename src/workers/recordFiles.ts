@@ -3,6 +3,7 @@ import { MAX_RANGE_BYTES } from "../core/files/filesWire";
 import { parquetRecordSource } from "../core/files/parquetSource";
 import {
   isJsonDocumentName,
+  jsonDocumentHeadProblem,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
   memoryRecordSource,
@@ -125,5 +126,10 @@ export async function recordSourceOf(
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size, mapping) : undefined;
   }
+  // One JSON document under a JSON-lines name: one clear error, as the CLI gives, not every line bad.
+  const document = isJsonDocumentName(name)
+    ? undefined
+    : jsonDocumentHeadProblem(decoder.decode(head));
+  if (document) throw new Error(`${name}: ${document}`);
   return undefined;
 }
