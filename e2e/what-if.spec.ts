@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { stringifyJsonLine } from "../src/core/formats/jsonLine";
 import { readRolloutLine } from "../src/core/formats/readRolloutLine";
 import { writeRolloutLens } from "../src/core/formats/rolloutLens";
@@ -30,6 +30,16 @@ function expectedCells(text: string, edits: ThresholdEdits = {}) {
     cells: whatIfCells(r.summary),
     dropped: r.summary.rowsDropped,
   }));
+}
+
+/**
+ * Selects token `t` by a click and moves the pointer off the tokens, so the details panel shows it
+ * even if the rows move afterwards (a hover alone follows whatever a late layout puts under it).
+ */
+async function pinToken(page: Page, t: number) {
+  await page.locator(`[data-t="${t}"]`).first().click();
+  await page.mouse.move(0, 0);
+  await expect(page.getByTestId("detail-position")).toHaveText(`#${t}`);
 }
 
 test("the what-if table replays every correction over a file, and a token says who masked it", async ({
@@ -72,8 +82,7 @@ test("the what-if table replays every correction over a file, and a token says w
     .click();
   await expect(page).toHaveURL(new RegExp(`/files/local-1/${file.planted.row}$`));
   await page.getByRole("checkbox", { name: "mismatch" }).check();
-  await page.locator(`[data-t="${file.planted.token}"]`).first().hover();
-  await expect(page.getByTestId("detail-position")).toHaveText(`#${file.planted.token}`);
+  await pinToken(page, file.planted.token);
   const box = page.getByTestId("token-corrections");
   const icepop = box.locator('li[data-correction="icepop"]');
   await expect(icepop).toHaveAttribute("data-verdict", "masked");
@@ -104,11 +113,9 @@ test("a long trajectory replays the corrections for the token details when asked
   await openRolloutFile(page, textFile("long.jsonl", text), { rows: 1 });
   await openRow(page);
   await page.getByRole("checkbox", { name: "mismatch" }).check();
-  await page.locator('[data-t="7"]').first().hover();
-  await expect(page.getByTestId("detail-position")).toHaveText("#7");
+  await pinToken(page, 7);
   await expect(page.getByTestId("token-corrections")).toHaveCount(0);
   await page.getByTestId("ask-replays").click();
-  await page.locator('[data-t="7"]').first().hover();
   // Token 7 (model token 4) moved by 3 nats: r = e^−3 ≈ 0.0498, IcePop masks it.
   const icepop = page.getByTestId("token-corrections").locator('li[data-correction="icepop"]');
   await expect(icepop).toHaveAttribute("data-verdict", "masked");
