@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { fixtureLines, fixturePath } from "../src/test/fixtureFiles";
 import { primeRolloutParquet } from "../src/test/parquetFixtures";
-import { openRolloutFile } from "./fixtures/openRolloutFile";
+import { openRolloutFile, textFile } from "./fixtures/openRolloutFile";
 
 let dir: string;
 let parquetFile: string;
@@ -69,6 +69,40 @@ test("a verl text dump opens with its rewards and says why drift is off", async 
   const record = page.getByTestId("text-record");
   await expect(record).toContainText("What is 2+2?");
   await expect(record).toContainText("decoded text only");
+});
+
+test("an OpenAI chat-messages file opens as its conversations, tool calls shown, searchable", async ({
+  page,
+}) => {
+  const record = (city: string, reward: number) => ({
+    messages: [
+      { role: "user", content: `Weather in ${city}?` },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { type: "function", function: { name: "get_weather", arguments: `{"city":"${city}"}` } },
+        ],
+      },
+      { role: "tool", content: "sunny" },
+      { role: "assistant", content: `It is sunny in ${city}.` },
+    ],
+    reward,
+  });
+  const text = `${[record("Paris", 1), record("Lima", 0)].map((r) => JSON.stringify(r)).join("\n")}\n`;
+  await openRolloutFile(page, textFile("chats.jsonl", text));
+  await expect(page.getByTestId("row-count")).toContainText("2");
+  await expect(page.getByText("text-table", { exact: true }).first()).toBeVisible();
+  await page.getByLabel("search").fill("Lima");
+  await expect(page.getByTestId("row-count")).toHaveText("1 / 2 trajectories");
+  await page.getByLabel("search").fill("");
+  await page.getByTestId("rollout-table").focus();
+  await page.keyboard.press("Enter");
+  const shown = page.getByTestId("text-record");
+  await expect(shown).toContainText("Weather in Paris?");
+  await expect(shown).toContainText('[tool call] get_weather {"city":"Paris"}');
+  await expect(shown).toContainText("It is sunny in Paris.");
+  await expect(shown).toContainText("decoded text only");
 });
 
 test("a pretty-printed ATIF trajectory.json opens: contexts and subagents as linked rows", async ({

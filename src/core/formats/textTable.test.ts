@@ -52,6 +52,83 @@ describe("text tables (a prompt and a completion as text, no ids)", () => {
     expect(verl.kind === "trajectories" && verl.format).toBe("verl");
   });
 
+  it("read a whole conversation: OpenAI chat messages, tool calls shown as text", () => {
+    const out = read({
+      messages: [
+        { role: "user", content: "Weather in Paris?" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "c1",
+              type: "function",
+              function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: "c1", content: [{ type: "text", text: "sunny" }] },
+        {
+          role: "assistant",
+          content: "It is sunny.",
+          function_call: { name: "log", arguments: {} },
+        },
+        { role: "assistant", content: { kind: "odd" } },
+      ],
+      reward: 1,
+    });
+    if (out.kind !== "trajectories") throw new Error(JSON.stringify(out));
+    expect(out.format).toBe("text-table");
+    const [t] = out.trajectories;
+    expect(t?.reward).toBe(1);
+    expect(t?.messages).toEqual([
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: '[tool call] get_weather {"city":"Paris"}' },
+      { role: "tool", content: "sunny" },
+      { role: "assistant", content: "It is sunny.\n[tool call] log {}" },
+      { role: "assistant", content: '{"kind":"odd"}' },
+    ]);
+    expect(t?.metadata.messages).toHaveLength(5);
+  });
+
+  it("read ShareGPT conversations (from/value), roles verbatim", () => {
+    const out = read({
+      conversations: [
+        { from: "system", value: "Be brief." },
+        { from: "human", value: "Hi" },
+        { from: "gpt", value: "Hello" },
+      ],
+    });
+    if (out.kind !== "trajectories") throw new Error(JSON.stringify(out));
+    expect(out.trajectories[0]?.messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "human", content: "Hi" },
+      { role: "gpt", content: "Hello" },
+    ]);
+    expect(out.trajectories[0]?.reward).toBeUndefined();
+  });
+
+  it("read a prompt and a completion before a conversation, and refuse what is neither", () => {
+    const both = read({
+      prompt: "p",
+      completion: "c",
+      messages: [{ role: "user", content: "other" }],
+    });
+    expect(both.kind === "trajectories" && both.trajectories[0]?.messages).toEqual([
+      { role: "user", content: "p" },
+      { role: "assistant", content: "c" },
+    ]);
+    for (const record of [
+      { messages: [] },
+      { messages: [{ content: "no role" }] },
+      { messages: "a string" },
+      { messages: [{ role: "user", content: "hi" }], tokens: [1, 2] },
+    ]) {
+      const out = read(record);
+      expect(out.kind === "trajectories" && out.format).not.toBe("text-table");
+    }
+  });
+
   it("name the field of a bad reward", () => {
     const out = read({ prompt: "p", completion: "c", reward: "high" });
     expect(out.kind).toBe("error");

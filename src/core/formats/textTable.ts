@@ -3,8 +3,9 @@ import { contentText } from "./textRecords";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 
 /*
- * A table no known producer wrote that holds a prompt and a completion as text and maybe a
- * reward, but no token ids (docs/format.md "Text tables"): the shape an SFT or eval export, a
+ * A table no known producer wrote that holds a prompt and a completion as text (or a whole
+ * conversation: OpenAI chat `messages`, ShareGPT `conversations`) and maybe a reward, but no
+ * token ids (docs/format.md "Text tables"): the shape an SFT or eval export, a
  * Tinker-style sample table or a hand-made Parquet takes. It opens as text with its reward;
  * drift and mismatch say why they cannot check it (idsAbsent.ts). Every column stays verbatim in
  * metadata. Sniffed last: any producer with its own keys wins.
@@ -24,18 +25,54 @@ export const COMPLETION_COLUMNS = [
 ];
 /** The reward columns, first match wins. */
 const REWARD_COLUMNS = ["reward", "score", "rewards"];
+/**
+ * The columns read as a whole conversation when no prompt and completion are (OpenAI chat
+ * `messages`, ShareGPT `conversations` of `from`/`value`), first match wins.
+ */
+export const CONVERSATION_COLUMNS = ["messages", "conversations", "conversation", "chat", "dialog"];
 /** Columns that hold ids: a record with one of them is not text-only, whatever else it holds. */
 const ID_COLUMNS = ["tokens", "token_ids", "input_ids", "prompt_ids", "completion_ids", "ids"];
+
+/** A tool call as a line of text: its function's name and arguments (OpenAI `tool_calls`). */
+function toolCallText(call: unknown): string {
+  const c = typeof call === "object" && call !== null ? (call as Rec) : {};
+  const f = typeof c.function === "object" && c.function !== null ? (c.function as Rec) : c;
+  const args = typeof f.arguments === "string" ? f.arguments : JSON.stringify(f.arguments ?? {});
+  return `[tool call] ${typeof f.name === "string" ? f.name : "?"} ${args}`;
+}
+
+/**
+ * One message of a chat: OpenAI's `role` and `content` (a string, content parts, or null beside
+ * `tool_calls`, which are shown as lines of text) or ShareGPT's `from` and `value`, roles
+ * verbatim; undefined for what has neither role nor `from`.
+ */
+function messageOf(m: unknown): ChatMessage | undefined {
+  if (typeof m !== "object" || m === null) return undefined;
+  const r = m as Rec;
+  const role = typeof r.role === "string" ? r.role : r.from;
+  if (typeof role !== "string") return undefined;
+  const body = "role" in r ? r.content : r.value;
+  // Anything else a message holds as its content is shown as JSON, never dropped.
+  const text =
+    typeof body === "string" || Array.isArray(body)
+      ? contentText(body)
+      : body === null || body === undefined
+        ? ""
+        : JSON.stringify(body);
+  const calls = [
+    ...(Array.isArray(r.tool_calls) ? r.tool_calls : []),
+    ...(r.function_call ? [r.function_call] : []),
+  ].map(toolCallText);
+  const content = [text, ...calls].filter((x) => x !== "").join("\n");
+  return { role, content };
+}
 
 /** A column's text: a string, or a chat (a list of messages, or of OpenAI content parts). */
 function textOf(value: unknown): string | ChatMessage[] | undefined {
   if (typeof value === "string") return value;
   if (!Array.isArray(value) || value.length === 0) return undefined;
-  const messages = value.filter(
-    (m): m is Rec => typeof m === "object" && m !== null && typeof m.role === "string",
-  );
-  if (messages.length !== value.length) return undefined;
-  return messages.map((m) => ({ role: m.role as string, content: contentText(m.content) }));
+  const messages = value.map(messageOf);
+  return messages.every((m) => m !== undefined) ? (messages as ChatMessage[]) : undefined;
 }
 
 function columnOf(v: Rec, names: readonly string[]): string | undefined {
@@ -57,14 +94,31 @@ function rewardOf(v: Rec): { field?: string; value: number | null | undefined } 
   return "bad";
 }
 
-function readTextTable(value: Rec, context: ReadContext): ReadResult {
+/** The record's prompt and completion as messages, else its conversation, else what is missing. */
+function messagesOf(value: Rec): ChatMessage[] | { field: string } {
   const prompt = columnOf(value, PROMPT_COLUMNS);
   const completion = columnOf(value, COMPLETION_COLUMNS);
   const promptText = prompt === undefined ? undefined : textOf(value[prompt]);
   const completionText = completion === undefined ? undefined : textOf(value[completion]);
-  if (promptText === undefined || completionText === undefined) {
-    const field = promptText === undefined ? "prompt" : "completion";
-    return { ok: false, error: { field, message: "expected text or a list of messages" } };
+  if (promptText !== undefined && completionText !== undefined) {
+    return [...asMessages(promptText, "user"), ...asMessages(completionText, "assistant")];
+  }
+  const conversation = conversationOf(value);
+  if (conversation) return conversation;
+  return { field: promptText === undefined ? "prompt" : "completion" };
+}
+
+/** The record's conversation column as messages, when it has one. */
+function conversationOf(value: Rec): ChatMessage[] | undefined {
+  const column = CONVERSATION_COLUMNS.find((n) => Array.isArray(textOf(value[n])));
+  return column === undefined ? undefined : (textOf(value[column]) as ChatMessage[]);
+}
+
+function readTextTable(value: Rec, context: ReadContext): ReadResult {
+  const messages = messagesOf(value);
+  if (!Array.isArray(messages)) {
+    const message = "expected text or a list of messages";
+    return { ok: false, error: { field: messages.field, message } };
   }
   const reward = rewardOf(value);
   if (reward === "bad") {
@@ -77,18 +131,19 @@ function readTextTable(value: Rec, context: ReadContext): ReadResult {
     status: "completed",
     reward: reward.value,
     segments: [],
-    messages: [...asMessages(promptText, "user"), ...asMessages(completionText, "assistant")],
+    messages,
     metadata: { ...value },
   };
   return { ok: true, trajectories: [t] };
 }
 
-/** A record with a prompt and a completion as text and no id column. */
+/** A record with a prompt and a completion as text, or a conversation, and no id column. */
 function isTextTable(v: Rec): boolean {
   if (ID_COLUMNS.some((n) => n in v)) return false;
   const prompt = columnOf(v, PROMPT_COLUMNS);
   const completion = columnOf(v, COMPLETION_COLUMNS);
-  return prompt !== undefined && completion !== undefined && prompt !== completion;
+  const isPair = prompt !== undefined && completion !== undefined && prompt !== completion;
+  return isPair || conversationOf(v) !== undefined;
 }
 
 export const textTableAdapter: FormatAdapter = {
