@@ -105,6 +105,33 @@ test("an OpenAI chat-messages file opens as its conversations, tool calls shown,
   await expect(shown).toContainText("decoded text only");
 });
 
+test("ART's trajectories YAML opens: its groups' conversations, and token checks said not run", async ({
+  page,
+}) => {
+  await openRolloutFile(page, fixturePath("dumps/art/trajectories/train/0003.yaml"));
+  await expect(page.getByTestId("row-count")).toContainText("4 trajectories");
+  await expect(page.getByText("art", { exact: true }).first()).toBeVisible();
+  const groups = page.getByLabel("groups");
+  await groups.locator("summary").click();
+  await groups.getByTestId("forest-link").first().click();
+  await expect(page).toHaveURL(/\/files\/local-1\/groups\/0$/);
+  await expect(page.getByTestId("forest-group")).toHaveText("0");
+  const causes = page.getByTestId("forest-cause");
+  await expect(causes.first()).toContainText(
+    "not checked: duplicates, branch points and multiplicity need token ids",
+  );
+  await expect(page.getByText("token-identical")).toHaveCount(0);
+  // No token tree to draw: the members are listed with their rewards, each linking to its text.
+  const members = page.getByTestId("forest-text-only");
+  await expect(members).toContainText("no token tree: the members are text only");
+  await expect(page.getByTestId("forest-node")).toHaveCount(0);
+  await members.getByRole("link", { name: "member 1 · reward 0" }).click();
+  await expect(page).toHaveURL(/\/files\/local-1\/1$/);
+  const shown = page.getByTestId("text-record");
+  await expect(shown).toContainText('[tool call] get_weather {"city": "Paris"}');
+  await expect(shown).toContainText("It is rainy in Paris.");
+});
+
 test("a pretty-printed ATIF trajectory.json opens: contexts and subagents as linked rows", async ({
   page,
 }) => {

@@ -59,6 +59,7 @@ describe("rollout-lens groups", () => {
       "id",
       "line",
       "size",
+      "with_ids",
       "duplicate_sets",
       "zero_variance",
       "zero_variance_cause",
@@ -90,6 +91,22 @@ describe("rollout-lens groups", () => {
     expect(clean.out).toContain("slime, 2 groups: 0 zero-variance");
     expect(clean.code).toBe(0);
     expect((await runCli(["groups", slime, "--fail-on", "duplicates"])).code).toBe(1);
+  });
+
+  it("checks no token identity on text-only members (ART's YAML): not checked, exit 2 on --fail-on", async () => {
+    const art = fixturePath("dumps/art/trajectories/train/0003.yaml");
+    const out = await runCli(["groups", art]);
+    expect(out.code).toBe(0);
+    expect(out.out).toContain("art, 2 groups: 0 zero-variance, 0 with duplicates");
+    expect(out.out).toContain(
+      "not checked: duplicates, branch points and multiplicity need token ids (2 of 2 members are text only)",
+    );
+    expect(out.out).toContain("branch points: not checked (no token ids)");
+    expect(out.out).not.toContain("token-identical");
+    const json = JSON.parse((await runCli(["groups", art, "--json"])).out);
+    expect(json.files[0].groups.map((g: { with_ids: number }) => g.with_ids)).toEqual([0, 0]);
+    expect((await runCli(["groups", art, "--fail-on", "duplicates"])).code).toBe(2);
+    expect((await runCli(["groups", art, "--fail-on", "zero-variance"])).code).toBe(0);
   });
 
   it("gathers a group's members from lines far apart", async () => {

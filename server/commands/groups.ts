@@ -19,6 +19,7 @@ export function groupJson(g: LocatedForest) {
     id: g.key,
     line: g.line,
     size: g.size,
+    with_ids: g.withIds,
     duplicate_sets: g.duplicateSets,
     zero_variance: g.zeroVariance,
     zero_variance_cause: g.zeroVarianceCause,
@@ -29,6 +30,11 @@ export function groupJson(g: LocatedForest) {
     multiplicity: { tokens: g.multiplicity.tokens, max: g.multiplicity.max },
     advantages: { recorded: g.advantages.recorded, computed: g.advantages.grpo },
   };
+}
+
+/** A group whose token checks `what` names did not run: its members are text only (no ids). */
+function isUnchecked(g: LocatedForest, what: FailOn): boolean {
+  return what !== "zero-variance" && g.size >= 2 && g.withIds < 2;
 }
 
 function hasFinding(g: LocatedForest, what: FailOn): boolean {
@@ -48,7 +54,7 @@ function formatGroup(g: LocatedForest): string[] {
   const lines = [
     `${head}${g.causes.length === 0 ? ": nothing found" : ""}`,
     ...g.causes.map((c) => `    ${c}`),
-    `    branch points: ${points.length === 0 ? "none" : points.join("; ")}`,
+    `    branch points: ${g.withIds < 2 ? "not checked (no token ids)" : points.length === 0 ? "none" : points.join("; ")}`,
     `    advantages (computed, GRPO): ${grpo}${g.advantages.recorded ? `; recorded: ${g.advantages.recorded.map((a) => (a === null ? "-" : a.toFixed(3))).join(" ")}` : ""}`,
   ];
   return lines;
@@ -169,6 +175,7 @@ export async function runGroups(
         done(_unit, r) {
           sink.done(r);
           isUnread ||= r.readError !== undefined || r.errors.length > 0 || r.format === null;
+          isUnread ||= r.groups.some((g) => failOn.some((what) => isUnchecked(g, what)));
           found ||= r.groups.some((g) => failOn.some((what) => hasFinding(g, what)));
         },
       },

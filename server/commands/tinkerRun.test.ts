@@ -23,7 +23,7 @@ describe("a Tinker run folder", () => {
   it("validate DIR reads the capture with the steps its records name, summaries by folder", async () => {
     const { code, out, err } = await cli(["validate", run]);
     // The files it leaves out are named, as `view DIR` names them; the exit code is not touched.
-    expect(err).toMatch(/^validate: note: .*: left out 2 JSON file\(s\) whose name says/);
+    expect(err).toMatch(/^validate: note: .*: left out 2 JSON or YAML file\(s\) whose name says/);
     for (const name of ["capture/train_op.jsonl", "metrics.jsonl"]) expect(err).toContain(name);
     expect(out.split("\n")).toEqual([
       `${run}/capture/sample.jsonl (steps 0–2 in its records): tinker-capture, 21 trajectories from 18 valid lines (18 lines, 0 blank, 0 bad)`,

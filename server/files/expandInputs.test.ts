@@ -41,6 +41,24 @@ describe("expandInputs", () => {
     ]);
   });
 
+  it("ART's trajectories YAML step files are read, and a config.yaml beside them noted", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "expand-art-"));
+    for (const name of [
+      "trajectories/train/0001.yaml",
+      "trajectories/val/0000.yaml",
+      "config.yaml",
+    ]) {
+      mkdirSync(join(dir, name, ".."), { recursive: true });
+      writeFileSync(join(dir, name), "- metadata: {}\n");
+    }
+    const expanded = await expandInputs([dir]);
+    expect(expanded.files).toEqual([
+      join(dir, "trajectories/train/0001.yaml"),
+      join(dir, "trajectories/val/0000.yaml"),
+    ]);
+    expect(expanded.notes[0]).toContain(join(dir, "config.yaml"));
+  });
+
   it("JSON files a directory walk leaves out by name are noted, never dropped without a word", async () => {
     const dir = mkdtempSync(join(tmpdir(), "expand-notes-"));
     for (const name of [
@@ -57,7 +75,7 @@ describe("expandInputs", () => {
     expect(expanded.files).toEqual([join(dir, "a.jsonl")]);
     expect(expanded.problems).toEqual([]);
     expect(expanded.notes).toHaveLength(1);
-    expect(expanded.notes[0]).toContain(`${dir}: left out 3 JSON file(s)`);
+    expect(expanded.notes[0]).toContain(`${dir}: left out 3 JSON or YAML file(s)`);
     for (const name of ["config.json", "metrics.jsonl", "sub/aggregated_results.jsonl"]) {
       expect(expanded.notes[0]).toContain(join(dir, name));
     }

@@ -20,12 +20,13 @@ export interface ExpandedInputs {
 
 /**
  * The files of a directory the commands read: what `view DIR` lists (docs/format.md "Run
- * directories"): rollout files by extension, and a JSON document when its path names a step (a
- * `config.json` beside the rollouts is not one).
+ * directories"): rollout files by extension, and a JSON document (or ART's trajectories YAML)
+ * when its path names a step (a `config.json` or `config.yaml` beside the rollouts is not one).
  */
 function isRolloutFile(path: string): boolean {
   if (ROLLOUT_EXTENSIONS.some((ext) => path.endsWith(ext))) return true;
-  return path.endsWith(".json") && runPositionOf(path) !== undefined;
+  // A document (JSON, or ART's trajectories YAML) counts when it names a step, not a config.
+  return /\.(?:json|yaml)$/.test(path) && runPositionOf(path) !== undefined;
 }
 
 function join(dir: string, name: string): string {
@@ -61,7 +62,7 @@ async function walk(
     }
     if (isDir) await walk(path, keep, out, passed);
     else if (isFile && keep(path)) out.push(path);
-    else if (isFile && /\.(?:json|jsonl|ndjson)$/.test(path)) passed?.push(path);
+    else if (isFile && /\.(?:json|jsonl|ndjson|yaml)$/.test(path)) passed?.push(path);
   }
 }
 
@@ -74,8 +75,8 @@ function passedNote(dir: string, passed: string[]): string {
   const shown = sorted(passed).slice(0, 5);
   const more = passed.length > shown.length ? ` and ${passed.length - shown.length} more` : "";
   return (
-    `${dir}: left out ${passed.length} JSON file(s) whose name says they hold no rollouts ` +
-    `(a trainer's metrics or side file, a .json naming no step): ${shown.join(", ")}${more}; ` +
+    `${dir}: left out ${passed.length} JSON or YAML file(s) whose name says they hold no rollouts ` +
+    `(a trainer's metrics or side file, a config, a .json or .yaml naming no step): ${shown.join(", ")}${more}; ` +
     "give a file by name to read it"
   );
 }

@@ -9,6 +9,7 @@ import {
 } from "../../src/core/files/recordIndexer";
 import {
   binaryFileProblem,
+  isArtYamlHead,
   isDumpHead,
   isParquetHead,
   SNIFF_BYTES,
@@ -166,6 +167,11 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
     yield* parquetLinesWithDump(path);
     return;
   }
+  if (isArtYamlHead(head)) {
+    if (range !== undefined && !(range.start <= 0 && range.end > 0)) return;
+    yield* documentLines(await artYamlFileRecords(path));
+    return;
+  }
   if (!isJsonDocumentName(path)) {
     const document = jsonDocumentHeadProblem(new TextDecoder().decode(head));
     if (document) throw new Error(document);
@@ -176,13 +182,34 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
       const records = jsonDocumentRecords(await readFile(path, "utf8"));
       if (records) {
         if (range !== undefined && !(range.start <= 0 && range.end > 0)) return;
-        for (const [k, value] of records.entries())
-          yield { lineNo: k + 1, text: stringifyJsonLine(value) };
+        yield* documentLines(records);
         return;
       }
     }
   }
   yield* readTextLines(path, range);
+}
+
+/** A document's records as numbered lines: record r is line r + 1. */
+function* documentLines(records: readonly unknown[]): Generator<NumberedLine> {
+  for (const [k, value] of records.entries())
+    yield { lineNo: k + 1, text: stringifyJsonLine(value) };
+}
+
+/**
+ * The records of an ART trajectories YAML file, read whole up to MAX_JSON_DOCUMENT_BYTES (the
+ * YAML parser loads only for such a file).
+ */
+async function artYamlFileRecords(path: string): Promise<unknown[]> {
+  const { size } = await stat(path);
+  if (size > MAX_JSON_DOCUMENT_BYTES) {
+    const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
+    throw new Error(
+      `an ART trajectories YAML file of ${size} bytes is over the ${mib} MiB read whole`,
+    );
+  }
+  const { artYamlRecords } = await import("../../src/core/formats/artYaml");
+  return artYamlRecords(await readFile(path, "utf8"));
 }
 
 /**

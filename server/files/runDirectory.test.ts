@@ -34,7 +34,9 @@ describe("a prime-rl output directory", () => {
     const { files, problems, notes } = await expandInputs([RUN]);
     expect(problems).toEqual([]);
     expect(notes).toEqual([
-      expect.stringContaining(`left out 1 JSON file(s) whose name says they hold no rollouts`),
+      expect.stringContaining(
+        `left out 1 JSON or YAML file(s) whose name says they hold no rollouts`,
+      ),
     ]);
     expect(notes[0]).toContain(join(RUN, "metrics.jsonl"));
     expect(files.map((p) => relative(RUN, p))).toHaveLength(5);

@@ -9,7 +9,13 @@ import {
   memoryRecordSource,
   type RecordSource,
 } from "../core/files/recordIndexer";
-import { binaryFileProblem, isDumpHead, isParquetHead, SNIFF_BYTES } from "../core/files/sniffFile";
+import {
+  binaryFileProblem,
+  isArtYamlHead,
+  isDumpHead,
+  isParquetHead,
+  SNIFF_BYTES,
+} from "../core/files/sniffFile";
 import { rolloutDumpSource, torchDumpOf } from "../core/files/torchRecords";
 import type { ColumnMapping } from "../core/formats/columnMapping";
 import { openParquet } from "../core/formats/parquet";
@@ -98,6 +104,31 @@ async function columnsWithDump(table: RecordSource, dump: ByteFileSource): Promi
 }
 
 /**
+ * An ART trajectories YAML file's records, read whole as the CLI reads it (the YAML parser loads
+ * only for such a file).
+ */
+async function artYamlSource(
+  bytes: ByteSource,
+  name: string,
+  size: number,
+  mapping: ColumnMapping | undefined,
+): Promise<RecordSource> {
+  if (size > MAX_JSON_DOCUMENT_BYTES) {
+    const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
+    throw new Error(
+      `${name}: an ART trajectories YAML file of ${size} bytes is over the ${mib} MiB read whole`,
+    );
+  }
+  const { artYamlRecords } = await import("../core/formats/artYaml");
+  const text = decoder.decode(await readSpan(bytes, 0, size));
+  try {
+    return memoryRecordSource(artYamlRecords(text), size, mapping);
+  } catch (error) {
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
  * The file's records when it is Parquet (a miles dashboard column table joined to its rollout
  * dump), a torch.save rollout dump (joined to its train dumps) or one JSON document; undefined
  * for JSON lines. The joins are the CLI's (core/files/torchRecords, dashboardColumns).
@@ -122,6 +153,7 @@ export async function recordSourceOf(
     const trains = await trainDumpFiles(companions.trainDumps ?? []);
     return rolloutDumpSource([{ name, file }, ...trains]);
   }
+  if (isArtYamlHead(head)) return artYamlSource(bytes, name, size, mapping);
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size, mapping) : undefined;

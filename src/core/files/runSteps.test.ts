@@ -107,6 +107,9 @@ describe("the frameworks' own dump layouts", () => {
     // Tinker cookbook
     ["log/iteration_000012/train_rollout_summaries.jsonl", { step: 12, split: "train" }],
     ["log/iteration_000012/eval_gsm8k_rollout_summaries.jsonl", { step: 12, split: "eval" }],
+    // ART: trajectories/{split}/{step:04d}.yaml
+    ["art/models/m/trajectories/train/0003.yaml", { step: 3, split: "train" }],
+    ["art/models/m/trajectories/val/0000.yaml", { step: 0, split: "eval" }],
     // verl: says neither, charted as training
     ["rollout_data_dir/15.jsonl", { step: 15 }],
   ])("%s", (path, want) => {

@@ -9,12 +9,16 @@
  *   - `completions_12.parquet` (Tinker): a trailing `_N` / `-N` in the name, when no folder says;
  *   - `iteration_000012/…` (Tinker cookbook): an `iteration_N` folder;
  *   - `rollout/3/17.jsonl` (AReaL `rollout/{version}/{task_id}.jsonl`): the version folder, never
- *     the task id.
+ *     the task id;
+ *   - `trajectories/train/0003.yaml` (ART `trajectories/{split}/{step:04d}.yaml`): the name.
  * Each file is also told train or eval (`splitOfPath`) and, for prime-rl, which subset.
  */
 
-/** File names a run directory may hold rollouts in (JSON lines, JSON documents, Parquet, torch.save, SkyRL pickles). */
-const RUN_FILE = /\.(jsonl|ndjson|json|parquet|pt|pkl)$/i;
+/**
+ * File names a run directory may hold rollouts in (JSON lines, JSON documents, Parquet,
+ * torch.save, SkyRL pickles, ART's trajectories YAML).
+ */
+const RUN_FILE = /\.(jsonl|ndjson|json|parquet|pt|pkl|yaml)$/i;
 
 /** True when `name` (a base name) is a readable rollout file that is not hidden. */
 export function isRunFileName(name: string): boolean {
@@ -67,8 +71,8 @@ function arealVersion(dirs: readonly string[]): number | undefined {
 /** Whether a step file holds training rollouts or evaluation ones. */
 export type RunSplit = "train" | "eval";
 
-/** Folder names that hold evaluation rollouts (prime-rl `eval/`, AReaL `eval-rollout/`, SkyRL). */
-const EVAL_DIR = /^(?:evals?|eval-rollout|dumped_evals|.*_evals?|eval_\d+)$/i;
+/** Folder names that hold evaluation rollouts (prime-rl `eval/`, ART `val/`, AReaL `eval-rollout/`, SkyRL). */
+const EVAL_DIR = /^(?:evals?|val|eval-rollout|dumped_evals|.*_evals?|eval_\d+)$/i;
 const TRAIN_DIR = /^(?:train|rollout)$/i;
 /** File names of evaluation dumps: NeMo-RL `val_data_step{N}`, miles `eval_{N}`, Tinker `eval_{label}_…`. */
 const EVAL_NAME = /^(?:val_data|eval_|validation)/i;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { binaryFileProblem, isBarePickleHead, isDumpHead } from "./sniffFile";
+import { binaryFileProblem, isArtYamlHead, isBarePickleHead, isDumpHead } from "./sniffFile";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 
@@ -35,12 +35,13 @@ describe("binaryFileProblem", () => {
     expect(isDumpHead(bytes(0x80, 0x04, 0x95))).toBe(true);
   });
 
-  it("names ART's trajectories YAML (yaml.dump of the groups) instead of failing every line as JSON", () => {
+  it("knows ART's trajectories YAML (yaml.dump of the groups) by its start, to read it whole", () => {
     const yaml = new TextEncoder().encode("- metadata: {}\n  trajectories:\n  - logs: []\n");
-    expect(binaryFileProblem(yaml.slice(0, 16))).toMatch(/^an OpenPipe ART trajectories YAML file/);
-    const other = new TextEncoder().encode("- trajectories:\n");
-    expect(binaryFileProblem(other)).toMatch(/ART trajectories YAML/);
-    expect(binaryFileProblem(new TextEncoder().encode("- metadat"))).toBeUndefined();
+    expect(binaryFileProblem(yaml)).toBeUndefined();
+    expect(isArtYamlHead(yaml.slice(0, 16))).toBe(true);
+    expect(isArtYamlHead(new TextEncoder().encode("- trajectories:\n"))).toBe(true);
+    expect(isArtYamlHead(new TextEncoder().encode("- metadat"))).toBe(false);
+    expect(isArtYamlHead(new TextEncoder().encode('{"tokens": [1]}'))).toBe(false);
   });
 
   it("leaves text, ZIP and Parquet to their readers", () => {

@@ -32,6 +32,11 @@ const ART_YAML_HEADS = ["- metadata:", "- trajectories:"] as const;
 
 const asciiBytes = (text: string) => Array.from(text, (c) => c.charCodeAt(0));
 
+/** True when the bytes start like ART's trajectories YAML (read whole: formats/artYaml.ts). */
+export function isArtYamlHead(head: Uint8Array): boolean {
+  return ART_YAML_HEADS.some((text) => startsWith(head, asciiBytes(text)));
+}
+
 /**
  * True when the bytes start like a bare Python pickle (protocol 2-5) that is not a legacy
  * torch.save file: read as a SkyRL `dumped_data/*.pkl` (skyrlBatch.ts), which names anything else.
@@ -72,9 +77,6 @@ export function binaryFileProblem(head: Uint8Array): string | undefined {
   }
   if (startsWith(head, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) {
     return "an xz-compressed file: decompress it first (xz -dk FILE)";
-  }
-  if (ART_YAML_HEADS.some((text) => startsWith(head, asciiBytes(text)))) {
-    return "an OpenPipe ART trajectories YAML file (trajectories/{split}/NNNN.yaml, yaml.dump of the trajectory groups), which is not read: ART's Parquet trajectory logs and JSON lines are";
   }
   return undefined;
 }

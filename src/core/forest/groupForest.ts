@@ -56,6 +56,12 @@ export interface GroupForest {
   readonly rewardSplit: RewardSplit | undefined;
   /** Where a recorded tree disagrees with the ids (each a finding). */
   readonly treeProblems: readonly string[];
+  /**
+   * Members with token ids: those without (a text-only record) are in no duplicate set, and a
+   * group with fewer than two has its token checks (duplicates, branch points, multiplicity)
+   * not run, which `causes` says.
+   */
+  readonly withIds: number;
   /** One line per finding, each saying what to act on. */
   readonly causes: readonly string[];
 }
@@ -99,7 +105,12 @@ export function analyzeGroup(
     logprobAt: (m: number, i: number) => members[m]?.logprobAt(i),
     topKAt: (m: number, i: number) => members[m]?.topKAt(i),
   };
-  const duplicates = duplicateSets(root);
+  // Text-only members have no ids to be token-identical by: in no set (unchecked, not equal).
+  const hasIds = (m: number) => (members[m]?.ids.length ?? 0) > 0;
+  const duplicates = duplicateSets(root)
+    .map((set) => set.filter(hasIds))
+    .filter((set) => set.length >= 2);
+  const withIds = members.filter((m) => m.ids.length > 0).length;
   const isAllIdentical = duplicates.length === 1 && duplicates[0]?.length === members.length;
   const cause = zeroVariance(members, isAllIdentical);
   const found = {
@@ -129,6 +140,7 @@ export function analyzeGroup(
     ),
     rewardSplit: rewardSplitOf(kind, members),
     treeProblems: problems,
+    withIds,
   };
   return { ...found, causes: causesOf(found) };
 }
@@ -150,6 +162,11 @@ const list = (set: readonly number[]) => `{${set.join(", ")}}`;
 export function causesOf(f: Omit<GroupForest, "causes">): string[] {
   const out: string[] = [];
   if (f.zeroVarianceCause) out.push(`zero variance: ${CAUSE_TEXT[f.zeroVarianceCause]}`);
+  if (f.size >= 2 && f.withIds < 2) {
+    out.push(
+      `not checked: duplicates, branch points and multiplicity need token ids (${f.size - f.withIds} of ${f.size} members are text only)`,
+    );
+  }
   for (const set of f.duplicateSets) {
     out.push(`duplicates: members ${list(set)} are token-identical (${set.length} copies)`);
   }

@@ -18,11 +18,38 @@ export function contentText(content: unknown): string {
   return content.map((p) => (isRecord(p) && typeof p.text === "string" ? p.text : "")).join("");
 }
 
+/** A tool call as a line of text: its function's name and arguments (OpenAI `tool_calls`). */
+function toolCallText(call: unknown): string {
+  const c = isRecord(call) ? call : {};
+  const f = isRecord(c.function) ? c.function : c;
+  const args = typeof f.arguments === "string" ? f.arguments : JSON.stringify(f.arguments ?? {});
+  return `[tool call] ${typeof f.name === "string" ? f.name : "?"} ${args}`;
+}
+
+/**
+ * A message's text: its content (a string, content parts; anything else as its JSON, never
+ * dropped; `null` beside tool calls as nothing), then its `tool_calls` (and legacy
+ * `function_call`) as `[tool call] NAME ARGUMENTS` lines.
+ */
+export function messageText(body: unknown, m: Readonly<Record<string, unknown>>): string {
+  const text =
+    typeof body === "string" || Array.isArray(body)
+      ? contentText(body)
+      : body === null || body === undefined
+        ? ""
+        : JSON.stringify(body);
+  const calls = [
+    ...(Array.isArray(m.tool_calls) ? m.tool_calls : []),
+    ...(m.function_call ? [m.function_call] : []),
+  ].map(toolCallText);
+  return [text, ...calls].filter((x) => x !== "").join("\n");
+}
+
 function toMessages(value: unknown): ChatMessage[] {
   if (!Array.isArray(value)) return [];
   return value.filter(isRecord).map((m) => ({
     role: typeof m.role === "string" ? m.role : "unknown",
-    content: contentText(m.content),
+    content: messageText(m.content, m),
   }));
 }
 
@@ -96,8 +123,19 @@ function artV2Messages(
     return undefined;
   }
   if (!isRecord(data) || !Array.isArray(data.messages_and_choices)) return undefined;
+  return messagesAndChoices(data.messages_and_choices);
+}
+
+/**
+ * A Trajectory's `messages_and_choices` as messages: plain messages as they are, each Choice's
+ * `message` (what the model produced) with its `logprobs` (null where removed) kept beside.
+ */
+function messagesAndChoices(items: readonly unknown[]): {
+  messages: ChatMessage[];
+  logprobs: unknown[];
+} {
   const logprobs: unknown[] = [];
-  const raw = data.messages_and_choices.filter(isRecord).map((item) => {
+  const raw = items.filter(isRecord).map((item) => {
     if (!("finish_reason" in item) || !isRecord(item.message)) return item;
     logprobs.push(item.logprobs ?? null);
     return { ...item.message, trainable: true };
@@ -105,11 +143,28 @@ function artV2Messages(
   return { messages: toMessages(raw), logprobs };
 }
 
+/**
+ * One trajectory of ART's trajectories YAML (artYaml.ts: its group's index and metadata beside
+ * its own keys); the writer removed the Choices' logprobs, so none are kept.
+ */
+function readArtYaml(value: Readonly<Record<string, unknown>>, context: ReadContext): ReadResult {
+  const items = value.messages_and_choices;
+  if (!Array.isArray(items)) {
+    const message = "expected a list of messages and choices (an ART trajectory)";
+    return { ok: false, error: { field: "messages_and_choices", message } };
+  }
+  const { messages } = messagesAndChoices(items);
+  return textTrajectory("art", value, context, messages, String(value.group_index));
+}
+
 /** Reads one row of ART's trajectory table. */
 export function readArt(
   value: Readonly<Record<string, unknown>>,
   context: ReadContext,
 ): ReadResult {
+  if (value.format_version === undefined && "messages_and_choices" in value) {
+    return readArtYaml(value, context);
+  }
   if (value.format_version === 2 && value.trajectory_index === null) {
     // A group sentinel: a group that produced no trajectory keeps its row, holding none.
     return { ok: true, trajectories: [] };
@@ -162,6 +217,7 @@ export const artAdapter: FormatAdapter = {
   id: "art",
   detect: (v) =>
     (v.format_version === 2 && "group_index" in v && "trajectory_json" in v) ||
+    (v.format_version === undefined && "group_index" in v && "messages_and_choices" in v) ||
     ("group_index" in v &&
       Array.isArray(v.messages) &&
       v.messages.every((m) => isRecord(m) && "trainable" in m)),

@@ -1,5 +1,5 @@
 import type { ChatMessage, Trajectory } from "../trajectory/types";
-import { contentText } from "./textRecords";
+import { messageText } from "./textRecords";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 
 /*
@@ -33,14 +33,6 @@ export const CONVERSATION_COLUMNS = ["messages", "conversations", "conversation"
 /** Columns that hold ids: a record with one of them is not text-only, whatever else it holds. */
 const ID_COLUMNS = ["tokens", "token_ids", "input_ids", "prompt_ids", "completion_ids", "ids"];
 
-/** A tool call as a line of text: its function's name and arguments (OpenAI `tool_calls`). */
-function toolCallText(call: unknown): string {
-  const c = typeof call === "object" && call !== null ? (call as Rec) : {};
-  const f = typeof c.function === "object" && c.function !== null ? (c.function as Rec) : c;
-  const args = typeof f.arguments === "string" ? f.arguments : JSON.stringify(f.arguments ?? {});
-  return `[tool call] ${typeof f.name === "string" ? f.name : "?"} ${args}`;
-}
-
 /**
  * One message of a chat: OpenAI's `role` and `content` (a string, content parts, or null beside
  * `tool_calls`, which are shown as lines of text) or ShareGPT's `from` and `value`, roles
@@ -51,20 +43,7 @@ function messageOf(m: unknown): ChatMessage | undefined {
   const r = m as Rec;
   const role = typeof r.role === "string" ? r.role : r.from;
   if (typeof role !== "string") return undefined;
-  const body = "role" in r ? r.content : r.value;
-  // Anything else a message holds as its content is shown as JSON, never dropped.
-  const text =
-    typeof body === "string" || Array.isArray(body)
-      ? contentText(body)
-      : body === null || body === undefined
-        ? ""
-        : JSON.stringify(body);
-  const calls = [
-    ...(Array.isArray(r.tool_calls) ? r.tool_calls : []),
-    ...(r.function_call ? [r.function_call] : []),
-  ].map(toolCallText);
-  const content = [text, ...calls].filter((x) => x !== "").join("\n");
-  return { role, content };
+  return { role, content: messageText("role" in r ? r.content : r.value, r) };
 }
 
 /** A column's text: a string, or a chat (a list of messages, or of OpenAI content parts). */

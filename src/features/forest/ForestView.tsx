@@ -87,8 +87,61 @@ function ForestLegend({ rewards }: { readonly rewards: readonly number[] }) {
   );
 }
 
+/**
+ * A group whose members are text only (no token ids): no tree to draw, so its members are listed
+ * with their rewards, each linking to its text.
+ */
+function TextOnlyMembers({ forest, memberHref }: ForestViewProps) {
+  return (
+    <div className={styles.branches} data-testid="forest-text-only">
+      <span>no token tree: the members are text only (no token ids) ·</span>
+      {forest.members.map((m, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: members keep their order; the index is their name
+        <Link key={i} to={memberHref(i)}>
+          member {i}
+          {m.reward === undefined ? "" : ` · reward ${formatReward(m.reward)}`}
+        </Link>
+      ))}
+    </div>
+  );
+}
+
 /** The icicle of a group's forest: shared prefix on the left, one lane per distinct member. */
 export function ForestView(props: ForestViewProps) {
+  const { forest } = props;
+  return (
+    <div className={styles.forest}>
+      <ForestFindings causes={forest.causes} />
+      {forest.withIds < 2 && forest.size >= 2 ? (
+        <TextOnlyMembers {...props} />
+      ) : (
+        <ForestIcicle {...props} />
+      )}
+    </div>
+  );
+}
+
+/** The group's findings as badges, or that there are none. */
+function ForestFindings({ causes }: { readonly causes: readonly string[] }) {
+  return (
+    <ul className={styles.badges} aria-label="findings">
+      {causes.length === 0 && (
+        <li className={styles.clean}>
+          no finding: no duplicates, zero variance, multiplicity, demoted tokens, advantage or
+          recorded-tree disagreement
+        </li>
+      )}
+      {causes.map((c) => (
+        <li key={c} className={styles.badge} data-testid="forest-cause">
+          {c}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The icicle, its legend and its branch points (the one selected with its children). */
+function ForestIcicle(props: ForestViewProps) {
   const { forest, selectedBranch, onSelectBranch } = props;
   const layout = useMemo(() => icicleLayout(forest), [forest]);
   const rewards = forest.members.flatMap((m) => (m.reward === undefined ? [] : [m.reward]));
@@ -96,20 +149,7 @@ export function ForestView(props: ForestViewProps) {
   const hi = Math.max(...rewards);
   const point = forest.branchPoints.find((p) => p.index === selectedBranch);
   return (
-    <div className={styles.forest}>
-      <ul className={styles.badges} aria-label="findings">
-        {forest.causes.length === 0 && (
-          <li className={styles.clean}>
-            no finding: no duplicates, zero variance, multiplicity, demoted tokens, advantage or
-            recorded-tree disagreement
-          </li>
-        )}
-        {forest.causes.map((c) => (
-          <li key={c} className={styles.badge} data-testid="forest-cause">
-            {c}
-          </li>
-        ))}
-      </ul>
+    <>
       <svg
         className={styles.svg}
         viewBox={`0 0 ${WIDTH} ${layout.lanes * LANE}`}
@@ -143,7 +183,7 @@ export function ForestView(props: ForestViewProps) {
         {layout.branches.length === 0 && <span>no branch point: the members never part</span>}
       </div>
       {point && <BranchChildren point={point} {...props} />}
-    </div>
+    </>
   );
 }
 

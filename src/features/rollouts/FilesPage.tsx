@@ -57,7 +57,7 @@ export function FilesPage() {
         <strong>Drop a rollout JSONL, Parquet or .pt file here, or choose a file</strong>
         <input
           type="file"
-          accept=".jsonl,.json,.ndjson,.txt,.parquet,.pt,.pkl"
+          accept=".jsonl,.json,.ndjson,.txt,.parquet,.pt,.pkl,.yaml"
           multiple
           onChange={handlePick}
           aria-label="rollout file"
