@@ -7,19 +7,24 @@ import { fixturePath } from "../../src/test/fixtureFiles";
 import { describeMcpPaths } from "./mcp";
 
 describe("rollout-lens mcp says what each argument contributes", () => {
-  it("a directory whose files name no step is an error, not a server listing nothing of it", () => {
+  it("a directory whose files name no step lists its rollout files; one with none is an error", () => {
     const dir = mkdtempSync(join(tmpdir(), "mcp-flat-"));
     cpSync(fixturePath("reference-slime.jsonl"), join(dir, "a.jsonl"));
+    cpSync(fixturePath("reference-slime.jsonl"), join(dir, "metrics.jsonl"));
     const said: string[] = [];
-    const problem = describeMcpPaths([dir], (t) => said.push(t));
-    expect(problem?.startsWith(`rollout-lens mcp: ${dir}: no step files (`)).toBe(true);
-    expect(said).toEqual([]);
+    expect(describeMcpPaths([dir], (t) => said.push(t))).toBeUndefined();
+    expect(said).toEqual([
+      `rollout-lens mcp: ${dir}: no file names a step, so it is no training run: its 1 rollout file(s) are listed one by one`,
+    ]);
+    const empty = mkdtempSync(join(tmpdir(), "mcp-empty-"));
+    const problem = describeMcpPaths([empty], () => {});
+    expect(problem?.startsWith(`rollout-lens mcp: ${empty}: no rollout files (`)).toBe(true);
     // The command exits 2 with it on stderr, stdout (the protocol's) left empty.
     const bin = new URL("../../bin/rollout-lens.mjs", import.meta.url).pathname;
-    const run = spawnSync(process.execPath, [bin, "mcp", dir], { encoding: "utf8", input: "" });
+    const run = spawnSync(process.execPath, [bin, "mcp", empty], { encoding: "utf8", input: "" });
     expect(run.status).toBe(2);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain(`${dir}: no step files (`);
+    expect(run.stderr).toContain(`${empty}: no rollout files (`);
   });
 
   it("a run directory: its steps and the files left out, on the error stream", () => {

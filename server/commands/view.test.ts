@@ -143,10 +143,24 @@ describe("viewCommand", () => {
     expect(r.opened).toEqual(["http://127.0.0.1:4557/files"]);
   });
 
-  it("refuses a directory with no step file, naming the patterns", async () => {
+  it("refuses a directory with no rollout file, naming the patterns", async () => {
     const dir = mkdtempSync(join(tmpdir(), "rl-view-empty-"));
     writeFileSync(join(dir, "notes.txt"), "x");
-    await expect(run([dir], true).done).rejects.toThrow(/no step files .*train_data_step\{N\}/);
+    writeFileSync(join(dir, "config.json"), "{}");
+    await expect(run([dir], true).done).rejects.toThrow(/no rollout files .*train_data_step\{N\}/);
+  });
+
+  it("lists the rollout files of a directory naming no step one by one (no run)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rl-view-flat-"));
+    for (const name of ["b.jsonl", "a.parquet", "config.json", "metrics.jsonl"]) {
+      writeFileSync(join(dir, name), "{}\n");
+    }
+    const r = run([dir, "--port", "4558"], true);
+    expect(await r.done).toBe(0);
+    expect(r.out[0]).toBe(
+      `${dir}: no file names a step, so it is no training run: its 2 rollout file(s) are listed one by one`,
+    );
+    expect(r.opened).toEqual(["http://127.0.0.1:4558/files"]);
   });
 
   it("skips the browser with --no-open and notes files not written yet", async () => {

@@ -1,6 +1,6 @@
 import { spawn as nodeSpawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { isDirectory, listRunDirectory } from "../files/runDirectory";
+import { folderFiles, isDirectory, listRunDirectory } from "../files/runDirectory";
 import { startServer } from "../index";
 import type { ParsedArgs, ViewFlags } from "./commandFlags";
 import { serveConfigFrom } from "./serveOptions";
@@ -17,8 +17,9 @@ export function viewUrl(host: string, port: number, fileCount: number): string {
 
 /**
  * What `view PATH...` shows for each argument: a file, or for a directory (a training run) its step
- * files in step order (server/files/runDirectory.ts), said in one line. Throws for a directory
- * holding no step file. Returns how many files the server will list.
+ * files in step order (server/files/runDirectory.ts), said in one line; a directory naming no step
+ * has its rollout files listed one by one. Throws for a directory holding no rollout file.
+ * Returns how many files the server will list.
  */
 export function describeViewPaths(paths: readonly string[], out: (text: string) => void): number {
   let count = 0;
@@ -29,12 +30,11 @@ export function describeViewPaths(paths: readonly string[], out: (text: string) 
       count += 1;
       continue;
     }
-    const { steps, spanning, withoutStep } = listRunDirectory(path);
+    const listing = listRunDirectory(path);
+    const { steps, spanning, withoutStep } = listing;
     if (steps.length === 0 && spanning.length === 0) {
-      throw new Error(
-        `${path}: no step files (readable rollout files named like {step}.jsonl, step_N/…, ` +
-          `*_step{N}.*, train_data_step{N}.jsonl or completions_{N}.parquet)`,
-      );
+      count += describeFolder(path, folderFiles(listing), out);
+      continue;
     }
     const first = steps[0]?.step;
     const last = steps.at(-1)?.step;
@@ -52,6 +52,27 @@ export function describeViewPaths(paths: readonly string[], out: (text: string) 
     count += steps.length + spanning.length;
   }
   return count;
+}
+
+/**
+ * A directory none of whose files names a step: its rollout files listed one by one (not a run,
+ * no step charts); an error when it holds none. Returns how many.
+ */
+function describeFolder(
+  path: string,
+  files: readonly string[],
+  out: (text: string) => void,
+): number {
+  if (files.length === 0) {
+    throw new Error(
+      `${path}: no rollout files (.jsonl, .ndjson, .parquet, .pt, .pkl, or step files named like ` +
+        `{step}.jsonl, step_N/…, *_step{N}.*, train_data_step{N}.jsonl or completions_{N}.parquet)`,
+    );
+  }
+  out(
+    `${path}: no file names a step, so it is no training run: its ${files.length} rollout file(s) are listed one by one`,
+  );
+  return files.length;
 }
 
 /**

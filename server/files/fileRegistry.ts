@@ -6,7 +6,7 @@ import { rolloutDumpOfColumns } from "../../src/core/files/dashboardColumns";
 import type { ServerFile } from "../../src/core/files/filesWire";
 import { isTrainDumpName, rolloutDumpPlace, trainDumpNames } from "../../src/core/files/trainDump";
 import { type ColumnMapping, parseMapSpec } from "../../src/core/formats/columnMapping";
-import { isDirectory, listRunDirectory } from "./runDirectory";
+import { folderFiles, isDirectory, listRunDirectory } from "./runDirectory";
 
 /** A file the server may serve: its public id and its absolute path (never sent to the browser). */
 export interface RegisteredFile {
@@ -115,6 +115,8 @@ export function registerFiles(
     const listing = listRunDirectory(dir);
     for (const step of listing.steps) cli.push(runFile(dir, run, step, map));
     for (const path of listing.spanning) cli.push(spanningFile(dir, run, path, map));
+    // A folder that is no run: its rollout files, each as a file of its own.
+    for (const path of folderFiles(listing)) cli.push(spanningFile(dir, run, path, map));
   }
   const episodes = resolvedAtStart(join(dataDir, "episodes.jsonl"));
   const store = { path: episodes, root: dirname(episodes) };

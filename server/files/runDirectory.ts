@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { orderRunSteps, type RunSteps } from "../../src/core/files/runSteps";
+import { isRunSideFile, orderRunSteps, type RunSteps } from "../../src/core/files/runSteps";
 
 /**
  * Folders below a run directory that are searched for step files (`step_N/…`, `N/…/…`, prime-rl's
@@ -49,4 +49,17 @@ export function listRunDirectory(dir: string): RunSteps {
     spanning: ordered.spanning.map(full),
     withoutStep: ordered.withoutStep.map(full),
   };
+}
+
+/** Rollout files read line by line or by record whatever their name (documents need a step). */
+const FOLDER_FILE = /\.(?:jsonl|ndjson|parquet|pt|pkl)$/i;
+
+/**
+ * The files of a folder that is no run (none of its files names a step) served one by one, as
+ * `validate DIR` reads them: rollout files, not a trainer's side files, not a document (`.json`,
+ * `.yaml`) naming no step, which is more likely a config. Empty when the folder is a run.
+ */
+export function folderFiles(listing: RunSteps): string[] {
+  if (listing.steps.length > 0 || listing.spanning.length > 0) return [];
+  return listing.withoutStep.filter((path) => FOLDER_FILE.test(path) && !isRunSideFile(path));
 }
