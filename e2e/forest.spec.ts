@@ -96,6 +96,6 @@ test("a deep link to a served file's group opens its forest once the rows are re
   // The page opens before the file's rows are indexed: its group fills in as they arrive.
   await page.goto(`/files/${id}/groups/L1`);
   await expect(page.getByTestId("forest-group")).toHaveText("L1");
-  await expect(page.getByLabel("forest navigation")).toContainText("· 1 members");
+  await expect(page.getByLabel("forest navigation")).toContainText("· 1 member ");
   await expect(page.getByTestId("forest-node").first()).toBeVisible();
 });

@@ -46,7 +46,7 @@ function hasFinding(g: LocatedForest, what: FailOn): boolean {
 const set = (s: readonly number[]) => `{${s.join(",")}}`;
 
 function formatGroup(g: LocatedForest): string[] {
-  const head = `  ${g.key} (line ${g.line}, ${g.size} members, ${g.kind}${g.isRecorded ? ", recorded tree" : ""})`;
+  const head = `  ${g.key} (line ${g.line}, ${g.size} member${g.size === 1 ? "" : "s"}, ${g.kind}${g.isRecorded ? ", recorded tree" : ""})`;
   const points = g.branchPoints.map(
     (p) => `${p.index} ${p.children.map((c) => set(c.members)).join("|")}`,
   );

@@ -6,6 +6,8 @@ import { useFileClient, useRolloutFileState } from "../rollouts/openFiles";
 import styles from "./FileForestPage.module.css";
 import { ForestView } from "./ForestView";
 
+const membersText = (n: number) => `${n} member${n === 1 ? "" : "s"}`;
+
 /** `/files/:fileId/groups/:group?branch=N`: a group's forest, built in the file's worker. */
 export function FileForestPage() {
   const { fileId = "", group = "" } = useParams();
@@ -43,7 +45,7 @@ export function FileForestPage() {
           rows of group {group}
         </Link>
         <span>
-          group <strong data-testid="forest-group">{group}</strong> · {indices.length} members
+          group <strong data-testid="forest-group">{group}</strong> · {membersText(indices.length)}
           {forest.data &&
             ` · ${forest.data.kind}${forest.data.isRecorded ? " (recorded tree)" : ""}`}
         </span>
@@ -54,7 +56,7 @@ export function FileForestPage() {
         </p>
       )}
       {forest.isPending && indices.length > 0 && (
-        <p>building the forest of {indices.length} members…</p>
+        <p>building the forest of {membersText(indices.length)}…</p>
       )}
       {forest.error && <p className={styles.error}>{forest.error.message}</p>}
       {forest.data && (
