@@ -1,28 +1,22 @@
-import { useCallback, useMemo } from "react";
-import { useParams, useSearchParams } from "react-router";
+import { useMemo } from "react";
+import { useParams } from "react-router";
 import { buildDemo } from "../core/demo/demoTrajectories";
 import { revealInvisible } from "../core/layout/displayPiece";
 import { TrajectoryView } from "../features/trajectory-view/TrajectoryView";
+import { useTokenParam } from "../hooks/useTokenParam";
 import styles from "./DemoPage.module.css";
 import { NotFoundPage } from "./NotFoundPage";
 
 /** `/demo/:name?token=N`: a generated trajectory, optionally opened at a token. */
 export function DemoPage() {
   const { name = "" } = useParams();
-  const [searchParams, setSearchParams] = useSearchParams();
   const demo = useMemo(() => {
     const built = buildDemo(name);
     // `npm run bench` measures from here (data in memory) to the first painted tokens.
     performance.mark("rollout-lens:data-ready");
     return built;
   }, [name]);
-  const tokenParam = searchParams.get("token");
-  const initialToken =
-    tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
-  const handleSelectToken = useCallback(
-    (token: number) => setSearchParams({ token: String(token) }, { replace: true }),
-    [setSearchParams],
-  );
+  const [initialToken, handleSelectToken] = useTokenParam();
   if (!demo) return <NotFoundPage what={`demo "${name}"`} />;
   const { trajectory } = demo;
   return (

@@ -1,8 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useMemo, useState } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
+import { useMemo, useState } from "react";
+import { Link, useParams } from "react-router";
 import { episodeQueries } from "../../api/episodes";
 import { finalAnswer } from "../../core/trajectory/finalAnswer";
+import { useTokenParam } from "../../hooks/useTokenParam";
 import { useTokenPieces } from "../../hooks/useTokenPieces";
 import { useTurnChecks } from "../../hooks/useTurnChecks";
 import { ForkForm } from "../branches/ForkForm";
@@ -12,7 +13,6 @@ import styles from "./EpisodePage.module.css";
 /** `/episodes/:id?token=N`: a stored (or running) episode in the trajectory view. */
 export function EpisodePage() {
   const { id = "" } = useParams();
-  const [searchParams, setSearchParams] = useSearchParams();
   const { data: trajectory, error } = useQuery(episodeQueries.detail(id));
   const { data: episodes } = useQuery(episodeQueries.list());
   const [forkAt, setForkAt] = useState<number>();
@@ -23,13 +23,7 @@ export function EpisodePage() {
   );
   const { pieces, controlTokens, isLoading } = useTokenPieces(trajectory?.tokenizer, tokenIds);
   const turnChecks = useTurnChecks(trajectory?.tokenizer, trajectory);
-  const tokenParam = searchParams.get("token");
-  const initialToken =
-    tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
-  const handleSelectToken = useCallback(
-    (token: number) => setSearchParams({ token: String(token) }, { replace: true }),
-    [setSearchParams],
-  );
+  const [initialToken, handleSelectToken] = useTokenParam();
   if (error) return <div className={styles.error}>{error.message}</div>;
   if (!trajectory) return <div className={styles.muted}>loading {id}…</div>;
   const answer = finalAnswer(trajectory);

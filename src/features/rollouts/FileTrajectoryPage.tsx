@@ -1,9 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useState } from "react";
-import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { useEffect, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
 import type { RowSummary } from "../../core/files/rowSummary";
 import { formatReward } from "../../core/series/formatReward";
 import type { Trajectory } from "../../core/trajectory/types";
+import { useTokenParam } from "../../hooks/useTokenParam";
 import { useTurnChecks } from "../../hooks/useTurnChecks";
 import { BisectLab } from "../bisect/BisectLab";
 import { ForkForm } from "../branches/ForkForm";
@@ -18,7 +19,7 @@ import { TrajectoryView } from "../trajectory-view/TrajectoryView";
 import { AtifLinksNav } from "./AtifLinksNav";
 import { FileMissing } from "./FileMissing";
 import styles from "./FileTrajectoryPage.module.css";
-import { isLocalFileId, listSearch, searchWithToken } from "./fileRoutes";
+import { isLocalFileId, listSearch } from "./fileRoutes";
 import { useFileClient, useRolloutFileState } from "./openFiles";
 import { decodeOnRead } from "./prefetchFileRow";
 import { TextRecord } from "./TextRecord";
@@ -70,24 +71,6 @@ function useRowStepping(
     return () => window.removeEventListener("keydown", handleKey);
   }, [fileId, navigate, next, prev, suffix, tab]);
   return { position, prev, next };
-}
-
-/**
- * `?token=N` of the page's URL, if it is a token index, and the handler that writes each selected
- * token back into it (replacing the entry): the address bar at a token is a link to that token.
- */
-function useTokenParam(): [number | undefined, (token: number) => void] {
-  const [searchParams, setSearchParams] = useSearchParams();
-  const tokenParam = searchParams.get("token");
-  const handleSelectToken = useCallback(
-    (token: number) =>
-      setSearchParams((p) => new URLSearchParams(searchWithToken(p.toString(), token)), {
-        replace: true,
-      }),
-    [setSearchParams],
-  );
-  const token = tokenParam !== null && /^\d+$/.test(tokenParam) ? Number(tokenParam) : undefined;
-  return [token, handleSelectToken];
 }
 
 /** For the tokens view: the row's tokenizer and text are asked for the moment it is read. */

@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  isLocalFileId,
-  listSearch,
-  localFileId,
-  movedFilePath,
-  searchWithToken,
-} from "./fileRoutes";
+import { isLocalFileId, listSearch, localFileId, movedFilePath } from "./fileRoutes";
 
 describe("file route ids", () => {
   it("tells local files from server files", () => {
@@ -35,10 +29,5 @@ describe("a row page's query", () => {
     );
     expect(listSearch("token=3")).toBe("");
     expect(listSearch("mode=template&q=cube")).toBe("mode=template&q=cube");
-  });
-
-  it("writes the selected token into the query, replacing the one there", () => {
-    expect(searchWithToken("", 7)).toBe("token=7");
-    expect(searchWithToken("sort=reward&token=3", 1353)).toBe("sort=reward&token=1353");
   });
 });

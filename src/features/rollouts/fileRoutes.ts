@@ -29,10 +29,3 @@ export function listSearch(search: string): string {
   params.delete("token");
   return params.toString();
 }
-
-/** `search` with `token` set to `token` (a 0-based position in the row), the rest kept in order. */
-export function searchWithToken(search: string, token: number): string {
-  const params = new URLSearchParams(search);
-  params.set("token", String(token));
-  return params.toString();
-}
