@@ -64,6 +64,8 @@ const NAMES = {
   responseTokenIds: [
     "completion_ids",
     "completion_token_ids",
+    "output_token_ids",
+    "response_token_ids",
     "response_ids",
     "response_tokens",
     "output_tokens",

@@ -123,10 +123,20 @@ describe("text tables (a prompt and a completion as text, no ids)", () => {
       { messages: [{ content: "no role" }] },
       { messages: "a string" },
       { messages: [{ role: "user", content: "hi" }], tokens: [1, 2] },
+      { messages: [{ role: "user", content: "hi" }], prompt_token_ids: [1], output_token_ids: [2] },
     ]) {
       const out = read(record);
       expect(out.kind === "trajectories" && out.format).not.toBe("text-table");
     }
+    // Ids under a table's own names: the error says how to read them, not a text-only row.
+    const ids = read({
+      messages: [{ role: "user", content: "hi" }],
+      prompt_ids: [1],
+      completion_ids: [2],
+    });
+    expect(ids.kind === "error" && ids.error.message).toMatch(
+      /look like token ids: read it with --map/,
+    );
   });
 
   it("name the field of a bad reward", () => {

@@ -1,4 +1,5 @@
 import type { ChatMessage, Trajectory } from "../trajectory/types";
+import { suggestColumnMapping } from "./columnMapping";
 import { messageText } from "./textRecords";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 
@@ -118,7 +119,8 @@ function readTextTable(value: Rec, context: ReadContext): ReadResult {
 
 /** A record with a prompt and a completion as text, or a conversation, and no id column. */
 function isTextTable(v: Rec): boolean {
-  if (ID_COLUMNS.some((n) => n in v)) return false;
+  // Columns that look like token ids are better read through `--map` (the unknown-record error says how).
+  if (ID_COLUMNS.some((n) => n in v) || suggestColumnMapping(Object.keys(v))) return false;
   const prompt = columnOf(v, PROMPT_COLUMNS);
   const completion = columnOf(v, COMPLETION_COLUMNS);
   const isPair = prompt !== undefined && completion !== undefined && prompt !== completion;
