@@ -53,6 +53,20 @@ describe("whole-file JSON documents", () => {
     expect(jsonDocumentRecords(JSON.stringify([doc, doc]))).toHaveLength(2);
   });
 
+  it('an export\'s one-key wrapper ({"data": [...]}) is its list of records; more keys, one record', () => {
+    const rows = [
+      { prompt: "p1", completion: "c1" },
+      { prompt: "p2", completion: "c2" },
+    ];
+    expect(jsonDocumentRecords(JSON.stringify({ data: rows }, null, 2))).toEqual(rows);
+    const withMeta = { data: rows, version: 2 };
+    expect(jsonDocumentRecords(JSON.stringify(withMeta))).toEqual([withMeta]);
+    expect(jsonDocumentRecords(JSON.stringify({ data: [1, 2] }))).toEqual([{ data: [1, 2] }]);
+    // slime's dump keeps its rollout_id beside the samples: one record, its reader's.
+    const slime = { rollout_id: 3, samples: [{ tokens: [1, 2], response_length: 1 }] };
+    expect(jsonDocumentRecords(JSON.stringify(slime))).toEqual([slime]);
+  });
+
   it("JSON lines are not one document: they are read line by line", () => {
     expect(jsonDocumentRecords(fixtureLines("reference-atif.jsonl").join("\n"))).toBeUndefined();
     expect(jsonDocumentRecords("42")).toBeUndefined();

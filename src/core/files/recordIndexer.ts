@@ -42,14 +42,25 @@ export interface RecordSource {
 export const MAX_JSON_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 /**
- * The records of a whole-file JSON document: an object is one record, an array one per element.
- * Undefined when the text is not one JSON value (a JSONL file named `.json`): read it by lines.
+ * The records of a whole-file JSON document: an object is one record, an array one per element,
+ * and an object whose one key holds a list of objects (an export's `{"data": [...]}` wrapper) one
+ * per element of that list, unless a format reads the object itself. Undefined when the text is
+ * not one JSON value (a JSONL file named `.json`): read it by lines.
  */
 export function jsonDocumentRecords(text: string): unknown[] | undefined {
   const parsed = parseJsonLine(text);
   if (!parsed.ok) return undefined;
   if (Array.isArray(parsed.value)) return parsed.value;
-  return typeof parsed.value === "object" && parsed.value !== null ? [parsed.value] : undefined;
+  if (!isRecord(parsed.value)) return undefined;
+  return wrappedRecords(parsed.value) ?? [parsed.value];
+}
+
+/** The list of records a one-key wrapper holds (`{"data": [...]}`); nothing else is dropped by it. */
+function wrappedRecords(value: Record<string, unknown>): unknown[] | undefined {
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || detectFormat(value) !== undefined) return undefined;
+  const inner = value[keys[0] as string];
+  return Array.isArray(inner) && inner.length > 0 && inner.every(isRecord) ? inner : undefined;
 }
 
 /**
