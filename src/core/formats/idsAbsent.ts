@@ -60,7 +60,7 @@ const MILES_TRAJECTORY_REASON = textDump(
 );
 
 const TEXT_TABLE_REASON = textDump(
-  "its records hold text (a prompt and a completion, or a chat conversation) and maybe a reward, but no id column",
+  "its records hold a prompt and a completion, or a chat conversation, as text, and maybe a reward, but no id column",
   "Write the ids the model received and generated beside the text (prompt_ids/completion_ids or " +
     "tokens with a loss mask, as slime or rollout-lens/v1 lines), or open the trainer's own dump " +
     "that keeps them.",
