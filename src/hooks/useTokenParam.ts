@@ -55,18 +55,25 @@ export function useTokenParam(): [number | undefined, (token: number) => void] {
   // react-router makes a new setter each time the URL changes: the throttle outlives them.
   const setParams = useRef(setSearchParams);
   setParams.current = setSearchParams;
-  // A write still waiting belongs to the page it was made on: dropped when the path changes.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the path is the trigger
-  useEffect(() => {
-    const throttled = throttleLatest<number>((token) => {
+  // Made on the first selection (a child's mount effect may select before this page's effects run).
+  const writerNow = useCallback(() => {
+    writer.current ??= throttleLatest<number>((token) => {
       setParams.current((p) => new URLSearchParams(searchWithToken(p.toString(), token)), {
         replace: true,
       });
     }, TOKEN_URL_INTERVAL_MS);
-    writer.current = throttled;
-    return () => throttled.cancel();
-  }, [pathname]);
-  const handleSelectToken = useCallback((token: number) => writer.current?.push(token), []);
+    return writer.current;
+  }, []);
+  // A write still waiting belongs to the page it was made on: dropped when the path changes.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the path is the trigger
+  useEffect(() => {
+    const current = writerNow();
+    return () => {
+      current.cancel();
+      if (writer.current === current) writer.current = undefined;
+    };
+  }, [pathname, writerNow]);
+  const handleSelectToken = useCallback((token: number) => writerNow().push(token), [writerNow]);
   const param = searchParams.get("token");
   const token = param !== null && /^\d+$/.test(param) ? Number(param) : undefined;
   return [token, handleSelectToken];
