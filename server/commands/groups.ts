@@ -54,7 +54,7 @@ function formatGroup(g: LocatedForest): string[] {
   const lines = [
     `${head}${g.causes.length === 0 ? ": nothing found" : ""}`,
     ...g.causes.map((c) => `    ${c}`),
-    `    branch points: ${g.withIds < 2 ? "not checked (no token ids)" : points.length === 0 ? "none" : points.join("; ")}`,
+    `    branch points: ${g.size >= 2 && g.withIds < 2 ? "not checked (no token ids)" : points.length === 0 ? "none" : points.join("; ")}`,
     `    advantages (computed, GRPO): ${grpo}${g.advantages.recorded ? `; recorded: ${g.advantages.recorded.map((a) => (a === null ? "-" : a.toFixed(3))).join(" ")}` : ""}`,
   ];
   return lines;

@@ -209,3 +209,31 @@ describe("advantages", () => {
     expect(advantages([1, undefined], [undefined, undefined]).recorded).toBeNull();
   });
 });
+
+describe("a group of text-only members (no token ids: ART, verifiers text, chat tables)", () => {
+  const textOnly = (id: string, reward: number): Trajectory => ({
+    ...trajectory([], { id }),
+    reward,
+    messages: [{ role: "assistant", content: id }],
+  });
+
+  it("claims no duplicates or identical completions, and says its token checks did not run", () => {
+    const f = forestOfTrajectories({ key: "g", kind: "group" }, [
+      textOnly("a", 1),
+      textOnly("b", 1),
+      textOnly("c", 1),
+    ]);
+    expect(f.withIds).toBe(0);
+    expect(f.duplicateSets).toEqual([]);
+    expect(f.zeroVarianceCause).toBe("equal-reward");
+    expect(f.causes).toEqual([
+      "zero variance: equal rewards (the completions were not compared: no token ids)",
+      "not checked: duplicates, branch points and multiplicity need token ids (3 of 3 members are text only)",
+    ]);
+  });
+
+  it("a group of one text-only member has nothing to check", () => {
+    const f = forestOfTrajectories({ key: "g", kind: "group" }, [textOnly("a", 1)]);
+    expect(f.causes.some((c) => c.startsWith("not checked"))).toBe(false);
+  });
+});

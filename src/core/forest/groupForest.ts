@@ -161,8 +161,11 @@ const list = (set: readonly number[]) => `{${set.join(", ")}}`;
 /** The findings as one line each (what the CLI prints and the view shows as badges). */
 export function causesOf(f: Omit<GroupForest, "causes">): string[] {
   const out: string[] = [];
-  if (f.zeroVarianceCause) out.push(`zero variance: ${CAUSE_TEXT[f.zeroVarianceCause]}`);
-  if (f.size >= 2 && f.withIds < 2) {
+  const isTextOnly = f.size >= 2 && f.withIds < 2;
+  if (f.zeroVarianceCause === "equal-reward" && isTextOnly) {
+    out.push("zero variance: equal rewards (the completions were not compared: no token ids)");
+  } else if (f.zeroVarianceCause) out.push(`zero variance: ${CAUSE_TEXT[f.zeroVarianceCause]}`);
+  if (isTextOnly) {
     out.push(
       `not checked: duplicates, branch points and multiplicity need token ids (${f.size - f.withIds} of ${f.size} members are text only)`,
     );
