@@ -77,7 +77,7 @@ export async function computeStepStats(
 }
 
 /** Bump when StepStats or its computation changes: older cache entries are then recomputed. */
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 
 export interface StepStatsCache {
   /**
