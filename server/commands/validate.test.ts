@@ -91,7 +91,7 @@ describe("validate", () => {
       files: () => [fixturePath("reference-slime.jsonl")],
       flags: ["--format", "atropos"],
       code: 2,
-      out: /line 1: expected a atropos record but the keys look like slime/,
+      out: /line 1: expected an atropos record but the keys look like slime/,
     },
     {
       name: "several files: the worst exit code wins",

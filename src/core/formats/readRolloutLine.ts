@@ -138,7 +138,7 @@ function adapterFor(
   if (formatHint !== undefined && detected !== undefined && detected !== formatHint) {
     return lineError(
       lineNo,
-      `expected a ${formatHint} record but the keys look like ${detected ?? "no known format"}`,
+      `expected ${/^[aeiou]/.test(formatHint) ? "an" : "a"} ${formatHint} record but the keys look like ${detected ?? "no known format"}`,
     );
   }
   return { adapter, value };
