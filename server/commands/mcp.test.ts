@@ -15,6 +15,7 @@ describe("rollout-lens mcp says what each argument contributes", () => {
     expect(describeMcpPaths([dir], (t) => said.push(t))).toBeUndefined();
     expect(said).toEqual([
       `rollout-lens mcp: ${dir}: no file names a step, so it is no training run: its 1 rollout file(s) are listed one by one`,
+      `rollout-lens mcp: note: 1 file(s) are side files or configs and are left out: ${join(dir, "metrics.jsonl")}`,
     ]);
     const empty = mkdtempSync(join(tmpdir(), "mcp-empty-"));
     const problem = describeMcpPaths([empty], () => {});

@@ -160,6 +160,9 @@ describe("viewCommand", () => {
     expect(r.out[0]).toBe(
       `${dir}: no file names a step, so it is no training run: its 2 rollout file(s) are listed one by one`,
     );
+    expect(r.out[1]).toMatch(
+      /^note: 2 file\(s\) are side files or configs and are left out: .*config\.json.*metrics\.jsonl/,
+    );
     expect(r.opened).toEqual(["http://127.0.0.1:4558/files"]);
   });
 

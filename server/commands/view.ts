@@ -33,7 +33,14 @@ export function describeViewPaths(paths: readonly string[], out: (text: string) 
     const listing = listRunDirectory(path);
     const { steps, spanning, withoutStep } = listing;
     if (steps.length === 0 && spanning.length === 0) {
-      count += describeFolder(path, folderFiles(listing), out);
+      const files = folderFiles(listing);
+      count += describeFolder(path, files, out);
+      const left = withoutStep.filter((file) => !files.includes(file));
+      if (left.length > 0) {
+        out(
+          `note: ${left.length} file(s) are side files or configs and are left out: ${left.join(", ")}`,
+        );
+      }
       continue;
     }
     const first = steps[0]?.step;
