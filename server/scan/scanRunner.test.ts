@@ -321,10 +321,16 @@ async function runAndKill(args: string[], name: string) {
 
 describe("a worker killed mid-scan ends the run with exit 2 and the file named, within seconds", () => {
   it("mismatch --jobs 2", async () => {
-    // The main thread scans from the start and the worker takes files once it has loaded: with
-    // several big files, the worker is busy with one of them when it is killed.
+    // The main thread scans from the start and the worker takes files once it has loaded (from
+    // source, through tsx: seconds on a loaded machine). The first file, the main thread's, is
+    // ten times the others, so the worker has loaded and holds one of them when it is killed.
     const lines = laneLines(3000, "k");
-    const bigs = [1, 2, 3, 4].map((k) => write(join(dir, `big-lanes-${k}.jsonl`), lines));
+    const first = write(
+      join(dir, "big-lanes-1.jsonl"),
+      Array.from({ length: 10 }, () => lines).flat(),
+    );
+    const rest = [2, 3, 4].map((k) => write(join(dir, `big-lanes-${k}.jsonl`), lines));
+    const bigs = [first, ...rest];
     const { code, out, afterKill } = await runAndKill(["mismatch", ...bigs, "--jobs", "2"], "scan");
     expect(code).toBe(2);
     expect(out).toMatch(
