@@ -21,9 +21,11 @@ export interface ExpandedInputs {
 /**
  * The files of a directory the commands read: what `view DIR` lists (docs/format.md "Run
  * directories"): rollout files by extension, and a JSON document (or ART's trajectories YAML)
- * when its path names a step (a `config.json` or `config.yaml` beside the rollouts is not one).
+ * when its path names a step (a `config.json` or `config.yaml` beside the rollouts is not one);
+ * never a trainer's side file (metrics next to the rollouts: prime-rl, Tinker).
  */
-function isRolloutFile(path: string): boolean {
+export function isDirectoryRolloutFile(path: string): boolean {
+  if (isRunSideFile(path)) return false;
   if (ROLLOUT_EXTENSIONS.some((ext) => path.endsWith(ext))) return true;
   // A document (JSON, or ART's trajectories YAML) counts when it names a step, not a config.
   return /\.(?:json|yaml)$/.test(path) && runPositionOf(path) !== undefined;
@@ -84,7 +86,7 @@ function passedNote(dir: string, passed: string[]): string {
 /**
  * Expands command-line inputs the same way on every machine of a job: a file stays itself (one
  * that does not exist too, so the command reports it as unreadable); a directory becomes the
- * rollout files (`.jsonl`, `.ndjson`, `.pt`, `.parquet`, and `.json` step files) inside it, recursively (of a folder holding
+ * rollout files (`.jsonl`, `.ndjson`, `.pt`, `.parquet`, `.pkl`, and `.json`/`.yaml` step files) inside it, recursively (of a folder holding
  * `rollout_data/`, a slime/miles --dump-details folder, only those); a pattern with `*`, `?`, `[…]` or
  * `{…}` (quoted, so the shell leaves it to us) becomes the files it matches (see core/files/glob).
  * Paths keep the form they were given in (`runs/a.jsonl`, not absolute), which `--shard` hashes.
@@ -104,9 +106,7 @@ export async function expandInputs(args: readonly string[]): Promise<ExpandedInp
     if (info?.isDirectory()) {
       const found: string[] = [];
       const passed: string[] = [];
-      // A trainer's metrics next to its rollouts (prime-rl, Tinker) are not rollout files.
-      const keep = (path: string) => isRolloutFile(path) && !isRunSideFile(path);
-      await walk(arg.replace(/\/+$/, "") || "/", keep, found, passed);
+      await walk(arg.replace(/\/+$/, "") || "/", isDirectoryRolloutFile, found, passed);
       if (passed.length > 0) notes.push(passedNote(arg, passed));
       if (found.length === 0) {
         problems.push(

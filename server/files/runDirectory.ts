@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { isRunSideFile, orderRunSteps, type RunSteps } from "../../src/core/files/runSteps";
+import { orderRunSteps, type RunSteps } from "../../src/core/files/runSteps";
+import { isDirectoryRolloutFile } from "./expandInputs";
 
 /**
  * Folders below a run directory that are searched for step files (`step_N/…`, `N/…/…`, prime-rl's
@@ -51,15 +52,12 @@ export function listRunDirectory(dir: string): RunSteps {
   };
 }
 
-/** Rollout files read line by line or by record whatever their name (documents need a step). */
-const FOLDER_FILE = /\.(?:jsonl|ndjson|parquet|pt|pkl)$/i;
-
 /**
  * The files of a folder that is no run (none of its files names a step) served one by one, as
- * `validate DIR` reads them: rollout files, not a trainer's side files, not a document (`.json`,
- * `.yaml`) naming no step, which is more likely a config. Empty when the folder is a run.
+ * `validate DIR` reads them (isDirectoryRolloutFile): rollout files, not a trainer's side files,
+ * not a document naming no step, which is more likely a config. Empty when the folder is a run.
  */
 export function folderFiles(listing: RunSteps): string[] {
   if (listing.steps.length > 0 || listing.spanning.length > 0) return [];
-  return listing.withoutStep.filter((path) => FOLDER_FILE.test(path) && !isRunSideFile(path));
+  return listing.withoutStep.filter(isDirectoryRolloutFile);
 }
