@@ -34,7 +34,7 @@ export function groupJson(g: LocatedForest) {
 
 /** A group whose token checks `what` names did not run: its members are text only (no ids). */
 function isUnchecked(g: LocatedForest, what: FailOn): boolean {
-  return what !== "zero-variance" && g.size >= 2 && g.withIds < 2;
+  return what !== "zero-variance" && !g.isTokenChecked;
 }
 
 function hasFinding(g: LocatedForest, what: FailOn): boolean {
@@ -54,7 +54,7 @@ function formatGroup(g: LocatedForest): string[] {
   const lines = [
     `${head}${g.causes.length === 0 ? ": nothing found" : ""}`,
     ...g.causes.map((c) => `    ${c}`),
-    `    branch points: ${g.size >= 2 && g.withIds < 2 ? "not checked (no token ids)" : points.length === 0 ? "none" : points.join("; ")}`,
+    `    branch points: ${g.isTokenChecked ? (points.length === 0 ? "none" : points.join("; ")) : "not checked (no token ids)"}`,
     `    advantages (computed, GRPO): ${grpo}${g.advantages.recorded ? `; recorded: ${g.advantages.recorded.map((a) => (a === null ? "-" : a.toFixed(3))).join(" ")}` : ""}`,
   ];
   return lines;

@@ -62,6 +62,8 @@ export interface GroupForest {
    * not run, which `causes` says.
    */
   readonly withIds: number;
+  /** False when a group of two or more has fewer than two members with ids: its token checks did not run. */
+  readonly isTokenChecked: boolean;
   /** One line per finding, each saying what to act on. */
   readonly causes: readonly string[];
 }
@@ -141,6 +143,7 @@ export function analyzeGroup(
     rewardSplit: rewardSplitOf(kind, members),
     treeProblems: problems,
     withIds,
+    isTokenChecked: members.length < 2 || withIds >= 2,
   };
   return { ...found, causes: causesOf(found) };
 }
@@ -161,11 +164,10 @@ const list = (set: readonly number[]) => `{${set.join(", ")}}`;
 /** The findings as one line each (what the CLI prints and the view shows as badges). */
 export function causesOf(f: Omit<GroupForest, "causes">): string[] {
   const out: string[] = [];
-  const isTextOnly = f.size >= 2 && f.withIds < 2;
-  if (f.zeroVarianceCause === "equal-reward" && isTextOnly) {
+  if (f.zeroVarianceCause === "equal-reward" && !f.isTokenChecked) {
     out.push("zero variance: equal rewards (the completions were not compared: no token ids)");
   } else if (f.zeroVarianceCause) out.push(`zero variance: ${CAUSE_TEXT[f.zeroVarianceCause]}`);
-  if (isTextOnly) {
+  if (!f.isTokenChecked) {
     out.push(
       `not checked: duplicates, branch points and multiplicity need token ids (${f.size - f.withIds} of ${f.size} members are text only)`,
     );

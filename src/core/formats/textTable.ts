@@ -30,7 +30,7 @@ const REWARD_COLUMNS = ["reward", "score", "rewards"];
  * The columns read as a whole conversation when no prompt and completion are (OpenAI chat
  * `messages`, ShareGPT `conversations` of `from`/`value`), first match wins.
  */
-export const CONVERSATION_COLUMNS = ["messages", "conversations", "conversation", "chat", "dialog"];
+const CONVERSATION_COLUMNS = ["messages", "conversations", "conversation", "chat", "dialog"];
 /** Columns that hold ids: a record with one of them is not text-only, whatever else it holds. */
 const ID_COLUMNS = ["tokens", "token_ids", "input_ids", "prompt_ids", "completion_ids", "ids"];
 

@@ -112,11 +112,7 @@ export function ForestView(props: ForestViewProps) {
   return (
     <div className={styles.forest}>
       <ForestFindings causes={forest.causes} />
-      {forest.withIds < 2 && forest.size >= 2 ? (
-        <TextOnlyMembers {...props} />
-      ) : (
-        <ForestIcicle {...props} />
-      )}
+      {forest.isTokenChecked ? <ForestIcicle {...props} /> : <TextOnlyMembers {...props} />}
     </div>
   );
 }
