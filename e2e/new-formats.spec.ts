@@ -96,6 +96,7 @@ test("an OpenAI chat-messages file opens as its conversations, tool calls shown,
   await page.getByLabel("search").fill("Lima");
   await expect(page.getByTestId("row-count")).toHaveText("1 / 2 trajectories");
   await page.getByLabel("search").fill("");
+  await expect(page.getByTestId("row-count")).toHaveText("2 / 2 trajectories");
   await page.getByTestId("rollout-table").focus();
   await page.keyboard.press("Enter");
   const shown = page.getByTestId("text-record");
