@@ -133,6 +133,29 @@ test("ART's trajectories YAML opens: its groups' conversations, and token checks
   await expect(shown).toContainText("It is rainy in Paris.");
 });
 
+test("TRL's completions table as W&B writes it (*.table.json) opens as its rows", async ({
+  page,
+}) => {
+  await openRolloutFile(
+    page,
+    fixturePath("dumps/wandb/media/table/completions_10_5f1c2a9e.table.json"),
+  );
+  await expect(page.getByTestId("row-count")).toContainText("4 trajectories");
+  await expect(page.getByText("text-table", { exact: true }).first()).toBeVisible();
+  await page.getByLabel("search").fill("Cusco");
+  await expect(page.getByTestId("row-count")).toHaveText("1 / 4 trajectories");
+  await page.getByTestId("rollout-table").focus();
+  await page.keyboard.press("Enter");
+  const shown = page.getByTestId("text-record");
+  await expect(shown).toContainText("Name the capital of Peru.");
+  await expect(shown).toContainText("Cusco");
+  // The rewards by function and the advantage TRL logged, beside the text.
+  const columns = page.getByTestId("record-columns");
+  await expect(columns).toContainText("accuracy_reward0");
+  await expect(columns).toContainText("format_rewardNaN");
+  await expect(columns).toContainText("advantage-0.7071");
+});
+
 test("a pretty-printed ATIF trajectory.json opens: contexts and subagents as linked rows", async ({
   page,
 }) => {

@@ -109,6 +109,29 @@ describe("rollout-lens groups", () => {
     expect((await runCli(["groups", art, "--fail-on", "zero-variance"])).code).toBe(0);
   });
 
+  it("groups text-table rows by their group column: zero variance from the rewards alone", async () => {
+    // vf-eval's results as a W&B table: two rollouts per example, example 0 solved by both.
+    const table = join(dir, "results.table.json");
+    const columns = ["example_id", "prompt", "completion", "reward"];
+    const data = [
+      [0, "2+2?", "4", 1],
+      [0, "2+2?", "four", 1],
+      [1, "3+3?", "6", 1],
+      [1, "3+3?", "7", 0],
+    ];
+    writeFileSync(table, JSON.stringify({ columns, data }));
+    const out = await runCli(["groups", table]);
+    expect(out.code).toBe(0);
+    expect(out.out).toContain("text-table, 2 groups: 1 zero-variance");
+    const json = JSON.parse((await runCli(["groups", table, "--json"])).out);
+    const groups = json.files[0].groups;
+    expect(groups.map((g: { id: string }) => g.id)).toEqual(["0", "1"]);
+    expect(
+      groups.map((g: { zero_variance_cause: string | null }) => g.zero_variance_cause),
+    ).toEqual(["equal-reward", null]);
+    expect((await runCli(["groups", table, "--fail-on", "zero-variance"])).code).toBe(1);
+  });
+
   it("gathers a group's members from lines far apart", async () => {
     const { out } = await runCli(["groups", slime, "--json"]);
     const [g0, g1] = JSON.parse(out).files[0].groups;

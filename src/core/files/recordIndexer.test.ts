@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
-import { fixtureLines } from "../../test/fixtureFiles";
+import { fixtureLines, fixturePath } from "../../test/fixtureFiles";
 import { primeRolloutParquet } from "../../test/parquetFixtures";
 import { openParquet } from "../formats/parquet";
 import { createFileIndex } from "./fileIndexer";
@@ -65,6 +66,48 @@ describe("whole-file JSON documents", () => {
     // slime's dump keeps its rollout_id beside the samples: one record, its reader's.
     const slime = { rollout_id: 3, samples: [{ tokens: [1, 2], response_length: 1 }] };
     expect(jsonDocumentRecords(JSON.stringify(slime))).toEqual([slime]);
+  });
+
+  it("a W&B table file ({columns, data}) is one record per row, its cells by column", () => {
+    const columns = ["step", "prompt", "completion", "accuracy_reward", "advantage"];
+    const data = [
+      ["10", "2+2?", "4", 1, 0.5],
+      ["10", "2+2?", "5", 0, -0.5],
+    ];
+    const rows = [
+      { step: "10", prompt: "2+2?", completion: "4", accuracy_reward: 1, advantage: 0.5 },
+      { step: "10", prompt: "2+2?", completion: "5", accuracy_reward: 0, advantage: -0.5 },
+    ];
+    expect(jsonDocumentRecords(JSON.stringify({ columns, data }))).toEqual(rows);
+    // An artifact's copy adds its type, sizes and column types.
+    const artifact = { _type: "table", columns, data, ncols: 5, nrows: 2, column_types: {} };
+    expect(jsonDocumentRecords(JSON.stringify({ ...artifact, log_mode: "IMMUTABLE" }))).toEqual(
+      rows,
+    );
+    // Not a table: a ragged row, a repeated column, a key no table file has. Read as one record.
+    for (const odd of [
+      { columns, data: [data[0], ["10", "2+2?"]] },
+      { columns: ["a", "a"], data: [[1, 2]] },
+      { columns, data, source: "mine" },
+    ]) {
+      expect(jsonDocumentRecords(JSON.stringify(odd))).toEqual([odd]);
+    }
+  });
+
+  it("TRL's completions table as W&B writes it opens as text rows with their columns", async () => {
+    const path = "dumps/wandb/media/table/completions_10_5f1c2a9e.table.json";
+    const text = readFileSync(fixturePath(path), "utf8");
+    const records = jsonDocumentRecords(text) ?? [];
+    const index = createFileIndex("completions_10_5f1c2a9e.table.json");
+    for await (const _ of indexRecords(memoryRecordSource(records, text.length), index));
+    expect(index.errors).toEqual([]);
+    expect(index.format).toBe("text-table");
+    expect(index.rows).toHaveLength(4);
+    expect(index.rows.map((r) => r.reward)).toEqual([undefined, undefined, undefined, undefined]);
+    const last = records[3] as Record<string, number>;
+    expect(last).toMatchObject({ completion: "Cusco", accuracy_reward: 0 });
+    expect(last.advantage).toBeCloseTo(-Math.SQRT1_2, 4);
+    expect(Number.isNaN(last.format_reward)).toBe(true);
   });
 
   it("JSON lines are not one document: they are read line by line", () => {

@@ -43,16 +43,48 @@ export const MAX_JSON_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 /**
  * The records of a whole-file JSON document: an object is one record, an array one per element,
- * and an object whose one key holds a list of objects (an export's `{"data": [...]}` wrapper) one
- * per element of that list, unless a format reads the object itself. Undefined when the text is
- * not one JSON value (a JSONL file named `.json`): read it by lines.
+ * a W&B table one per row (tableRecords), and an object whose one key holds a list of objects (an
+ * export's `{"data": [...]}` wrapper) one per element of that list, unless a format reads the
+ * object itself. Undefined when the text is not one JSON value (a JSONL file named `.json`):
+ * read it by lines.
  */
 export function jsonDocumentRecords(text: string): unknown[] | undefined {
   const parsed = parseJsonLine(text);
   if (!parsed.ok) return undefined;
   if (Array.isArray(parsed.value)) return parsed.value;
   if (!isRecord(parsed.value)) return undefined;
-  return wrappedRecords(parsed.value) ?? [parsed.value];
+  return tableRecords(parsed.value) ?? wrappedRecords(parsed.value) ?? [parsed.value];
+}
+
+/** The keys of a W&B table file besides `columns` and `data` (an artifact's copy adds them). */
+const TABLE_KEYS = new Set([
+  "columns",
+  "data",
+  "_type",
+  "ncols",
+  "nrows",
+  "column_types",
+  "log_mode",
+  "_increment_num",
+]);
+
+/**
+ * The rows of a W&B table, one record each, its cells by column name: `{"columns": [...],
+ * "data": [[...], ...]}`, as `wandb.Table` writes itself into a run's `media/table/*.table.json`
+ * (TRL's GRPO `completions` table among them), and with `_type: "table"` and its column types
+ * into an artifact. Undefined for anything else: a column name that is not a unique string, a
+ * row whose length is not the table's, a key no table file has, or an object a format reads.
+ */
+function tableRecords(value: Record<string, unknown>): unknown[] | undefined {
+  const { columns, data } = value;
+  if (!Array.isArray(columns) || columns.length === 0 || !Array.isArray(data)) return undefined;
+  if (!columns.every((c) => typeof c === "string") || new Set(columns).size !== columns.length) {
+    return undefined;
+  }
+  if (!Object.keys(value).every((k) => TABLE_KEYS.has(k))) return undefined;
+  if (!data.every((row) => Array.isArray(row) && row.length === columns.length)) return undefined;
+  if (detectFormat(value) !== undefined) return undefined;
+  return data.map((row: unknown[]) => Object.fromEntries(columns.map((c, i) => [c, row[i]])));
 }
 
 /** The list of records a one-key wrapper holds (`{"data": [...]}`); nothing else is dropped by it. */

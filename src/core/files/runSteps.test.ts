@@ -4,6 +4,7 @@ import {
   isRunFileName,
   isRunSideFile,
   orderRunSteps,
+  recordStepOf,
   runPositionLabel,
   runPositionOf,
   stepOfPath,
@@ -159,5 +160,15 @@ describe("slime/miles rollout dumps in a run", () => {
       { path: "rollout_data/3.pt", step: 3 },
       { path: "rollout_data/12.pt", step: 12 },
     ]);
+  });
+});
+
+describe("recordStepOf", () => {
+  it("reads a record's step as a number, or as text of digits (TRL's table writes it so)", () => {
+    expect(recordStepOf({ step: 12 })).toBe(12);
+    expect(recordStepOf({ step: "10" })).toBe(10);
+    for (const step of ["1.5", "-1", "", "ten", 1.5, -1, null, undefined]) {
+      expect(recordStepOf({ step })).toBeUndefined();
+    }
   });
 });

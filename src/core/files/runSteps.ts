@@ -190,8 +190,12 @@ export function orderRunSteps(paths: readonly string[]): RunSteps {
   return { steps, spanning, withoutStep };
 }
 
-/** The step a trajectory's record names (`metadata.step`: Tinker capture's iteration, verl's step). */
+/**
+ * The step a trajectory's record names (`metadata.step`: Tinker capture's iteration, verl's step,
+ * TRL's completions table, which writes it as text).
+ */
 export function recordStepOf(metadata: Readonly<Record<string, unknown>>): number | undefined {
-  const step = metadata.step;
+  const raw = metadata.step;
+  const step = typeof raw === "string" && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
   return typeof step === "number" && Number.isSafeInteger(step) && step >= 0 ? step : undefined;
 }

@@ -140,9 +140,41 @@ describe("text tables (a prompt and a completion as text, no ids)", () => {
   });
 
   it("name the field of a bad reward", () => {
-    const out = read({ prompt: "p", completion: "c", reward: "high" });
-    expect(out.kind).toBe("error");
-    expect(out.kind === "error" && out.error.field).toBe("reward");
+    for (const reward of ["high", true, { accuracy: "yes" }, [1, "2"]]) {
+      const out = read({ prompt: "p", completion: "c", reward });
+      expect(out.kind).toBe("error");
+      expect(out.kind === "error" && out.error.field).toBe("reward");
+    }
+  });
+
+  it("read a reward written as text, and make no total of rewards by function", () => {
+    const rewardOf = (reward: unknown) => {
+      const out = read({ prompt: "p", completion: "c", reward });
+      if (out.kind !== "trajectories") throw new Error(JSON.stringify(out));
+      return out.trajectories[0];
+    };
+    expect(rewardOf("0.75")?.reward).toBe(0.75);
+    expect(rewardOf(" -1e-2 ")?.reward).toBe(-0.01);
+    const byFunction = rewardOf({ accuracy_reward: 1, format_reward: 0.5, length: null });
+    expect(byFunction?.reward).toBeUndefined();
+    expect(byFunction?.metadata.reward).toEqual({
+      accuracy_reward: 1,
+      format_reward: 0.5,
+      length: null,
+    });
+  });
+
+  it("take the group from a group column: rows that share it are one group", () => {
+    const groupOf = (record: Record<string, unknown>) => {
+      const out = read({ prompt: "p", completion: "c", reward: 1, ...record });
+      if (out.kind !== "trajectories") throw new Error(JSON.stringify(out));
+      return out.trajectories[0]?.group;
+    };
+    expect(groupOf({ example_id: 7 })).toBe("7");
+    expect(groupOf({ uid: "a1b2" })).toBe("a1b2");
+    expect(groupOf({ group_id: "g", example_id: 7 })).toBe("g");
+    expect(groupOf({})).toBeUndefined();
+    expect(groupOf({ group_id: null, example_id: { n: 1 } })).toBeUndefined();
   });
 
   it("say why drift cannot check them", () => {

@@ -1,3 +1,4 @@
+import { isRecord } from "../isRecord";
 import type { ChatMessage, Trajectory } from "../trajectory/types";
 import { suggestColumnMapping } from "./columnMapping";
 import { messageText } from "./textRecords";
@@ -63,6 +64,14 @@ function asMessages(text: string | ChatMessage[], role: string): ChatMessage[] {
   return typeof text === "string" ? [{ role, content: text }] : text;
 }
 
+/** A number written as text (a CSV turned into a table): decimal, with an optional exponent. */
+const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/**
+ * The record's reward: a number or null; a list of numbers summed; a number written as text.
+ * Rewards by function (an object of numbers, TRL-style) make no total, since their weights are
+ * not in the row: the row has none, and the object stays in metadata. Anything else is bad.
+ */
 function rewardOf(v: Rec): { field?: string; value: number | null | undefined } | "bad" {
   const field = REWARD_COLUMNS.find((n) => n in v);
   if (field === undefined) return { value: undefined };
@@ -71,7 +80,28 @@ function rewardOf(v: Rec): { field?: string; value: number | null | undefined } 
   if (Array.isArray(value) && value.every((x) => typeof x === "number")) {
     return { field, value: value.reduce((a: number, b: number) => a + b, 0) };
   }
+  if (typeof value === "string" && NUMBER_TEXT.test(value)) return { field, value: Number(value) };
+  if (isRecord(value) && Object.values(value).every((x) => typeof x === "number" || x === null)) {
+    return { field, value: undefined };
+  }
   return "bad";
+}
+
+/**
+ * The columns that name a row's group (its GRPO group, or the example its rollouts answer),
+ * first match wins: rows that share the value are one group for group forensics.
+ */
+const GROUP_COLUMNS = ["group_id", "group_index", "group", "uid", "example_id", "prompt_id"];
+
+/** The record's group: the first group column holding a string or a number. */
+function groupOf(v: Rec): string | undefined {
+  for (const name of GROUP_COLUMNS) {
+    const value = v[name];
+    if (typeof value === "string" || (typeof value === "number" && Number.isFinite(value))) {
+      return String(value);
+    }
+  }
+  return undefined;
 }
 
 /** The record's prompt and completion as messages, else its conversation, else what is missing. */
@@ -102,8 +132,10 @@ function readTextTable(value: Rec, context: ReadContext): ReadResult {
   }
   const reward = rewardOf(value);
   if (reward === "bad") {
-    return { ok: false, error: { field: "reward", message: "expected a number or null" } };
+    const message = "expected a number, a list of numbers, rewards by name, or null";
+    return { ok: false, error: { field: "reward", message } };
   }
+  const group = groupOf(value);
   const t: Trajectory = {
     id: `L${context.line}`,
     source: { kind: "file", path: context.path, line: context.line, row: 0 },
@@ -113,6 +145,7 @@ function readTextTable(value: Rec, context: ReadContext): ReadResult {
     segments: [],
     messages,
     metadata: { ...value },
+    ...(group === undefined ? {} : { group }),
   };
   return { ok: true, trajectories: [t] };
 }
