@@ -61,6 +61,21 @@ describe("a file that is not what it seems gets a word, not a JSON error", () =>
     expect(code).toBe(2);
   });
 
+  it("a CSV export (a W&B table downloaded as CSV): the command that writes it as JSON lines, exit 2", async () => {
+    const path = join(dir, "completions.csv");
+    writeFileSync(
+      path,
+      'step,prompt,completion,accuracy_reward\n10,"2+2?","<think>\nok</think>4",1.0\n',
+    );
+    for (const command of ["validate", "drift", "groups", "mismatch"]) {
+      const { code, out, err } = await runCli([command, path]);
+      expect(`${out}${err}`).toContain(
+        `${path}: cannot read: a CSV file (delimited text, not JSON): Rollout Lens reads JSON lines, JSON, Parquet, torch.save and ART YAML files; write it as JSON lines first, e.g. python3 -c "import sys, pandas as pd; pd.read_csv(sys.argv[1]).to_json(sys.argv[2], orient='records', lines=True)" FILE.csv FILE.jsonl`,
+      );
+      expect(code).toBe(2);
+    }
+  });
+
   it("a ZIP that torch did not write is not a torch.save file, exit 2", async () => {
     const path = join(dir, "other.pt");
     writeFileSync(

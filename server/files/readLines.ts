@@ -9,6 +9,7 @@ import {
 } from "../../src/core/files/recordIndexer";
 import {
   binaryFileProblem,
+  delimitedTextProblem,
   isArtYamlHead,
   isDumpHead,
   isParquetHead,
@@ -144,7 +145,7 @@ export async function trainDumpPathsOf(path: string): Promise<string[]> {
  */
 export async function* readLines(path: string, range?: ByteRange): AsyncGenerator<NumberedLine> {
   const head = await fileHead(path, SNIFF_BYTES);
-  const problem = binaryFileProblem(head);
+  const problem = binaryFileProblem(head) ?? delimitedTextProblem(path);
   if (problem) throw new Error(problem);
   if (isDumpHead(head)) {
     if (range !== undefined) {

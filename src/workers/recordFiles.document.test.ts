@@ -24,3 +24,14 @@ describe("a JSON document under a .jsonl name in the file worker", () => {
     expect(await open("run.jsonl", '{"a": 1}\n{"a": 2}\n')).toBeUndefined();
   });
 });
+
+describe("a CSV or TSV export dropped on the files page", () => {
+  it("is one error naming the file and the command that writes it as JSON lines", async () => {
+    await expect(open("completions.csv", "step,prompt,completion\n10,a,b\n")).rejects.toThrow(
+      /^completions\.csv: a CSV file \(delimited text, not JSON\).*FILE\.csv FILE\.jsonl$/,
+    );
+    await expect(open("samples.tsv", "prompt\tcompletion\na\tb\n")).rejects.toThrow(
+      /^samples\.tsv: a TSV file/,
+    );
+  });
+});

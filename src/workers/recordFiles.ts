@@ -11,6 +11,7 @@ import {
 } from "../core/files/recordIndexer";
 import {
   binaryFileProblem,
+  delimitedTextProblem,
   isArtYamlHead,
   isDumpHead,
   isParquetHead,
@@ -141,7 +142,7 @@ export async function recordSourceOf(
   companions: FileCompanions = {},
 ): Promise<RecordSource | undefined> {
   const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
-  const problem = binaryFileProblem(head);
+  const problem = binaryFileProblem(head) ?? delimitedTextProblem(name);
   if (problem) throw new Error(`${name}: ${problem}`);
   const file = rangeFile(bytes, size);
   if (size >= 8 && isParquetHead(head)) {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { binaryFileProblem, isArtYamlHead, isBarePickleHead, isDumpHead } from "./sniffFile";
+import {
+  binaryFileProblem,
+  delimitedTextProblem,
+  isArtYamlHead,
+  isBarePickleHead,
+  isDumpHead,
+} from "./sniffFile";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 
@@ -48,5 +54,17 @@ describe("binaryFileProblem", () => {
     expect(binaryFileProblem(new TextEncoder().encode('{"tokens": [1]}'))).toBeUndefined();
     expect(binaryFileProblem(bytes(0x50, 0x4b, 3, 4))).toBeUndefined();
     expect(binaryFileProblem(new TextEncoder().encode("PAR1"))).toBeUndefined();
+  });
+});
+
+describe("delimitedTextProblem", () => {
+  it("names a CSV or TSV file and the command that writes it as JSON lines", () => {
+    expect(delimitedTextProblem("runs/completions.CSV")).toMatch(
+      /^a CSV file \(delimited text, not JSON\).*pd\.read_csv\(sys\.argv\[1\]\)\.to_json.* FILE\.csv FILE\.jsonl$/,
+    );
+    expect(delimitedTextProblem("samples.tsv")).toContain("pd.read_csv(sys.argv[1], sep='\\t')");
+    for (const name of ["rollouts.jsonl", "table.json", "csv", "data.csv.jsonl"]) {
+      expect(delimitedTextProblem(name)).toBeUndefined();
+    }
   });
 });
