@@ -138,7 +138,7 @@ test("TRL's completions table as W&B writes it (*.table.json) opens as its rows"
 }) => {
   await openRolloutFile(
     page,
-    fixturePath("dumps/wandb/media/table/completions_10_5f1c2a9e.table.json"),
+    fixturePath("dumps/wandb/media/table/completions_10_5f1c2a9e8d7b6a4c3f21.table.json"),
   );
   await expect(page.getByTestId("row-count")).toContainText("4 trajectories");
   await expect(page.getByText("text-table", { exact: true }).first()).toBeVisible();

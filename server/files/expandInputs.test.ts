@@ -41,6 +41,18 @@ describe("expandInputs", () => {
     ]);
   });
 
+  it("a W&B run's tables (media/table/*.table.json) are read; its config and summary are noted", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "expand-wandb-"));
+    const table = "files/media/table/completions_47_0123456789abcdef0123.table.json";
+    for (const name of [table, "files/config.json", "files/wandb-summary.json"]) {
+      mkdirSync(join(dir, name, ".."), { recursive: true });
+      writeFileSync(join(dir, name), '{"columns": [], "data": []}');
+    }
+    const expanded = await expandInputs([dir]);
+    expect(expanded.files).toEqual([join(dir, table)]);
+    expect(expanded.notes[0]).toContain(join(dir, "files/config.json"));
+  });
+
   it("ART's trajectories YAML step files are read, and a config.yaml beside them noted", async () => {
     const dir = mkdtempSync(join(tmpdir(), "expand-art-"));
     for (const name of [
@@ -132,7 +144,7 @@ describe("expandInputs", () => {
     expect(await expandInputs(["empty", "runs/*.parquet", "nowhere/*.jsonl"])).toEqual({
       files: [],
       problems: [
-        "empty: no rollout file (.jsonl, .ndjson, .pt, .parquet, .pkl) in this directory",
+        "empty: no rollout file (.jsonl, .ndjson, .pt, .parquet, .pkl, .table.json) in this directory",
         "runs/*.parquet: no file matches this pattern",
         "nowhere/*.jsonl: no file matches this pattern",
       ],

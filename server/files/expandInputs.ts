@@ -3,7 +3,14 @@ import { globBase, globToRegExp, hasGlobMagic } from "../../src/core/files/glob"
 import { isRunSideFile, runPositionOf } from "../../src/core/files/runSteps";
 
 /** What a directory argument contributes: the rollout files in it (and `.json` step files). */
-export const ROLLOUT_EXTENSIONS = [".jsonl", ".ndjson", ".pt", ".parquet", ".pkl"] as const;
+export const ROLLOUT_EXTENSIONS = [
+  ".jsonl",
+  ".ndjson",
+  ".pt",
+  ".parquet",
+  ".pkl",
+  ".table.json",
+] as const;
 
 /** The files named by command-line arguments, and the arguments that named none. */
 export interface ExpandedInputs {

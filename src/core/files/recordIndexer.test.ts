@@ -95,10 +95,10 @@ describe("whole-file JSON documents", () => {
   });
 
   it("TRL's completions table as W&B writes it opens as text rows with their columns", async () => {
-    const path = "dumps/wandb/media/table/completions_10_5f1c2a9e.table.json";
+    const path = "dumps/wandb/media/table/completions_10_5f1c2a9e8d7b6a4c3f21.table.json";
     const text = readFileSync(fixturePath(path), "utf8");
     const records = jsonDocumentRecords(text) ?? [];
-    const index = createFileIndex("completions_10_5f1c2a9e.table.json");
+    const index = createFileIndex("completions_10_5f1c2a9e8d7b6a4c3f21.table.json");
     for await (const _ of indexRecords(memoryRecordSource(records, text.length), index));
     expect(index.errors).toEqual([]);
     expect(index.format).toBe("text-table");
