@@ -164,6 +164,50 @@ describe("text tables (a prompt and a completion as text, no ids)", () => {
     });
   });
 
+  it("read verifiers' results.jsonl rows (state_to_output): example group, truncation, metrics", () => {
+    // Two rollouts of example 3 as verifiers' vf-eval writes them: metrics flattened beside.
+    const row = (completion: string, reward: number, isTruncated: boolean) => ({
+      example_id: 3,
+      prompt: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "2+2?" },
+      ],
+      completion: [{ role: "assistant", content: completion }],
+      answer: "4",
+      reward,
+      error: null,
+      timing: { generation_ms: 812.0, scoring_ms: 3.1, total_ms: 815.1 },
+      is_completed: true,
+      is_truncated: isTruncated,
+      stop_condition: isTruncated ? "max_tokens" : "no_tools_called",
+      metrics: { correct_answer: reward },
+      tool_defs: null,
+      correct_answer: reward,
+    });
+    const [solved, cut] = [row("4", 1, false), row("Let me think", 0, true)].map((r) => {
+      const out = read(r);
+      if (out.kind !== "trajectories") throw new Error(JSON.stringify(out));
+      expect(out.format).toBe("text-table");
+      return out.trajectories[0];
+    });
+    expect([solved?.group, solved?.status, solved?.reward]).toEqual(["3", "completed", 1]);
+    expect([cut?.group, cut?.status, cut?.reward]).toEqual(["3", "truncated", 0]);
+    expect(solved?.messages?.map((m) => m.role)).toEqual(["system", "user", "assistant"]);
+  });
+
+  it("say a row was cut where its finish says length", () => {
+    for (const extra of [
+      { truncated: true },
+      { finish_reason: "length" },
+      { stop_reason: "length" },
+    ]) {
+      const out = read({ prompt: "p", completion: "c", ...extra });
+      expect(out.kind === "trajectories" && out.trajectories[0]?.status).toBe("truncated");
+    }
+    const stopped = read({ prompt: "p", completion: "c", finish_reason: "stop" });
+    expect(stopped.kind === "trajectories" && stopped.trajectories[0]?.status).toBe("completed");
+  });
+
   it("take the group from a group column: rows that share it are one group", () => {
     const groupOf = (record: Record<string, unknown>) => {
       const out = read({ prompt: "p", completion: "c", reward: 1, ...record });

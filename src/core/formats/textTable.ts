@@ -93,6 +93,19 @@ function rewardOf(v: Rec): { field?: string; value: number | null | undefined } 
  */
 const GROUP_COLUMNS = ["group_id", "group_index", "group", "uid", "example_id", "prompt_id"];
 
+/**
+ * Truncated when the record says so: verifiers' `is_truncated`, a `truncated` flag, or a finish
+ * (`finish_reason`, `stop_reason`) of `length`; completed otherwise, as nothing else is recorded.
+ */
+function statusOf(v: Rec): "completed" | "truncated" {
+  const isCut =
+    v.is_truncated === true ||
+    v.truncated === true ||
+    v.finish_reason === "length" ||
+    v.stop_reason === "length";
+  return isCut ? "truncated" : "completed";
+}
+
 /** The record's group: the first group column holding a string or a number. */
 function groupOf(v: Rec): string | undefined {
   for (const name of GROUP_COLUMNS) {
@@ -140,7 +153,7 @@ function readTextTable(value: Rec, context: ReadContext): ReadResult {
     id: `L${context.line}`,
     source: { kind: "file", path: context.path, line: context.line, row: 0 },
     format: "text-table",
-    status: "completed",
+    status: statusOf(value),
     reward: reward.value,
     segments: [],
     messages,
