@@ -57,6 +57,18 @@ describe("binaryFileProblem", () => {
   });
 });
 
+describe("Apache Arrow files", () => {
+  it("name a datasets save_to_disk shard (an IPC stream) and Feather, with the command to Parquet", () => {
+    const stream = bytes(0xff, 0xff, 0xff, 0xff, 0x10, 0x01, 0, 0, 0x10, 0, 0, 0);
+    expect(binaryFileProblem(stream)).toMatch(
+      /^an Apache Arrow stream \(a Hugging Face datasets save_to_disk shard\).*Dataset\.from_file\(sys\.argv\[1\]\)\.to_parquet/,
+    );
+    const feather = new TextEncoder().encode("ARROW1\0\0\xff\xff\xff\xff");
+    expect(binaryFileProblem(feather)).toMatch(/^an Apache Arrow file \(Feather v2\)/);
+    expect(binaryFileProblem(new TextEncoder().encode('{"ARROW1": 1}\n'))).toBeUndefined();
+  });
+});
+
 describe("delimitedTextProblem", () => {
   it("names a CSV or TSV file and the command that writes it as JSON lines", () => {
     expect(delimitedTextProblem("runs/completions.CSV")).toMatch(

@@ -78,6 +78,34 @@ export function binaryFileProblem(head: Uint8Array): string | undefined {
   if (startsWith(head, [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00])) {
     return "an xz-compressed file: decompress it first (xz -dk FILE)";
   }
+  return arrowProblem(head);
+}
+
+/** "ARROW1": an Arrow IPC file (Feather v2) starts and ends with it. */
+const ARROW_FILE_MAGIC = [0x41, 0x52, 0x52, 0x4f, 0x57, 0x31];
+/** An Arrow IPC stream's first message starts with the continuation marker 0xFFFFFFFF. */
+const ARROW_STREAM_MARKER = [0xff, 0xff, 0xff, 0xff];
+
+/**
+ * An Apache Arrow file, with the command that writes it as Parquet (read here): the IPC stream a
+ * Hugging Face `datasets` `save_to_disk` shard is (`data-00000-of-00001.arrow`), or an Arrow IPC
+ * file (Feather v2). No text file starts with either: 0xFF is never UTF-8.
+ */
+function arrowProblem(head: Uint8Array): string | undefined {
+  if (startsWith(head, ARROW_STREAM_MARKER)) {
+    return (
+      "an Apache Arrow stream (a Hugging Face datasets save_to_disk shard): write it as Parquet " +
+      'first, e.g. python3 -c "import sys, datasets; ' +
+      'datasets.Dataset.from_file(sys.argv[1]).to_parquet(sys.argv[2])" FILE.arrow FILE.parquet'
+    );
+  }
+  if (startsWith(head, ARROW_FILE_MAGIC)) {
+    return (
+      "an Apache Arrow file (Feather v2): write it as Parquet first, e.g. python3 -c " +
+      '"import sys, pyarrow.feather as f, pyarrow.parquet as pq; ' +
+      'pq.write_table(f.read_table(sys.argv[1]), sys.argv[2])" FILE FILE.parquet'
+    );
+  }
   return undefined;
 }
 
