@@ -218,6 +218,7 @@ describe("text tables (a prompt and a completion as text, no ids)", () => {
     expect(groupOf({ uid: "a1b2" })).toBe("a1b2");
     expect(groupOf({ group_id: "g", example_id: 7 })).toBe("g");
     expect(groupOf({})).toBeUndefined();
+    expect(groupOf({ group: "math" })).toBeUndefined();
     expect(groupOf({ group_id: null, example_id: { n: 1 } })).toBeUndefined();
   });
 

@@ -88,10 +88,11 @@ function rewardOf(v: Rec): { field?: string; value: number | null | undefined } 
 }
 
 /**
- * The columns that name a row's group (its GRPO group, or the example its rollouts answer),
- * first match wins: rows that share the value are one group for group forensics.
+ * The columns that name a row's group (its GRPO group, verl's `uid`, or the example its rollouts
+ * answer), first match wins: rows that share the value are one group for group forensics. A bare
+ * `group` is not one: tables use it for a task or data subset as often.
  */
-const GROUP_COLUMNS = ["group_id", "group_index", "group", "uid", "example_id", "prompt_id"];
+const GROUP_COLUMNS = ["group_id", "group_index", "uid", "example_id", "prompt_id"];
 
 /**
  * Truncated when the record says so: verifiers' `is_truncated`, a `truncated` flag, or a finish
