@@ -1,5 +1,6 @@
 import { isRecord } from "../isRecord";
 import type { ChatMessage, Trajectory } from "../trajectory/types";
+import { parseJsonLine } from "./jsonLine";
 import type { FormatAdapter, ReadContext, ReadResult } from "./types";
 import { remainder } from "./wireSchemas";
 
@@ -18,12 +19,22 @@ export function contentText(content: unknown): string {
   return content.map((p) => (isRecord(p) && typeof p.text === "string" ? p.text : "")).join("");
 }
 
-/** A tool call as a line of text: its function's name and arguments (OpenAI `tool_calls`). */
+/**
+ * A tool call as a line of text: its function's name and arguments (OpenAI `tool_calls`, or a
+ * flat `{name, arguments}`). verifiers' results write each call as its JSON text
+ * (`sanitize_tool_calls`), which is read first. A call with no name is shown as its JSON, and
+ * a text that is no JSON object as it is: never as an empty call.
+ */
 function toolCallText(call: unknown): string {
-  const c = isRecord(call) ? call : {};
-  const f = isRecord(c.function) ? c.function : c;
+  const parsed = typeof call === "string" ? parseJsonLine(call) : undefined;
+  const value = parsed?.ok ? parsed.value : call;
+  if (!isRecord(value)) {
+    return `[tool call] ${typeof call === "string" ? call : String(JSON.stringify(call))}`;
+  }
+  const f = isRecord(value.function) ? value.function : value;
+  if (typeof f.name !== "string") return `[tool call] ${JSON.stringify(value)}`;
   const args = typeof f.arguments === "string" ? f.arguments : JSON.stringify(f.arguments ?? {});
-  return `[tool call] ${typeof f.name === "string" ? f.name : "?"} ${args}`;
+  return `[tool call] ${f.name} ${args}`;
 }
 
 /**

@@ -195,6 +195,35 @@ describe("text tables (a prompt and a completion as text, no ids)", () => {
     expect(solved?.messages?.map((m) => m.role)).toEqual(["system", "user", "assistant"]);
   });
 
+  it("show tool calls written as JSON text (verifiers' sanitize_tool_calls), none as an empty call", () => {
+    const call = {
+      id: "c1",
+      type: "function",
+      function: { name: "calc", arguments: '{"x":"3+3"}' },
+    };
+    const out = read({
+      example_id: 1,
+      prompt: [{ role: "user", content: "3+3?" }],
+      completion: [
+        { role: "assistant", content: "", tool_calls: [JSON.stringify(call)] },
+        { role: "tool", content: "6" },
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [JSON.stringify({ tool: "search", input: { q: "six" } }), "not json {"],
+        },
+      ],
+      reward: 1,
+    });
+    if (out.kind !== "trajectories") throw new Error(JSON.stringify(out));
+    expect(out.trajectories[0]?.messages?.map((m) => m.content)).toEqual([
+      "3+3?",
+      '[tool call] calc {"x":"3+3"}',
+      "6",
+      '[tool call] {"tool":"search","input":{"q":"six"}}\n[tool call] not json {',
+    ]);
+  });
+
   it("say a row was cut where its finish says length", () => {
     for (const extra of [
       { truncated: true },
