@@ -156,6 +156,21 @@ test("TRL's completions table as W&B writes it (*.table.json) opens as its rows"
   await expect(columns).toContainText("advantage-0.7071");
 });
 
+test("the same table written by pandas' to_csv opens as its rows, quoted line breaks kept", async ({
+  page,
+}) => {
+  await openRolloutFile(page, fixturePath("dumps/csv/completions_step10.csv"));
+  await expect(page.getByTestId("row-count")).toContainText("4 trajectories");
+  await expect(page.getByText("text-table", { exact: true }).first()).toBeVisible();
+  await page.getByLabel("search").fill("Cusco");
+  await expect(page.getByTestId("row-count")).toHaveText("1 / 4 trajectories");
+  await page.getByTestId("rollout-table").focus();
+  await page.keyboard.press("Enter");
+  const shown = page.getByTestId("text-record");
+  await expect(shown).toContainText("Name the capital of Peru.");
+  await expect(page.getByTestId("record-columns")).toContainText("advantage-0.7071");
+});
+
 test("a pretty-printed ATIF trajectory.json opens: contexts and subagents as linked rows", async ({
   page,
 }) => {

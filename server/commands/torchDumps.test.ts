@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { fixturePath } from "../../src/test/fixtureFiles";
 import { runCli } from "../../test-support/runCli";
 
 /*
@@ -61,16 +62,19 @@ describe("a file that is not what it seems gets a word, not a JSON error", () =>
     expect(code).toBe(2);
   });
 
-  it("a CSV export (a W&B table downloaded as CSV): the command that writes it as JSON lines, exit 2", async () => {
-    const path = join(dir, "completions.csv");
-    writeFileSync(
-      path,
-      'step,prompt,completion,accuracy_reward\n10,"2+2?","<think>\nok</think>4",1.0\n',
+  it("a CSV file is read as a table (TRL's, by pandas' to_csv); a ragged one names its row, exit 2", async () => {
+    const csv = fixturePath("dumps/csv/completions_step10.csv");
+    const read = await runCli(["validate", csv]);
+    expect(read.out).toBe(
+      `${csv} (step 10): text-table, 4 trajectories from 4 valid lines (4 lines, 0 blank, 0 bad)`,
     );
-    for (const command of ["validate", "drift", "groups", "mismatch"]) {
+    expect(read.code).toBe(0);
+    const path = join(dir, "ragged.csv");
+    writeFileSync(path, "prompt,completion,reward\na,b,1\nc,d\n");
+    for (const command of ["validate", "groups"]) {
       const { code, out, err } = await runCli([command, path]);
       expect(`${out}${err}`).toContain(
-        `${path}: cannot read: a CSV file (delimited text, not JSON): Rollout Lens reads JSON lines, JSON, Parquet, torch.save and ART YAML files; write it as JSON lines first, e.g. python3 -c "import sys, pandas as pd; pd.read_csv(sys.argv[1]).to_json(sys.argv[2], orient='records', lines=True)" FILE.csv FILE.jsonl`,
+        `${path}: cannot read: the CSV table does not read: row 2 (after the header): Too few fields`,
       );
       expect(code).toBe(2);
     }

@@ -9,7 +9,7 @@ import {
 } from "../../src/core/files/recordIndexer";
 import {
   binaryFileProblem,
-  delimitedTextProblem,
+  delimitedTextKind,
   isArtYamlHead,
   isDumpHead,
   isParquetHead,
@@ -145,7 +145,7 @@ export async function trainDumpPathsOf(path: string): Promise<string[]> {
  */
 export async function* readLines(path: string, range?: ByteRange): AsyncGenerator<NumberedLine> {
   const head = await fileHead(path, SNIFF_BYTES);
-  const problem = binaryFileProblem(head) ?? delimitedTextProblem(path);
+  const problem = binaryFileProblem(head);
   if (problem) throw new Error(problem);
   if (isDumpHead(head)) {
     if (range !== undefined) {
@@ -173,6 +173,12 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
     yield* documentLines(await artYamlFileRecords(path));
     return;
   }
+  const table = delimitedTextKind(path);
+  if (table !== undefined) {
+    if (range !== undefined && !(range.start <= 0 && range.end > 0)) return;
+    yield* documentLines(await delimitedFileRecords(path, table));
+    return;
+  }
   if (!isJsonDocumentName(path)) {
     const document = jsonDocumentHeadProblem(new TextDecoder().decode(head));
     if (document) throw new Error(document);
@@ -197,20 +203,31 @@ function* documentLines(records: readonly unknown[]): Generator<NumberedLine> {
     yield { lineNo: k + 1, text: stringifyJsonLine(value) };
 }
 
-/**
- * The records of an ART trajectories YAML file, read whole up to MAX_JSON_DOCUMENT_BYTES (the
- * YAML parser loads only for such a file).
- */
-async function artYamlFileRecords(path: string): Promise<unknown[]> {
+/** A file read whole as text, up to MAX_JSON_DOCUMENT_BYTES; `what` names it in the error. */
+async function wholeFileText(path: string, what: string): Promise<string> {
   const { size } = await stat(path);
   if (size > MAX_JSON_DOCUMENT_BYTES) {
     const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
-    throw new Error(
-      `an ART trajectories YAML file of ${size} bytes is over the ${mib} MiB read whole`,
-    );
+    throw new Error(`${what} of ${size} bytes is over the ${mib} MiB read whole`);
   }
+  return readFile(path, "utf8");
+}
+
+/**
+ * The records of an ART trajectories YAML file, read whole (the YAML parser loads only for such
+ * a file).
+ */
+async function artYamlFileRecords(path: string): Promise<unknown[]> {
+  const text = await wholeFileText(path, "an ART trajectories YAML file");
   const { artYamlRecords } = await import("../../src/core/formats/artYaml");
-  return artYamlRecords(await readFile(path, "utf8"));
+  return artYamlRecords(text);
+}
+
+/** The rows of a CSV or TSV file, read whole (papaparse loads only for such a file). */
+async function delimitedFileRecords(path: string, kind: "csv" | "tsv"): Promise<unknown[]> {
+  const text = await wholeFileText(path, `a ${kind.toUpperCase()} file`);
+  const { csvRecords } = await import("../../src/core/files/csvRecords");
+  return csvRecords(text, kind);
 }
 
 /**

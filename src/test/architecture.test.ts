@@ -109,7 +109,7 @@ describe("test support stays out of what ships", () => {
  * alike, so no Node module and no framework; hyparquet through its public entry, its page-level
  * internals only through the one module that names them (and pins their version).
  */
-const CORE_PACKAGES = new Set(["zod", "hyparquet", "hyparquet-compressors", "yaml"]);
+const CORE_PACKAGES = new Set(["zod", "hyparquet", "hyparquet-compressors", "yaml", "papaparse"]);
 const HYPARQUET_INTERNALS = "src/core/formats/hyparquetInternals.ts";
 
 describe("what src/core/ may import", () => {

@@ -25,13 +25,16 @@ describe("a JSON document under a .jsonl name in the file worker", () => {
   });
 });
 
-describe("a CSV or TSV export dropped on the files page", () => {
-  it("is one error naming the file and the command that writes it as JSON lines", async () => {
-    await expect(open("completions.csv", "step,prompt,completion\n10,a,b\n")).rejects.toThrow(
-      /^completions\.csv: a CSV file \(delimited text, not JSON\).*FILE\.csv FILE\.jsonl$/,
-    );
-    await expect(open("samples.tsv", "prompt\tcompletion\na\tb\n")).rejects.toThrow(
-      /^samples\.tsv: a TSV file/,
+describe("a CSV or TSV table dropped on the files page", () => {
+  it("is read whole into one record per row, as the CLI reads it", async () => {
+    const records = await open("completions.csv", 'prompt,completion,reward\n"2+2?",4,1.0\n');
+    expect(records?.rows).toBe(1);
+    expect(await records?.read(0, 1)).toEqual([{ prompt: "2+2?", completion: 4, reward: 1 }]);
+  });
+
+  it("names the file and the row whose cells do not match the header", async () => {
+    await expect(open("samples.tsv", "prompt\tcompletion\na\tb\tc\n")).rejects.toThrow(
+      /^samples\.tsv: the TSV table does not read: row 1 \(after the header\): Too many fields/,
     );
   });
 });

@@ -11,7 +11,7 @@ import {
 } from "../core/files/recordIndexer";
 import {
   binaryFileProblem,
-  delimitedTextProblem,
+  delimitedTextKind,
   isArtYamlHead,
   isDumpHead,
   isParquetHead,
@@ -105,28 +105,52 @@ async function columnsWithDump(table: RecordSource, dump: ByteFileSource): Promi
 }
 
 /**
- * An ART trajectories YAML file's records, read whole as the CLI reads it (the YAML parser loads
- * only for such a file).
+ * The records a whole-file reader makes of the file's text, up to MAX_JSON_DOCUMENT_BYTES, as
+ * the CLI reads it; `what` names the file in the error, which names the file too.
  */
-async function artYamlSource(
+async function wholeTextSource(
+  bytes: ByteSource,
+  name: string,
+  size: number,
+  what: string,
+  records: (text: string) => Promise<unknown[]>,
+  mapping: ColumnMapping | undefined,
+): Promise<RecordSource> {
+  if (size > MAX_JSON_DOCUMENT_BYTES) {
+    const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
+    throw new Error(`${name}: ${what} of ${size} bytes is over the ${mib} MiB read whole`);
+  }
+  const text = decoder.decode(await readSpan(bytes, 0, size));
+  try {
+    return memoryRecordSource(await records(text), size, mapping);
+  } catch (error) {
+    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** An ART trajectories YAML file's records (the YAML parser loads only for such a file). */
+function artYamlSource(
   bytes: ByteSource,
   name: string,
   size: number,
   mapping: ColumnMapping | undefined,
 ): Promise<RecordSource> {
-  if (size > MAX_JSON_DOCUMENT_BYTES) {
-    const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
-    throw new Error(
-      `${name}: an ART trajectories YAML file of ${size} bytes is over the ${mib} MiB read whole`,
-    );
-  }
-  const { artYamlRecords } = await import("../core/formats/artYaml");
-  const text = decoder.decode(await readSpan(bytes, 0, size));
-  try {
-    return memoryRecordSource(artYamlRecords(text), size, mapping);
-  } catch (error) {
-    throw new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const records = async (text: string) =>
+    (await import("../core/formats/artYaml")).artYamlRecords(text);
+  return wholeTextSource(bytes, name, size, "an ART trajectories YAML file", records, mapping);
+}
+
+/** A CSV or TSV file's rows (papaparse loads only for such a file). */
+function delimitedSource(
+  bytes: ByteSource,
+  name: string,
+  size: number,
+  kind: "csv" | "tsv",
+  mapping: ColumnMapping | undefined,
+): Promise<RecordSource> {
+  const records = async (text: string) =>
+    (await import("../core/files/csvRecords")).csvRecords(text, kind);
+  return wholeTextSource(bytes, name, size, `a ${kind.toUpperCase()} file`, records, mapping);
 }
 
 /**
@@ -142,7 +166,7 @@ export async function recordSourceOf(
   companions: FileCompanions = {},
 ): Promise<RecordSource | undefined> {
   const head = await bytes.read(0, Math.min(size, SNIFF_BYTES));
-  const problem = binaryFileProblem(head) ?? delimitedTextProblem(name);
+  const problem = binaryFileProblem(head);
   if (problem) throw new Error(`${name}: ${problem}`);
   const file = rangeFile(bytes, size);
   if (size >= 8 && isParquetHead(head)) {
@@ -155,6 +179,8 @@ export async function recordSourceOf(
     return rolloutDumpSource([{ name, file }, ...trains]);
   }
   if (isArtYamlHead(head)) return artYamlSource(bytes, name, size, mapping);
+  const table = delimitedTextKind(name);
+  if (table !== undefined) return delimitedSource(bytes, name, size, table, mapping);
   if (isJsonDocumentName(name) && size <= MAX_JSON_DOCUMENT_BYTES) {
     const records = jsonDocumentRecords(decoder.decode(await readSpan(bytes, 0, size)));
     return records ? memoryRecordSource(records, size, mapping) : undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   binaryFileProblem,
-  delimitedTextProblem,
+  delimitedTextKind,
   isArtYamlHead,
   isBarePickleHead,
   isDumpHead,
@@ -69,14 +69,12 @@ describe("Apache Arrow files", () => {
   });
 });
 
-describe("delimitedTextProblem", () => {
-  it("names a CSV or TSV file and the command that writes it as JSON lines", () => {
-    expect(delimitedTextProblem("runs/completions.CSV")).toMatch(
-      /^a CSV file \(delimited text, not JSON\).*pd\.read_csv\(sys\.argv\[1\]\)\.to_json.* FILE\.csv FILE\.jsonl$/,
-    );
-    expect(delimitedTextProblem("samples.tsv")).toContain("pd.read_csv(sys.argv[1], sep='\\t')");
+describe("delimitedTextKind", () => {
+  it("knows a CSV or TSV file by its name, to read it whole as a table", () => {
+    expect(delimitedTextKind("runs/completions.CSV")).toBe("csv");
+    expect(delimitedTextKind("samples.tsv")).toBe("tsv");
     for (const name of ["rollouts.jsonl", "table.json", "csv", "data.csv.jsonl"]) {
-      expect(delimitedTextProblem(name)).toBeUndefined();
+      expect(delimitedTextKind(name)).toBeUndefined();
     }
   });
 });

@@ -110,18 +110,10 @@ function arrowProblem(head: Uint8Array): string | undefined {
 }
 
 /**
- * Why a file named as delimited text (`.csv`, `.tsv`: a W&B table or a DataFrame exported as
- * text) is not read, with the one command that turns it into JSON lines; undefined for others.
- * Its cells are text whose types the export dropped, and a quoted cell may span lines.
+ * The kind of delimited text a file name says (`.csv`, `.tsv`: a DataFrame's `to_csv`, a W&B
+ * table's CSV export), read whole as a table (core/files/csvRecords.ts); undefined for others.
  */
-export function delimitedTextProblem(name: string): string | undefined {
+export function delimitedTextKind(name: string): "csv" | "tsv" | undefined {
   const ext = /\.(csv|tsv)$/i.exec(name)?.[1]?.toLowerCase();
-  if (ext === undefined) return undefined;
-  const sep = ext === "tsv" ? ", sep='\\t'" : "";
-  return (
-    `a ${ext.toUpperCase()} file (delimited text, not JSON): Rollout Lens reads JSON lines, ` +
-    "JSON, Parquet, torch.save and ART YAML files; write it as JSON lines first, e.g. " +
-    `python3 -c "import sys, pandas as pd; pd.read_csv(sys.argv[1]${sep}).to_json(sys.argv[2], ` +
-    `orient='records', lines=True)" FILE.${ext} FILE.jsonl`
-  );
+  return ext === "csv" || ext === "tsv" ? ext : undefined;
 }
