@@ -94,7 +94,7 @@ describe("validate --map", () => {
     expect((await run(validateCommand, [table])).code).toBe(2);
     const r = await run(validateCommand, [table, "--map", MAP]);
     expect(r.code).toBe(0);
-    expect(r.out).toContain("slime, 2 trajectories from 2 valid lines");
+    expect(r.out).toContain("slime, 2 trajectories from 2 valid records");
   });
 
   it("bad lines name the line and the mapped column; exit 1", async () => {

@@ -21,7 +21,7 @@ describe("a SkyRL training batch dump (.pkl) on the command line", () => {
   it("validate reads one trajectory per batch row", async () => {
     const { code, out } = await runCli(["validate", pkl]);
     expect(out).toBe(
-      `${pkl} (step 1): slime, 4 trajectories from 4 valid lines (4 lines, 0 blank, 0 bad)`,
+      `${pkl} (step 1): slime, 4 trajectories from 4 valid records (4 records, 0 bad)`,
     );
     expect(code).toBe(0);
   });
@@ -58,7 +58,7 @@ describe("a SkyRL training batch dump (.pkl) on the command line", () => {
   it("validate of the dumped_data folder reads its .pkl steps", async () => {
     const dir = pkl.slice(0, pkl.lastIndexOf("/"));
     const { code, out } = await runCli(["validate", dir]);
-    expect(out).toContain(`${pkl} (step 1): slime, 4 trajectories from 4 valid lines`);
+    expect(out).toContain(`${pkl} (step 1): slime, 4 trajectories from 4 valid records`);
     expect(code).toBe(0);
   });
 

@@ -21,7 +21,7 @@ describe("slime rollout dumps (.pt) on the command line", () => {
   it("validate reads every sample of the dump", async () => {
     const { code, out } = await runCli(["validate", rollout]);
     expect(out).toBe(
-      `${rollout}: slime, 36 trajectories from 36 valid lines (36 lines, 0 blank, 0 bad)`,
+      `${rollout}: slime, 36 trajectories from 36 valid records (36 records, 0 bad)`,
     );
     expect(code).toBe(0);
   });
@@ -66,7 +66,7 @@ describe("a file that is not what it seems gets a word, not a JSON error", () =>
     const csv = fixturePath("dumps/csv/completions_step10.csv");
     const read = await runCli(["validate", csv]);
     expect(read.out).toBe(
-      `${csv} (step 10): text-table, 4 trajectories from 4 valid lines (4 lines, 0 blank, 0 bad)`,
+      `${csv} (step 10): text-table, 4 trajectories from 4 valid records (4 records, 0 bad)`,
     );
     expect(read.code).toBe(0);
     const path = join(dir, "ragged.csv");
@@ -98,7 +98,7 @@ describe("a --dump-details folder (rollout_data/ + train_data/) opens as one run
   it("validate and drift read its rollout dump, not the train dump beside it", async () => {
     const validate = await runCli(["validate", details]);
     expect(validate.out).toBe(
-      `${details}/rollout_data/3.pt (step 3): slime, 12 trajectories from 12 valid lines (12 lines, 0 blank, 0 bad)`,
+      `${details}/rollout_data/3.pt (step 3): slime, 12 trajectories from 12 valid records (12 records, 0 bad)`,
     );
     expect(validate.code).toBe(0);
     const drift = await runCli(["drift", details, "--json"]);

@@ -30,6 +30,21 @@ describe("validate", () => {
     ]);
   });
 
+  it("counts a table's records as records and names a bad one by its row, not a line of text", async () => {
+    // Row 2 of this CSV starts on line 4 of its text: an error saying "line 3" would point there.
+    const csv = tempFile("scores.csv", 'prompt,completion,reward\n"a\nb",c,1\nd,e,high\n');
+    const { code, out } = await run([csv]);
+    expect(code).toBe(1);
+    expect(out.split("\n")).toEqual([
+      `${csv}: text-table, 1 trajectories from 1 valid records (2 records, 1 bad)`,
+      "  record 2 [reward]: expected a number, a list of numbers, rewards by name, or null",
+    ]);
+    const json = JSON.parse((await run([csv, "--json"])).out);
+    expect(json.files[0]).toMatchObject({ unit: "record", lines: 2, bad: 1 });
+    const jsonl = JSON.parse((await run([mixed, "--json"])).out);
+    expect(jsonl.files[0].unit).toBeUndefined();
+  });
+
   it("prints the same as one JSON object with --json", async () => {
     const { code, out } = await run([mixed, "--json"]);
     expect(code).toBe(1);

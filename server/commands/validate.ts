@@ -31,6 +31,11 @@ export interface FileReport {
   readonly shard?: FileShard;
   /** The first and last step its records name (`metadata.step`), when any does. */
   readonly recordSteps?: readonly [number, number];
+  /**
+   * "record" when the file is a table or document (Parquet, CSV, torch.save, JSON, YAML): its
+   * `lines` count records and an error's `line` is record r + 1, no line of the file's text.
+   */
+  readonly unit?: "record";
 }
 
 /**
@@ -53,9 +58,10 @@ export async function validateFile(
   const log = createErrorLog<LineError>();
   const errors = log.listed;
   const steps = stepRange();
-  const part = shard === undefined ? {} : { shard };
+  const part: { shard?: FileShard; unit?: "record" } = shard === undefined ? {} : { shard };
   try {
-    for await (const { result } of readRecords(path, { range: shard, format, mapping })) {
+    for await (const { result, isRecord } of readRecords(path, { range: shard, format, mapping })) {
+      if (isRecord) part.unit = "record";
       lines += 1;
       if (result.kind === "blank") blank += 1;
       else if (result.kind === "error") log.add(result.error);
@@ -118,12 +124,17 @@ function formatReport(report: FileReport): string {
     : report.recordSteps
       ? ` (${stepsLabel(report.recordSteps)} in its records)`
       : "";
+  // A table's or document's records have no lines of their own: they are counted as records.
+  const unit = report.unit ?? "line";
+  const counts =
+    unit === "record"
+      ? `${report.lines} records${report.blank > 0 ? `, ${report.blank} blank` : ""}, ${report.bad} bad`
+      : `${report.lines} lines, ${report.blank} blank, ${report.bad} bad`;
   const head =
     `${report.path}${where}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
-    `from ${report.valid} valid lines (${report.lines} lines, ${report.blank} blank, ` +
-    `${report.bad} bad)`;
+    `from ${report.valid} valid ${unit}s (${counts})`;
   const bad = report.errors.map(
-    (e) => `  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
+    (e) => `  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
   );
   const unlisted = unlistedNote(report.bad, report.errors.length);
   return [head, ...bad, ...(unlisted === undefined ? [] : [`  ${unlisted}`])].join("\n");

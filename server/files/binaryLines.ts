@@ -24,7 +24,7 @@ export async function* torchLines(path: string): AsyncGenerator<NumberedLine> {
   for (const group of source.groups) {
     const records = await source.read(group.start, group.start + group.rows);
     for (const [k, value] of records.entries()) {
-      yield { lineNo: group.start + k + 1, text: stringifyJsonLine(value) };
+      yield { lineNo: group.start + k + 1, text: stringifyJsonLine(value), isRecord: true };
     }
   }
 }

@@ -78,6 +78,8 @@ export async function* parquetLines(path: string): AsyncGenerator<NumberedLine> 
       label,
       size,
     )) as string[];
-    for (const [r, text] of lines.entries()) yield { lineNo: group.start + r + 1, text };
+    for (const [r, text] of lines.entries()) {
+      yield { lineNo: group.start + r + 1, text, isRecord: true };
+    }
   }
 }

@@ -30,6 +30,12 @@ export interface NumberedLine {
   readonly lineNo: number;
   readonly text: string;
   readonly error?: LineError;
+  /**
+   * Set when the "line" is a record of a table or document (a Parquet or CSV row, a torch.save
+   * sample, an element of a JSON or YAML document), record r numbered r + 1: no line of the
+   * file's text.
+   */
+  readonly isRecord?: true;
 }
 
 /**
@@ -67,6 +73,8 @@ export interface ReadRecordsOptions {
 export interface ReadRecord {
   readonly lineNo: number;
   readonly result: LineResult;
+  /** Set when `lineNo` numbers a record of a table or document, not a line (NumberedLine). */
+  readonly isRecord?: true;
 }
 
 /**
@@ -86,7 +94,9 @@ export async function* readRecords(
   for await (const line of readLines(path, options.range)) {
     const result = readNumberedLine(line, format, name, mapping);
     if (fixFormat && result.kind === "trajectories") format ??= result.format;
-    yield { lineNo: line.lineNo, result };
+    yield line.isRecord
+      ? { lineNo: line.lineNo, result, isRecord: true }
+      : { lineNo: line.lineNo, result };
   }
 }
 
@@ -200,7 +210,7 @@ export async function* readLines(path: string, range?: ByteRange): AsyncGenerato
 /** A document's records as numbered lines: record r is line r + 1. */
 function* documentLines(records: readonly unknown[]): Generator<NumberedLine> {
   for (const [k, value] of records.entries())
-    yield { lineNo: k + 1, text: stringifyJsonLine(value) };
+    yield { lineNo: k + 1, text: stringifyJsonLine(value), isRecord: true };
 }
 
 /** A file read whole as text, up to MAX_JSON_DOCUMENT_BYTES; `what` names it in the error. */
