@@ -35,7 +35,7 @@ test("a Parquet file opens in the browser, row groups indexed like lines, and ex
 }) => {
   await openRolloutFile(page, parquetFile);
   await expect(page).toHaveURL(/\/files\/local-1$/);
-  await expect(page.getByTestId("line-count")).toHaveText("3 lines");
+  await expect(page.getByTestId("line-count")).toHaveText("3 records");
   await expect(page.getByTestId("row-count")).toContainText("3");
   await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
 
@@ -169,6 +169,9 @@ test("the same table written by pandas' to_csv opens as its rows, quoted line br
   const shown = page.getByTestId("text-record");
   await expect(shown).toContainText("Name the capital of Peru.");
   await expect(page.getByTestId("record-columns")).toContainText("advantage-0.7071");
+  // Its place is its row, not a line of the file's text (the quoted cells span lines).
+  const nav = page.getByRole("navigation", { name: "trajectory navigation" });
+  await expect(nav).toContainText("record 4");
 });
 
 test("a pretty-printed ATIF trajectory.json opens: contexts and subagents as linked rows", async ({
@@ -176,7 +179,7 @@ test("a pretty-printed ATIF trajectory.json opens: contexts and subagents as lin
 }) => {
   await openRolloutFile(page, atifFile);
   await expect(page).toHaveURL(/\/files\/local-1$/);
-  await expect(page.getByTestId("line-count")).toHaveText("1 lines");
+  await expect(page.getByTestId("line-count")).toHaveText("1 record");
   await expect(page.getByTestId("row-count")).toContainText("3 trajectories");
   await expect(page.getByText("atif", { exact: true }).first()).toBeVisible();
   await expect(page.getByText("main/search-1").first()).toBeVisible();

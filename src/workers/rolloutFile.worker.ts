@@ -66,6 +66,7 @@ async function indexRecordFile(
       bytes: Math.min(size, done),
       totalBytes: size,
       lines,
+      unit: "record",
       rows: delta.rows,
       errors: delta.errors,
       format: index.format,

@@ -56,6 +56,8 @@ export interface RolloutFileState {
   readonly bytes: number;
   readonly totalBytes: number;
   readonly lines: number;
+  /** What `lines` counts, and what a row's `line` numbers: a table's or document's records. */
+  readonly unit: "line" | "record";
   readonly format: FormatId | undefined;
   /** Bytes per second since indexing started. */
   readonly rate: number;
@@ -104,6 +106,7 @@ export class RolloutFileClient {
       bytes: 0,
       totalBytes: source.kind === "blob" ? source.blob.size : 0,
       lines: 0,
+      unit: "line",
       format: undefined,
       rate: 0,
       caughtUp: false,
@@ -297,6 +300,7 @@ export class RolloutFileClient {
       bytes: reply.bytes,
       totalBytes: reply.totalBytes,
       lines: reply.lines,
+      unit: reply.unit ?? "line",
       format: reply.format,
       rate: reply.elapsedMs > 0 ? (reply.bytes / reply.elapsedMs) * 1000 : 0,
       caughtUp: reply.caughtUp,

@@ -83,6 +83,8 @@ export interface IndexProgress {
   readonly bytes: number;
   readonly totalBytes: number;
   readonly lines: number;
+  /** "record" for a table or document: `lines` counts its records (row r numbered r + 1). */
+  readonly unit?: "record";
   readonly rows: readonly RowSummary[];
   readonly errors: readonly LineError[];
   readonly format: FormatId | undefined;

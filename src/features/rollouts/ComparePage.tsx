@@ -48,6 +48,7 @@ export function ComparePage() {
           rowIndex={left}
           summary={state.rows[left]}
           from={from}
+          unit={state.unit}
         />
         <Side
           fileId={fileId}
@@ -55,6 +56,7 @@ export function ComparePage() {
           rowIndex={right}
           summary={state.rows[right]}
           from={from}
+          unit={state.unit}
         />
       </div>
     </div>
@@ -67,9 +69,11 @@ interface SideProps {
   readonly rowIndex: number;
   readonly summary: RowSummary | undefined;
   readonly from: number | undefined;
+  /** What the summary's `line` numbers: a line of the file, or a table's or document's record. */
+  readonly unit: "line" | "record";
 }
 
-function Side({ fileId, client, rowIndex, summary, from }: SideProps) {
+function Side({ fileId, client, rowIndex, summary, from, unit }: SideProps) {
   const trajectory = useFileTrajectory(fileId, client, rowIndex, summary !== undefined);
   const pieces = useRecordedPieces(trajectory.data);
   return (
@@ -80,7 +84,7 @@ function Side({ fileId, client, rowIndex, summary, from }: SideProps) {
             <Link to={`/files/${fileId}/${rowIndex}`}>
               <strong>{summary.id}</strong>
             </Link>{" "}
-            · line {summary.line} · {summary.status} · reward{" "}
+            · {unit} {summary.line} · {summary.status} · reward{" "}
             <span data-testid="compare-reward">{formatReward(summary.reward)}</span> ·{" "}
             {summary.totalTokens.toLocaleString("en-US")} tokens
             {summary.group !== undefined && ` · group ${summary.group}`}
@@ -97,7 +101,9 @@ function Side({ fileId, client, rowIndex, summary, from }: SideProps) {
       </header>
       {trajectory.isError && <p className={styles.error}>{trajectory.error.message}</p>}
       {trajectory.isPending && summary && (
-        <p className={styles.meta}>reading line {summary.line}…</p>
+        <p className={styles.meta}>
+          reading {unit} {summary.line}…
+        </p>
       )}
       {trajectory.data && (
         <div className={styles.view}>

@@ -121,6 +121,7 @@ function FileTrajectory({ view }: { readonly view: View }) {
         suffix={suffix}
         stepping={{ position, prev, next, count: order.length }}
         summary={summary}
+        unit={state?.unit ?? "line"}
       />
       {trajectory.data && (
         <AtifLinksNav
@@ -131,7 +132,9 @@ function FileTrajectory({ view }: { readonly view: View }) {
       )}
       {trajectory.isError && <p className={styles.error}>{trajectory.error.message}</p>}
       {trajectory.isPending && summary && (
-        <p className={styles.meta}>reading line {summary.line}…</p>
+        <p className={styles.meta}>
+          reading {state?.unit ?? "line"} {summary.line}…
+        </p>
       )}
       {trajectory.data && view === "tokens" && trajectory.data.segments.length === 0 && (
         <TextRecord trajectory={trajectory.data} />
@@ -177,10 +180,13 @@ interface RowNavProps {
     readonly count: number;
   };
   readonly summary: RowSummary | undefined;
+  /** What the summary's `line` numbers: a line of the file, or a table's or document's record. */
+  readonly unit: "line" | "record";
 }
 
 /** Back to the file, prev/next, the Tokens/Drift/Bisect tabs, the row's place and its summary line. */
-function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }: RowNavProps) {
+function RowNav(props: RowNavProps) {
+  const { fileId, fileName, rowIndex, view, suffix, stepping, summary, unit } = props;
   const tab = tabPath(view);
   return (
     <nav className={styles.nav} aria-label="trajectory navigation">
@@ -218,7 +224,7 @@ function RowNav({ fileId, fileName, rowIndex, view, suffix, stepping, summary }:
       </span>
       {summary && (
         <span className={styles.meta}>
-          <strong>{summary.id}</strong> · line {summary.line} · {summary.status} · reward{" "}
+          <strong>{summary.id}</strong> · {unit} {summary.line} · {summary.status} · reward{" "}
           {formatReward(summary.reward)} ·{" "}
           {summary.totalTokens === 0
             ? "no token ids"

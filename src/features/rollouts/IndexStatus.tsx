@@ -32,7 +32,10 @@ export function IndexStatus({ state, shown, onTogglePause }: IndexStatusProps) {
       <span>
         {formatBytes(state.bytes)} / {formatBytes(state.totalBytes)}
       </span>
-      <span data-testid="line-count">{state.lines.toLocaleString("en-US")} lines</span>
+      <span data-testid="line-count">
+        {state.lines.toLocaleString("en-US")} {state.unit}
+        {state.lines === 1 ? "" : "s"}
+      </span>
       <span data-testid="row-count">
         {shown.toLocaleString("en-US")} / {state.rows.length.toLocaleString("en-US")} trajectories
       </span>

@@ -104,7 +104,7 @@ export function RolloutsPage() {
       />
       <WhatIfTable fileId={fileId} client={client} state={state} idsAbsent={idsAbsent} />
       {series && <RolloutCharts series={series} onFilter={setQuery} />}
-      <ErrorsPanel errors={state.errors} />
+      <ErrorsPanel errors={state.errors} unit={state.unit} />
       <GroupsPanel
         groups={groups}
         forensics={forensics.data}
