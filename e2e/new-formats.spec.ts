@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import { fixtureLines, fixturePath } from "../src/test/fixtureFiles";
 import { primeRolloutParquet } from "../src/test/parquetFixtures";
 import { openRolloutFile, textFile } from "./fixtures/openRolloutFile";
@@ -133,13 +133,12 @@ test("ART's trajectories YAML opens: its groups' conversations, and token checks
   await expect(shown).toContainText("It is rainy in Paris.");
 });
 
-test("TRL's completions table as W&B writes it (*.table.json) opens as its rows", async ({
-  page,
-}) => {
-  await openRolloutFile(
-    page,
-    fixturePath("dumps/wandb/media/table/completions_10_5f1c2a9e8d7b6a4c3f21.table.json"),
-  );
+/**
+ * Opens TRL's completions table (fixture `path`), finds its "Cusco" row by search and opens it:
+ * the row's text record, checked to hold that row's prompt and completion.
+ */
+async function openTrlCuscoRow(page: Page, path: string): Promise<Locator> {
+  await openRolloutFile(page, fixturePath(path));
   await expect(page.getByTestId("row-count")).toContainText("4 trajectories");
   await expect(page.getByText("text-table", { exact: true }).first()).toBeVisible();
   await page.getByLabel("search").fill("Cusco");
@@ -149,6 +148,16 @@ test("TRL's completions table as W&B writes it (*.table.json) opens as its rows"
   const shown = page.getByTestId("text-record");
   await expect(shown).toContainText("Name the capital of Peru.");
   await expect(shown).toContainText("Cusco");
+  return shown;
+}
+
+test("TRL's completions table as W&B writes it (*.table.json) opens as its rows", async ({
+  page,
+}) => {
+  await openTrlCuscoRow(
+    page,
+    "dumps/wandb/media/table/completions_10_5f1c2a9e8d7b6a4c3f21.table.json",
+  );
   // The rewards by function and the advantage TRL logged, beside the text.
   const columns = page.getByTestId("record-columns");
   await expect(columns).toContainText("accuracy_reward0");
@@ -159,15 +168,7 @@ test("TRL's completions table as W&B writes it (*.table.json) opens as its rows"
 test("the same table written by pandas' to_csv opens as its rows, quoted line breaks kept", async ({
   page,
 }) => {
-  await openRolloutFile(page, fixturePath("dumps/csv/completions_step10.csv"));
-  await expect(page.getByTestId("row-count")).toContainText("4 trajectories");
-  await expect(page.getByText("text-table", { exact: true }).first()).toBeVisible();
-  await page.getByLabel("search").fill("Cusco");
-  await expect(page.getByTestId("row-count")).toHaveText("1 / 4 trajectories");
-  await page.getByTestId("rollout-table").focus();
-  await page.keyboard.press("Enter");
-  const shown = page.getByTestId("text-record");
-  await expect(shown).toContainText("Name the capital of Peru.");
+  await openTrlCuscoRow(page, "dumps/csv/completions_step10.csv");
   await expect(page.getByTestId("record-columns")).toContainText("advantage-0.7071");
   // Its place is its row, not a line of the file's text (the quoted cells span lines).
   const nav = page.getByRole("navigation", { name: "trajectory navigation" });
