@@ -29,7 +29,7 @@ describe("a CSV or TSV table dropped on the files page", () => {
   it("is read whole into one record per row, as the CLI reads it", async () => {
     const records = await open("completions.csv", 'prompt,completion,reward\n"2+2?",4,1.0\n');
     expect(records?.rows).toBe(1);
-    expect(await records?.read(0, 1)).toEqual([{ prompt: "2+2?", completion: 4, reward: 1 }]);
+    expect(await records?.read(0, 1)).toEqual([{ prompt: "2+2?", completion: "4", reward: 1 }]);
   });
 
   it("names the file and the row whose cells do not match the header", async () => {

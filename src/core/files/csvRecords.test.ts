@@ -34,6 +34,19 @@ describe("csvRecords", () => {
     ]);
   });
 
+  it("keeps text and group columns as written: an answer of 72, a uid of 0012, a completion nan", () => {
+    const csv = 'question,answer,reward,uid\n"What is 8*9?",72,1.0,0012\n"Say nan",nan,nan,7\n';
+    const rows = csvRecords(csv, "csv");
+    expect(rows).toEqual([
+      { question: "What is 8*9?", answer: "72", reward: 1, uid: "0012" },
+      { question: "Say nan", answer: "nan", reward: Number.NaN, uid: "7" },
+    ]);
+    const read = readRolloutValue(rows[0] as Record<string, unknown>, 2);
+    if (read.kind !== "trajectories") throw new Error(JSON.stringify(read));
+    const [t] = read.trajectories;
+    expect([t?.group, t?.reward, t?.messages?.at(-1)?.content]).toEqual(["0012", 1, "72"]);
+  });
+
   it("names the row whose cells do not match the header, and a table with no header", () => {
     expect(() => csvRecords("prompt,completion\na,b\nc\n", "csv")).toThrow(
       /^the CSV table does not read: row 2 \(after the header\): Too few fields/,

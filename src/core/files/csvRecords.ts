@@ -1,4 +1,5 @@
 import Papa from "papaparse";
+import { isTextColumn } from "../formats/textTable";
 
 /*
  * Delimited text (`.csv`, `.tsv`): a table a DataFrame's `to_csv` or a W&B table's CSV export
@@ -6,7 +7,8 @@ import Papa from "papaparse";
  * (docs/format.md, "CSV and TSV tables"). papaparse does the reading (quoted cells that
  * span lines, doubled quotes, a byte order mark); the types the text dropped are taken back as
  * far as the text says them: decimal numbers, true/false, an empty cell as null, and Python's
- * `nan`, `inf`, `-inf` as numbers. A row whose count of cells is not the header's is an error
+ * `nan`, `inf`, `-inf` as numbers, except in the columns a text table reads as text or as a
+ * group's name (textTable.ts isTextColumn), whose cells stay as written. A row whose count of cells is not the header's is an error
  * naming it, never cut or padded to fit.
  */
 
@@ -20,8 +22,8 @@ const SPECIAL_NUMBERS: Readonly<Record<string, number>> = {
   "-Infinity": Number.NEGATIVE_INFINITY,
 };
 
-function typedCell(value: unknown): unknown {
-  return typeof value === "string" && Object.hasOwn(SPECIAL_NUMBERS, value)
+function typedCell(field: string, value: unknown): unknown {
+  return !isTextColumn(field) && typeof value === "string" && Object.hasOwn(SPECIAL_NUMBERS, value)
     ? SPECIAL_NUMBERS[value]
     : value;
 }
@@ -33,7 +35,8 @@ function typedCell(value: unknown): unknown {
 export function csvRecords(text: string, kind: "csv" | "tsv"): Record<string, unknown>[] {
   const parsed = Papa.parse<Record<string, unknown>>(text.replace(/^\uFEFF/, ""), {
     header: true,
-    dynamicTyping: true,
+    // A prompt, an answer or a group id stays text even when it reads as a number ("72", "0012").
+    dynamicTyping: (field) => !isTextColumn(String(field)),
     skipEmptyLines: true,
     delimiter: kind === "tsv" ? "\t" : ",",
   });
@@ -44,5 +47,5 @@ export function csvRecords(text: string, kind: "csv" | "tsv"): Record<string, un
   }
   const fields = parsed.meta.fields ?? [];
   if (fields.length === 0) throw new Error(`the ${kind.toUpperCase()} table has no header row`);
-  return parsed.data.map((row) => Object.fromEntries(fields.map((f) => [f, typedCell(row[f])])));
+  return parsed.data.map((row) => Object.fromEntries(fields.map((f) => [f, typedCell(f, row[f])])));
 }

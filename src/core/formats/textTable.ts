@@ -118,6 +118,20 @@ function groupOf(v: Rec): string | undefined {
   return undefined;
 }
 
+/**
+ * True for a column a text table reads as text or as a group's name: delimited text keeps such a
+ * column's cells as written (an answer "72" or a uid "0012" is text), not as numbers.
+ */
+export function isTextColumn(name: string): boolean {
+  return TEXT_COLUMNS.has(name);
+}
+const TEXT_COLUMNS = new Set([
+  ...PROMPT_COLUMNS,
+  ...COMPLETION_COLUMNS,
+  ...CONVERSATION_COLUMNS,
+  ...GROUP_COLUMNS,
+]);
+
 /** The record's prompt and completion as messages, else its conversation, else what is missing. */
 function messagesOf(value: Rec): ChatMessage[] | { field: string } {
   const prompt = columnOf(value, PROMPT_COLUMNS);
