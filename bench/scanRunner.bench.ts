@@ -26,7 +26,8 @@ import { generateLine } from "../src/test/rolloutFileGenerator";
 
 const FILES = 4;
 const LINES = 40;
-const ROUNDS = 5;
+/** Rounds of every run (SCAN_BENCH_ROUNDS): the machine's speed phases move one round by 10-20 %. */
+const ROUNDS = Number(process.env.SCAN_BENCH_ROUNDS ?? 9);
 
 function median(xs: number[]): number {
   const sorted = [...xs].sort((p, q) => p - q);
@@ -100,45 +101,64 @@ async function compiled(launcher: string, args: string[]): Promise<void> {
     throw new Error(`lib/cli.js ${args[0]} exited ${done.status}: ${done.stderr}`);
 }
 
+/** Each run in turn, starting one further along every round so none always follows the same. */
+async function timeRounds(
+  runs: Record<string, () => Promise<unknown>>,
+): Promise<Record<string, Timing[]>> {
+  const names = Object.keys(runs);
+  const times: Record<string, Timing[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(round + i) % names.length] as string;
+      const run = runs[name] as () => Promise<unknown>;
+      times[name]?.push(await seconds(run));
+    }
+  }
+  return times;
+}
+
+/** Median of the per-round ratios base/run: each round's pair saw the same load. */
+function pairedRatio(base: readonly number[], run: readonly number[]): number {
+  return median(run.map((x, i) => (base[i] ?? Number.NaN) / x));
+}
+
 /**
- * Median seconds of each run, round by round so all see the same load; printed against `base`.
- * Wall clock is what a user waits; CPU seconds (every thread, children waited for) are printed
- * beside it because on a shared machine whose load is several times its cores the wall clock
- * mostly measures the other processes.
+ * Every run timed round by round (timeRounds) and printed against `base`: the median seconds,
+ * the ratio of the medians and, more robust to the machine's speed phases, the median of the
+ * rounds' own ratios. Wall clock is what a user waits; CPU seconds (every thread, children
+ * waited for) are printed beside it because on a shared machine whose load is several times its
+ * cores the wall clock mostly measures the other processes.
  */
 async function timeRuns(
   runs: Record<string, () => Promise<unknown>>,
   base: string,
   mb: number,
 ): Promise<void> {
-  const times: Record<string, Timing[]> = {};
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, run] of Object.entries(runs)) {
-      const list = times[name] ?? [];
-      times[name] = list;
-      list.push(await seconds(run));
-    }
-  }
-  const wallOf = (name: string) => median((times[name] ?? []).map((t) => t.wall));
-  const cpuOf = (name: string) => {
-    const cpus = (times[name] ?? []).map((t) => t.cpu);
-    return cpus.every((c) => c !== undefined) ? median(cpus as number[]) : undefined;
+  const times = await timeRounds(runs);
+  const walls = (name: string) => (times[name] ?? []).map((t) => t.wall);
+  const cpus = (name: string) => {
+    const list = (times[name] ?? []).map((t) => t.cpu);
+    return list.every((c) => c !== undefined) ? (list as number[]) : undefined;
   };
-  const baseWall = wallOf(base);
-  const baseCpu = cpuOf(base);
+  const baseWall = walls(base);
+  const baseCpu = cpus(base);
   for (const name of Object.keys(times)) {
-    const s = wallOf(name);
-    const cpu = cpuOf(name);
+    const s = median(walls(name));
+    const cpu = cpus(name);
     const cpuText =
       cpu === undefined || baseCpu === undefined
         ? ""
-        : `; CPU ${cpu.toFixed(2)} s, ${((100 * baseCpu) / cpu).toFixed(0)}% of the read's`;
+        : `; CPU ${median(cpu).toFixed(2)} s, ${pct(median(baseCpu) / median(cpu))} ` +
+          `(rounds' ${pct(pairedRatio(baseCpu, cpu))}) of the read's`;
     console.log(
       `${name.padEnd(26)} ${s.toFixed(2)} s, ${(mb / s).toFixed(1)} MB/s, ` +
-        `${((100 * baseWall) / s).toFixed(0)}% of the read's speed${cpuText} (medians of ${ROUNDS})`,
+        `${pct(median(baseWall) / s)} (rounds' ${pct(pairedRatio(baseWall, walls(name)))}) ` +
+        `of the read's speed${cpuText} (medians of ${ROUNDS})`,
     );
   }
 }
+
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
 export default async function bench(): Promise<void> {
   const dir = join(mkdtempSync(join(tmpdir(), "rollout-lens-scan-bench-")), "run");
