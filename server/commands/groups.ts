@@ -45,8 +45,8 @@ function hasFinding(g: LocatedForest, what: FailOn): boolean {
 
 const set = (s: readonly number[]) => `{${s.join(",")}}`;
 
-function formatGroup(g: LocatedForest): string[] {
-  const head = `  ${g.key} (line ${g.line}, ${g.size} member${g.size === 1 ? "" : "s"}, ${g.kind}${g.isRecorded ? ", recorded tree" : ""})`;
+function formatGroup(g: LocatedForest, unit: string): string[] {
+  const head = `  ${g.key} (${unit} ${g.line}, ${g.size} member${g.size === 1 ? "" : "s"}, ${g.kind}${g.isRecorded ? ", recorded tree" : ""})`;
   const points = g.branchPoints.map(
     (p) => `${p.index} ${p.children.map((c) => set(c.members)).join("|")}`,
   );
@@ -68,11 +68,12 @@ function formatFile(report: FileGroupsReport): string[] {
     `${report.path}: ${report.format ?? "no readable records"}, ${g.length} groups: ` +
     `${count((x) => x.zeroVariance)} zero-variance, ${count((x) => x.duplicateSets.length > 0)} with duplicates, ` +
     `${count((x) => x.multiplicity.tokens > 0)} with multiplicity`;
+  const unit = report.unit ?? "line";
   const bad = report.errors.map(
     (e) =>
-      `  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message} (not checked)`,
+      `  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message} (not checked)`,
   );
-  return [head, ...bad, ...g.flatMap(formatGroup)];
+  return [head, ...bad, ...g.flatMap((x) => formatGroup(x, unit))];
 }
 
 function parseFailOn(text: string | undefined, io: CommandIo): FailOn[] | number {
@@ -105,6 +106,7 @@ function fileJson(r: FileGroupsReport) {
     ...{ path: r.path, format: r.format, groups: r.groups.map(groupJson) },
     ...(r.errors.length > 0 ? { errors: r.errors } : {}),
     ...(r.readError === undefined ? {} : { read_error: r.readError }),
+    ...(r.unit === undefined ? {} : { unit: r.unit }),
   };
 }
 
@@ -121,7 +123,8 @@ function groupsSink(json: boolean, head: Record<string, unknown>, io: CommandIo)
       out.write(`${files++ > 0 ? "," : ""}${JSON.stringify(fileJson(r))}`);
       // The text report names these; with --json they also go to stderr, as before.
       if (r.readError !== undefined) io.err(`${r.path}: cannot read: ${r.readError}`);
-      for (const e of r.errors) io.err(`${r.path}: line ${e.line}: ${e.message} (not checked)`);
+      const unit = r.unit ?? "line";
+      for (const e of r.errors) io.err(`${r.path}: ${unit} ${e.line}: ${e.message} (not checked)`);
     },
     end: () => out.end("]}"),
   };

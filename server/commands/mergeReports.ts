@@ -34,9 +34,10 @@ function humanLines(file: Json): string[] {
   for (const t of (file.unchecked_trajectories ?? []) as Json[]) {
     lines.push(`${at(t)} unchecked: ${t.reason}`);
   }
+  const unit = unitOf(file);
   for (const e of (file.errors ?? []) as Json[]) {
     lines.push(
-      `${path}: line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
+      `${path}: ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
     );
   }
   const checked = Number(file.checked);
@@ -45,7 +46,7 @@ function humanLines(file: Json): string[] {
   lines.push(
     `${path}: ${file.format ?? "no readable records"}, ${file.trajectories} trajectories ` +
       `(${checked} checked, ${file.unchecked} unchecked), ${drifted} drifted ` +
-      `(${share.toFixed(1)}% of checked), ${((file.errors ?? []) as Json[]).length} bad lines`,
+      `(${share.toFixed(1)}% of checked), ${badText(file)}`,
   );
   return lines;
 }
@@ -57,6 +58,13 @@ function scanOf(report: unknown): "drift" | "mismatch" | "groups" {
   return isGroupsReport(report) ? "groups" : "drift";
 }
 
+/** "N bad lines", or records for a table's or document's report (its `unit`). */
+function badText(file: Json): string {
+  return `${((file.errors ?? []) as unknown[]).length} bad ${unitOf(file)}s`;
+}
+
+const unitOf = (file: Json) => (file.unit === "record" ? "record" : "line");
+
 /** The human lines of one merged mismatch file. */
 function mismatchLines(file: Json): string[] {
   const path = String(file.path);
@@ -67,7 +75,7 @@ function mismatchLines(file: Json): string[] {
     `${path}: ${file.format ?? "no readable records"}, ${s.trajectories} trajectories ` +
       `(${file.unchecked} not compared): ${s.compared} tokens, mean|δ| ${f(s.meanAbsDelta)}, ` +
       `max|δ| ${f(s.maxAbsDelta)}, ${(100 * (s.fractionCorrected ?? 0)).toFixed(2)}% corrected, ` +
-      `${((file.errors ?? []) as unknown[]).length} bad lines`,
+      badText(file),
   ];
 }
 
@@ -82,7 +90,7 @@ function groupsLines(file: Json): string[] {
   return [
     `${path}: ${file.format ?? "no readable records"}, ${groups.length} groups: ` +
       `${count((g) => g.zero_variance === true)} zero-variance, ${duplicates} with duplicates, ` +
-      `${multiplicity} with multiplicity, ${((file.errors ?? []) as unknown[]).length} bad lines`,
+      `${multiplicity} with multiplicity, ${badText(file)}`,
   ];
 }
 

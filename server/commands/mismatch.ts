@@ -146,6 +146,7 @@ function failedUnit(unit: ShardedInput, error: unknown): MismatchUnitDone {
 function humanLines(r: FileMismatchReport): string[] {
   if (r.readError !== undefined) return [`${r.path}: cannot read: ${r.readError}`];
   const what = r.format ?? "no readable records";
+  const unit = r.unit ?? "line";
   const lines = [
     r.summary.trajectories === 0
       ? `${r.path}: ${what}, no trajectory compared`
@@ -163,12 +164,14 @@ function humanLines(r: FileMismatchReport): string[] {
     for (const replayed of r.replays) lines.push(replayText(replayed));
   }
   for (const t of r.trajectories) {
-    lines.push(`  ${t.id} (line ${t.line}, ${t.lanes[0]} vs ${t.lanes[1]}): ${statsText(t.stats)}`);
+    lines.push(
+      `  ${t.id} (${unit} ${t.line}, ${t.lanes[0]} vs ${t.lanes[1]}): ${statsText(t.stats)}`,
+    );
   }
-  for (const s of r.skipped) lines.push(`  ${s.id} (line ${s.line}) skipped: ${s.reason}`);
+  for (const s of r.skipped) lines.push(`  ${s.id} (${unit} ${s.line}) skipped: ${s.reason}`);
   if (nothingCompared(r)) lines.push(`${r.path}: ${NOTHING_COMPARED}`);
   for (const e of r.errors) {
-    lines.push(`  line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`);
+    lines.push(`  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`);
   }
   return lines;
 }

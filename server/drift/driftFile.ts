@@ -96,6 +96,11 @@ export interface FileDrift {
   readonly roundTripReason?: string;
   /** Set when only a byte range of the file was checked (`--shard` on one file). */
   readonly shard?: FileShard;
+  /**
+   * "record" when the file is a table or document (Parquet, CSV, torch.save, JSON, YAML): its
+   * `validLines`, `badLines` and every `line` count records, not lines of the file's text.
+   */
+  readonly unit?: "record";
 }
 
 /** The part of one file a shard checks: the lines starting in `[start, end)` of its `size` bytes. */
@@ -258,8 +263,9 @@ export async function driftFile(path: string, options: DriftFileOptions): Promis
         run.file ??= await fileTokenizerFor(head.trajectory, options);
     }
     const reading = { format: run.format, mapping: options.mapping, range: options.shard };
-    for await (const { result } of readRecords(path, reading)) {
+    for await (const { result, isRecord } of readRecords(path, reading)) {
       run.throwIfFailed();
+      if (isRecord) run.unit = "record";
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         run.errors.add(result.error);
@@ -283,6 +289,7 @@ type Slot = TrajectoryDrift | typeof PENDING | typeof FAILED;
 class FileDriftRun {
   format: FormatId | undefined;
   validLines = 0;
+  unit: "record" | undefined;
   file: FileTokenizer | undefined;
   readonly errors = createErrorLog<LineError>();
   /**
@@ -438,6 +445,7 @@ class FileDriftRun {
       ...{ trajectories: this.kept, ...counts, errors: errors.listed, badLines: errors.count },
       ...(readError === undefined ? {} : { readError }),
       ...(options.shard === undefined ? {} : { shard: options.shard }),
+      ...(this.unit === undefined ? {} : { unit: this.unit }),
     };
   }
 }

@@ -79,10 +79,11 @@ function uncheckedLines(file: FileDrift): string[] {
     byReason.set(t.reason, places);
   }
   const lines: string[] = [];
+  const unit = file.unit ?? "line";
   for (const [reason, places] of [...byReason].slice(0, REASONS_SHOWN)) {
     const more = places.length > PLACES_SHOWN ? ` and ${places.length - PLACES_SHOWN} more` : "";
     lines.push(
-      `${file.path}: ${places.length} unchecked (line ${places.slice(0, PLACES_SHOWN).join(", ")}${more}): ${reason}`,
+      `${file.path}: ${places.length} unchecked (${unit} ${places.slice(0, PLACES_SHOWN).join(", ")}${more}): ${reason}`,
     );
   }
   if (byReason.size > REASONS_SHOWN) {
@@ -108,9 +109,10 @@ export function humanReport(file: FileDrift): string[] {
     for (const r of t.results) lines.push(...turnLines(at(file.path, t), r));
   }
   lines.push(...uncheckedLines(file));
+  const unit = file.unit ?? "line";
   for (const e of file.errors) {
     lines.push(
-      `${file.path}: line ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
+      `${file.path}: ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
     );
   }
   const unlisted = unlistedNote(file.badLines, file.errors.length);
@@ -129,7 +131,7 @@ export function humanReport(file: FileDrift): string[] {
     `${file.path}: ${file.format ?? "no readable records"}, ${total} trajectories ` +
       `(${checked} checked, ${file.unchecked.length} unchecked), ${drifted} drifted ` +
       `(${share.toFixed(1)}% of checked), ${trainable} trainable tokens affected, ` +
-      `${file.badLines} bad lines`,
+      `${file.badLines} bad ${unit}s`,
   );
   return lines;
 }
@@ -174,6 +176,7 @@ export function jsonReport(file: FileDrift): Record<string, unknown> {
     bad_lines: file.badLines,
     ...(file.readError === undefined ? {} : { read_error: file.readError }),
     ...(file.shard === undefined ? {} : { shard: { ...file.shard } }),
+    ...(file.unit === undefined ? {} : { unit: file.unit }),
     ...(file.roundTrip === undefined
       ? {}
       : {

@@ -11,6 +11,8 @@ export interface FileGroupsReport {
   readonly groups: readonly LocatedForest[];
   readonly errors: readonly LineError[];
   readonly readError?: string;
+  /** "record" when the file is a table or document: a `line` is its record's number (as validate's). */
+  readonly unit?: "record";
 }
 
 export interface GroupsUnitOptions {
@@ -31,8 +33,10 @@ export async function groupsOfFile(
   let format: FormatId | undefined;
   const errors: LineError[] = [];
   const collector = forestCollector({ nearK, isDetailed: false, keep });
+  const place: { unit?: "record" } = {};
   try {
-    for await (const { result } of readRecords(path)) {
+    for await (const { result, isRecord } of readRecords(path)) {
+      if (isRecord) place.unit = "record";
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.push(result.error);
@@ -43,9 +47,9 @@ export async function groupsOfFile(
     }
   } catch (error) {
     const readError = error instanceof Error ? error.message : String(error);
-    return { path, format: format ?? null, groups: [], errors, readError };
+    return { path, format: format ?? null, groups: [], errors, readError, ...place };
   }
-  return { path, format: format ?? null, groups: collector.finish(), errors };
+  return { path, format: format ?? null, groups: collector.finish(), errors, ...place };
 }
 
 /**

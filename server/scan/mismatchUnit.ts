@@ -56,6 +56,11 @@ export interface MismatchUnitDone {
   readonly replays: readonly ReplaySummary[];
   readonly shard?: FileShard;
   readonly readError?: string;
+  /**
+   * "record" when the file is a table or document (Parquet, CSV, torch.save, JSON, YAML): each
+   * `line` above is its record's number, not a line of the file's text (as `validate` says).
+   */
+  readonly unit?: "record";
 }
 
 /** Trajectories passed on together (`onRows`): few enough to stream, enough to amortize a message. */
@@ -82,13 +87,16 @@ export async function mismatchUnit(
   // Rows are kept for the replays only when some are asked for (the MCP server's check_mismatch asks only with `replay`).
   const collector = choices.length > 0 ? replayCollector(lanes) : undefined;
   let readError: string | undefined;
+  let unit: "record" | undefined;
   let row = 0;
   let part: TrajectoryMismatchReport[] = [];
   try {
     if (shard !== undefined && shard.start > 0) {
       format = (await rolloutFileHead(path, undefined, mapping)).format;
     }
-    for await (const { lineNo, result } of readRecords(path, { range: shard, format, mapping })) {
+    for await (const read of readRecords(path, { range: shard, format, mapping })) {
+      const { lineNo, result } = read;
+      if (read.isRecord) unit = "record";
       if (result.kind === "blank") continue;
       if (result.kind === "error") {
         errors.push(result.error);
@@ -123,5 +131,6 @@ export async function mismatchUnit(
     replays: collector ? collector.finish(choices).replays.map((r) => r.summary) : [],
     ...(shard === undefined ? {} : { shard }),
     ...(readError === undefined ? {} : { readError }),
+    ...(unit === undefined ? {} : { unit }),
   };
 }

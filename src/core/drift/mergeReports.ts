@@ -165,6 +165,8 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
     bad_lines: badLines,
     ...(readError === undefined ? {} : { read_error: readError }),
     ...(first("round_trip") === undefined ? {} : { round_trip: first("round_trip") }),
+    // "record": the file is a table or document, its `line`s are record numbers.
+    ...(first("unit") === undefined ? {} : { unit: first("unit") }),
     results,
   };
   return merged;

@@ -52,10 +52,13 @@ function mergeFile(path: string, parts: readonly Part[], errors: string[]): Json
   // Stable: groups starting on one line keep the order their shard gave them.
   groups.sort((a, b) => Number(a.line) - Number(b.line));
   const lineErrors = [...bad.values()].sort((a, b) => Number(a.line) - Number(b.line));
+  // "record": the file is a table or document, its `line`s are record numbers.
+  const unit = parts.find((p) => p.file.unit === "record")?.file.unit;
   return {
     ...{ path, format: format ?? null, groups },
     ...(lineErrors.length > 0 ? { errors: lineErrors } : {}),
     ...(readError === undefined ? {} : { read_error: readError }),
+    ...(unit === undefined ? {} : { unit }),
   };
 }
 

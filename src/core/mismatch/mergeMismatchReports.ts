@@ -94,11 +94,14 @@ function mergeFile(path: string, parts: Part[], errors: string[]): Json {
   // Replays are a batch over what one run read: a whole file's carry over; byte ranges' do not.
   const [only] = parts;
   const replays = parts.length === 1 && only?.range === undefined ? only?.file.replays : undefined;
+  // "record": the file is a table or document, its `line`s are record numbers (one reader: all agree).
+  const unit = parts.find((p) => p.file.unit === "record")?.file.unit;
   return {
     ...{ path, format: format ?? null, trajectories, skipped, errors: bad, summary },
     ...{ charts: finishCharts(charts), rows, unchecked: skipped.length },
     ...(replays === undefined ? {} : { replays }),
     ...(readError === undefined ? {} : { read_error: readError }),
+    ...(unit === undefined ? {} : { unit }),
   };
 }
 
