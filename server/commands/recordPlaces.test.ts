@@ -70,6 +70,15 @@ describe("a table's places in the scanning commands", () => {
     expect(json.files[0].unit).toBe("record");
   });
 
+  it("validate and drift count the bad records they do not list as records", async () => {
+    const rows = Array.from({ length: 1003 }, (_, i) => `p${i},c,high`);
+    const many = tempFile("many.csv", `prompt,completion,reward\n${rows.join("\n")}\n`);
+    const validate = await runCli(["validate", many]);
+    expect(validate.out.split("\n").at(-1)).toBe("  3 more bad records not listed");
+    const drift = await runCli(["drift", many]);
+    expect(drift.out).toContain(`${many}: 3 more bad records not listed`);
+  });
+
   it("JSON lines keep their lines", async () => {
     const drift = await runCli(["drift", jsonl]);
     expect(drift.out).toMatch(/: line 2: invalid JSON/);

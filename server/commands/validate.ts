@@ -136,7 +136,7 @@ function formatReport(report: FileReport): string {
   const bad = report.errors.map(
     (e) => `  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
   );
-  const unlisted = unlistedNote(report.bad, report.errors.length);
+  const unlisted = unlistedNote(report.bad, report.errors.length, unit);
   return [head, ...bad, ...(unlisted === undefined ? [] : [`  ${unlisted}`])].join("\n");
 }
 

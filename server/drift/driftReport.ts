@@ -115,7 +115,7 @@ export function humanReport(file: FileDrift): string[] {
       `${file.path}: ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
     );
   }
-  const unlisted = unlistedNote(file.badLines, file.errors.length);
+  const unlisted = unlistedNote(file.badLines, file.errors.length, unit);
   if (unlisted !== undefined) lines.push(`${file.path}: ${unlisted}`);
   const { checked, drifted, trainableAffected: trainable } = file;
   const total = checked + file.unchecked.length;

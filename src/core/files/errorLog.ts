@@ -29,7 +29,11 @@ export function createErrorLog<T>(max = MAX_LISTED_ERRORS): ErrorLog<T> {
   };
 }
 
-/** "N more bad lines not listed", or nothing when every one is listed. */
-export function unlistedNote(count: number, listed: number): string | undefined {
-  return count > listed ? `${count - listed} more bad lines not listed` : undefined;
+/** "N more bad lines (or records) not listed", or nothing when every one is listed. */
+export function unlistedNote(
+  count: number,
+  listed: number,
+  unit: "line" | "record" = "line",
+): string | undefined {
+  return count > listed ? `${count - listed} more bad ${unit}s not listed` : undefined;
 }
