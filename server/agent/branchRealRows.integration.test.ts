@@ -15,13 +15,22 @@ const dir = mkdtempSync(join(tmpdir(), "rl-branch-real-"));
 const file = join(dir, "rubiks.jsonl");
 const line = fixtureLines("atropos-rubiks-trimmed.jsonl")[0] ?? "";
 const PROMPT = 1934;
+// A text-only row as verifiers' vf-eval writes it (chat prompt and completion, no ids): file f2.
+const textFile = join(dir, "results.jsonl");
+const textRow = {
+  example_id: 0,
+  prompt: [{ role: "user", content: "2+2?" }],
+  completion: [{ role: "assistant", content: "4" }],
+  reward: 1,
+};
 let services: Services;
 let app: ReturnType<typeof buildApp>;
 
 beforeAll(async () => {
   writeFileSync(file, `${line}\n`);
+  writeFileSync(textFile, `${JSON.stringify(textRow)}\n`);
   services = await createServices(
-    parseServerConfig({ data: join(dir, "data"), files: [file], maxEpisodes: 4 }),
+    parseServerConfig({ data: join(dir, "data"), files: [file, textFile], maxEpisodes: 4 }),
   );
   app = buildApp(services);
 }, 60_000);
@@ -127,4 +136,15 @@ describe("branching a real Llama-3 atropos row that names no tokenizer", () => {
     const parentIds = JSON.parse(line).tokens[0] as number[];
     expect(stored.token_ids.slice(0, index)).toEqual(parentIds.slice(0, index));
   }, 60_000);
+
+  it("POST /api/episodes forking a text-only row: 400, no ids to fork from, nothing started", async () => {
+    const response = await app.request("/api/episodes", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ fork: { file: "f2", row: 0, index: 1 } }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: string };
+    expect(body.error).toMatch(/^fork: no token ids to fork from: this (file|trajectory) holds/);
+  });
 });

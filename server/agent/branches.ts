@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import { recordedToolNames } from "../../src/core/drift/templateInput";
+import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { type ForkedPrefix, forkPrefix } from "../../src/core/tito/fork";
 import { chooseTokenizerFor, type TokenizerChoice } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Tokenizer } from "../../src/core/tokenizer/types";
@@ -51,7 +52,13 @@ export interface BranchDeps {
 
 /** The parent (with its 1-based line when it is a file row), or why there is none. */
 export type Found =
-  | { readonly trajectory: Trajectory; readonly line?: number; readonly source?: ForkSource }
+  | {
+      readonly trajectory: Trajectory;
+      readonly line?: number;
+      readonly source?: ForkSource;
+      /** "record" when the row is a table's or document's: `line` is its record's number. */
+      readonly unit?: "record";
+    }
   | { readonly status: 400 | 404; error: string };
 
 async function findEpisode(deps: BranchDeps, id: string): Promise<Found> {
@@ -75,7 +82,8 @@ export async function findFileRow(
   let seen = 0;
   try {
     const reading = { mapping: mappingOf(file), fixFormat: false, name: file.name };
-    for await (const { lineNo, result } of readRecords(await servedPath(file), reading)) {
+    for await (const read of readRecords(await servedPath(file), reading)) {
+      const { lineNo, result } = read;
       if (spec.line !== undefined && lineNo !== spec.line) continue;
       if (result.kind === "error") {
         if (spec.line !== undefined) {
@@ -96,6 +104,7 @@ export async function findFileRow(
             trajectory,
             line: lineNo,
             source: { file: file.id, path: file.name, line: lineNo },
+            ...(read.isRecord ? { unit: "record" as const } : {}),
           };
         }
       }
@@ -171,6 +180,9 @@ export async function prefixFor(
   body: ForkEpisodeRequest,
   runner: RunnerDeps,
 ): Promise<ForkedPrefix | { readonly error: string }> {
+  // A text-only row (TRL's, verifiers', verl's decoded dump) has no ids to continue from.
+  const textOnly = trajectoryIdsAbsentReason(parent);
+  if (textOnly !== undefined) return { error: `fork: no token ids to fork from: ${textOnly}` };
   const edit = body.fork.tool_result;
   const results = edit === undefined ? [] : typeof edit === "string" ? [edit] : edit;
   const thinking = thinkingOf(parent, body);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BisectBundle } from "../../src/core/bisect/bundle";
+import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { chooseTokenizerFor } from "../../src/core/tokenizer/chooseTokenizer";
 import { flattenSegments } from "../../src/core/trajectory/flatten";
 import type { Trajectory } from "../../src/core/trajectory/types";
@@ -21,6 +22,17 @@ export function bisectTargetOf(
     sampled: flat.logprobs,
     samplingParams: t.samplingParams ?? {},
   };
+}
+
+/**
+ * Why a row cannot be bisected whatever is asked (its `mask` as bisectTargetOf gives it): it
+ * holds text only (no ids to rescore: said as the file's writer leaves it), or trains no token.
+ */
+export function bisectRefusal(t: Trajectory, mask: readonly number[]): string | undefined {
+  const textOnly = trajectoryIdsAbsentReason(t);
+  if (textOnly !== undefined) return `no token ids to rescore: ${textOnly}`;
+  if (!mask.includes(1)) return "no trained token (loss mask 1) to compare";
+  return undefined;
 }
 
 const TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"];

@@ -1,12 +1,13 @@
 import type { SampleCandidate } from "../../src/core/bisect/sample";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { readRecords } from "../files/readLines";
-import { bisectTargetOf } from "./bisectTarget";
+import { bisectRefusal, bisectTargetOf } from "./bisectTarget";
 
 /** Why a trajectory cannot be bisected, or undefined when it can. */
 export function ineligibility(t: Trajectory): string | undefined {
   const { mask, sampled } = bisectTargetOf(t);
-  if (!mask.includes(1)) return "no trained token (loss mask 1) to compare";
+  const refused = bisectRefusal(t, mask);
+  if (refused !== undefined) return refused;
   if (!mask.some((m, k) => m === 1 && typeof sampled[k] === "number"))
     return "no sampled logprob on a trained token";
   return undefined;
@@ -16,13 +17,17 @@ export function ineligibility(t: Trajectory): string | undefined {
 export interface FileCandidates {
   readonly candidates: SampleCandidate[];
   readonly badLines: { readonly line: number; readonly error: string }[];
+  /** "record" when the file is a table or document: a bad line's `line` is its record's number. */
+  readonly unit: "line" | "record";
 }
 
 /** Every row of the file (the file table's numbering), eligible or with the reason it is not. */
 export async function sampleCandidates(path: string, name: string): Promise<FileCandidates> {
   const candidates: SampleCandidate[] = [];
   const badLines: { line: number; error: string }[] = [];
-  for await (const { lineNo, result } of readRecords(path, { fixFormat: false, name })) {
+  let unit: FileCandidates["unit"] = "line";
+  for await (const { lineNo, result, isRecord } of readRecords(path, { fixFormat: false, name })) {
+    if (isRecord) unit = "record";
     if (result.kind === "error") {
       const field = result.error.field ? ` field ${result.error.field}:` : "";
       badLines.push({ line: lineNo, error: `${field} ${result.error.message}`.trim() });
@@ -37,7 +42,7 @@ export async function sampleCandidates(path: string, name: string): Promise<File
       );
     }
   }
-  return { candidates, badLines };
+  return { candidates, badLines, unit };
 }
 
 /** The picked rows' trajectories and 1-based lines (a second pass: the file is not kept). */

@@ -11,7 +11,7 @@ import { type BisectRow, bisectTable, tableDifferences } from "../../src/core/bi
 import type { IdsOnly } from "../../src/core/tokenizer/chooseTokenizer";
 import type { Trajectory } from "../../src/core/trajectory/types";
 import { findFileRow } from "../agent/branches";
-import { bisectTargetOf, tokenizerFacts } from "../bisect/bisectTarget";
+import { bisectRefusal, bisectTargetOf, tokenizerFacts } from "../bisect/bisectTarget";
 import { familyVerdicts, type ProbedUpstream } from "../bisect/familyCheck";
 import { type BisectUpstreams, rerunBundle, runBisect } from "../bisect/runBisect";
 import { outputOverInput } from "../files/outputGuard";
@@ -172,11 +172,9 @@ async function rowInput(path: string, plan: Plan) {
   }
   const t = found.trajectory;
   const target = bisectTargetOf(t);
-  if (!target.mask.includes(1))
-    return {
-      ok: false as const,
-      error: `${path} row ${plan.row}: no trained token (loss mask 1) to compare`,
-    };
+  const refused = bisectRefusal(t, target.mask);
+  if (refused !== undefined)
+    return { ok: false as const, error: `${path} row ${plan.row}: ${refused}` };
   const source = {
     file: path,
     row: plan.row,

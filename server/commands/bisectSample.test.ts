@@ -151,7 +151,24 @@ describe("rollout-lens bisect --sample", () => {
     writeFileSync(none, "{not json\n");
     const empty = await runCli(["bisect", none, "--sample", "2", "--sglang", sim.url]);
     expect(empty.code).toBe(2);
-    expect(empty.err).toContain("no row to bisect among 0: none has trained tokens");
+    expect(empty.err).toContain("no row to bisect among 0: it has no rows");
     expect(empty.err).toContain("1 bad line(s) are not rows");
+  });
+
+  it("says a text-only table's rows hold no ids to rescore, and names its bad records as records", async () => {
+    // Record 1's prompt spans two lines of the CSV's text; record 2's reward is no number.
+    const csv = join(dir, "scores.csv");
+    writeFileSync(csv, 'prompt,completion,reward\n"a\nb",c,1\nd,e,high\nf,g,0\n');
+    const sample = await runCli(["bisect", csv, "--sample", "2", "--sglang", sim.url]);
+    expect(sample.code).toBe(2);
+    expect(sample.err).toContain(
+      "no row to bisect among 2: 2 rows: no token ids to rescore: this file holds decoded text only",
+    );
+    expect(sample.err).toContain("1 bad record(s) are not rows");
+    const one = await runCli(["bisect", csv, "--row", "1", "--sglang", sim.url]);
+    expect(one.code).toBe(2);
+    expect(one.err).toContain(
+      `${csv} row 1: no token ids to rescore: this file holds decoded text only`,
+    );
   });
 });

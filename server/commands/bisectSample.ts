@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { BisectBundle } from "../../src/core/bisect/bundle";
 import {
   pickSample,
+  type SampleCandidate,
   type SampleRow,
   sampleDifferences,
   sampleTable,
@@ -51,18 +52,29 @@ async function checkAllFamilies(
   return { ok: true, value: code };
 }
 
+/** Why no row can be bisected: each reason the rows give, with how many give it. */
+function whyNone(candidates: readonly SampleCandidate[]): string {
+  const counts = new Map<string, number>();
+  for (const c of candidates)
+    if (!c.eligible) counts.set(c.reason, (counts.get(c.reason) ?? 0) + 1);
+  const reasons = [...counts].map(
+    ([reason, n]) => `${n} row${n === 1 ? "" : "s"}: ${reason.replace(/\.$/, "")}`,
+  );
+  return reasons.length === 0 ? ": it has no rows" : `: ${reasons.join("; ")}`;
+}
+
 /** The picked rows of FILE as bisect inputs, with the sample's facts; or why there is none. */
 async function sampleInputs(path: string, n: number, seed: number) {
-  const { candidates, badLines } = await sampleCandidates(resolve(path), path);
+  const { candidates, badLines, unit } = await sampleCandidates(resolve(path), path);
   const pick = pickSample(candidates, n, seed);
   if (pick.rows.length === 0) {
     const bad =
       badLines.length > 0
-        ? `; ${badLines.length} bad line(s) are not rows (rollout-lens validate FILE names them)`
+        ? `; ${badLines.length} bad ${unit}(s) are not rows (rollout-lens validate FILE names them)`
         : "";
     return {
       ok: false as const,
-      error: `${path}: no row to bisect among ${candidates.length}: none has trained tokens with sampled logprobs${bad}`,
+      error: `${path}: no row to bisect among ${candidates.length}${whyNone(candidates)}${bad}`,
     };
   }
   const found = await readPickedRows(resolve(path), path, pick.rows);
@@ -72,7 +84,7 @@ async function sampleInputs(path: string, n: number, seed: number) {
     return { row, ...f };
   });
   const sample = { file: path, n, seed, rows: pick.rows, skipped: pick.skipped };
-  return { ok: true as const, sample, rows, badLines };
+  return { ok: true as const, sample, rows, badLines, unit };
 }
 
 async function bisectRows(
@@ -115,7 +127,9 @@ export async function runSampleCommand(
     input.rows.map((r) => r.trajectory),
   );
   if (!family.ok) return family;
-  for (const b of input.badLines) io.err(`bisect: ${path} line ${b.line}: skipped: ${b.error}`);
+  for (const b of input.badLines) {
+    io.err(`bisect: ${path} ${input.unit} ${b.line}: skipped: ${b.error}`);
+  }
   const up = upstreams(values.sglang, values.sglangB);
   try {
     const bundles = await bisectRows(plan, path, input.rows, up);

@@ -213,6 +213,23 @@ describe("rollout-lens branch", () => {
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
+  it("refuses a text-only table's row before any tokenizer or upstream: no ids to fork from (exit 2)", async () => {
+    // Record 1's prompt spans two lines of the CSV's text; the row is named by its record.
+    const csv = join(dir, "scores.csv");
+    writeFileSync(csv, 'prompt,completion,reward\n"a\nb",c,1\nd,e,0\n');
+    const out = join(dir, "text-branches.jsonl");
+    const args = ["--row", "1", "--index", "1", "--sglang", sim.url, "--out", out];
+    const { code, out: printed, err } = await runCli(["branch", csv, ...args]);
+    expect(code).toBe(2);
+    expect(printed).toBe("");
+    expect(err).toMatch(
+      new RegExp(
+        `^branch: ${csv} record 2 \\(trajectory L2\\): no token ids to fork from: this file holds decoded text only`,
+      ),
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("lists its options with their defaults in --help", async () => {
     const { code, out } = await runCli(["branch", "--help"]);
     expect(code).toBe(0);

@@ -1,5 +1,6 @@
 import { appendFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
+import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { stringifyJsonLine } from "../../src/core/formats/jsonLine";
 import { writeRolloutLens } from "../../src/core/formats/rolloutLens";
 import {
@@ -144,7 +145,11 @@ export async function branchFileRow(run: FileBranchRun): Promise<FileBranchOutco
   );
   if (!("trajectory" in found)) return { ok: false, error: found.error };
   const parent = found.trajectory;
-  const where = `${path} line ${found.line ?? "?"} (trajectory ${parent.id})`;
+  const where = `${path} ${found.unit ?? "line"} ${found.line ?? "?"} (trajectory ${parent.id})`;
+  // Said before a tokenizer is chosen for ids the row does not have (prefixFor says it too).
+  const textOnly = trajectoryIdsAbsentReason(parent);
+  if (textOnly !== undefined)
+    return { ok: false, error: `${where}: no token ids to fork from: ${textOnly}` };
   const choice = branchTokenizer(parent, run.tokenizer);
   let tokenizer: RunnerDeps["tokenizer"];
   try {

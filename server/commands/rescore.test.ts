@@ -120,6 +120,32 @@ describe("rollout-lens rescore", () => {
     expect(text.out).toContain("no token ids (text-only record)");
   });
 
+  it("names a table's records as records: its count and the ones kept unchanged", async () => {
+    // Record 1's prompt spans two lines of the CSV's text: "line 2" would point inside it.
+    const csv = join(dir, "scores.csv");
+    writeFileSync(csv, 'prompt,completion,reward\n"a\nb",c,1\nd,e,high\n');
+    const out = join(dir, "scores.jsonl");
+    const { code, out: printed } = await runCli([
+      "rescore",
+      csv,
+      "--sglang",
+      sim.url,
+      "--out",
+      out,
+    ]);
+    expect(code).toBe(1);
+    const lines = printed.split("\n");
+    expect(lines[0]).toBe(
+      `${csv} -> ${out}: 0 of 1 trajectories rescored (lane rescored), 2 records`,
+    );
+    expect(lines).toContain("  record 1 kept unchanged: L1: no token ids (text-only record)");
+    expect(lines[2]).toMatch(/^ {2}record 2 kept unchanged: reward: /);
+    // Written back one record per JSON line, each as it was.
+    expect(readFileSync(out, "utf8").split("\n")[0]).toBe(
+      '{"prompt":"a\\nb","completion":"c","reward":1}',
+    );
+  });
+
   it("many trajectories waiting on a slot print no MaxListeners warning", async () => {
     const good = fixtureLines("reference-rollout-lens.jsonl")[0] ?? "";
     const path = join(dir, "many.jsonl");

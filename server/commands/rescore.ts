@@ -50,7 +50,8 @@ function positiveInt(value: string | undefined, fallback: number): number | unde
 }
 
 function printReport(io: CommandIo, report: RescoreReport, upstream: UpstreamModel): void {
-  for (const k of report.kept) io.out(`  line ${k.line} kept unchanged: ${k.reason}`);
+  const unit = report.unit ?? "line";
+  for (const k of report.kept) io.out(`  ${unit} ${k.line} kept unchanged: ${k.reason}`);
   const unchecked = report.unchecked.length;
   if (unchecked > 0) {
     io.out(`  family not checked on ${unchecked} trajectory(ies): ${report.unchecked[0]?.reason}`);
@@ -125,7 +126,7 @@ export async function runRescore(
       temporary,
     });
     io.out(
-      `${path} -> ${values.out}: ${report.rescored} of ${report.trajectories} trajectories rescored (lane ${lane}), ${report.lines} lines`,
+      `${path} -> ${values.out}: ${report.rescored} of ${report.trajectories} trajectories rescored (lane ${lane}), ${report.lines} ${report.unit ?? "line"}s`,
     );
     printReport(io, report, upstream);
     return report.kept.length > 0 || report.unchecked.length > 0 ? 1 : 0;

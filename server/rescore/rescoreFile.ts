@@ -21,6 +21,11 @@ export interface RescoreReport {
   readonly kept: { line: number; reason: string }[];
   /** Trajectories whose family could not be checked (never counted as a match). */
   readonly unchecked: { line: number; reason: string }[];
+  /**
+   * "record" when the file is a table or document (Parquet, CSV, torch.save, JSON): `lines` and
+   * each `line` count its records (written back one per JSON line), not lines of its text.
+   */
+  unit?: "record";
 }
 
 export interface RescoreFileOptions {
@@ -157,6 +162,7 @@ export async function rescoreFile(
     for await (const line of readLines(path)) {
       const { lineNo, text } = line;
       (report as { lines: number }).lines = lineNo;
+      if (line.isRecord) report.unit = "record";
       // The output copies every line: one too long to read cannot be copied, so the file stops.
       if (line.error) throw new Error(`line ${lineNo}: ${line.error.message}`);
       if (run.stop.signal.aborted) throw run.stop.signal.reason;

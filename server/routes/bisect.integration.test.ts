@@ -124,5 +124,12 @@ describe("POST /api/bisect", () => {
     const out = await post({ record: line, row: 3 });
     expect(out.status).toBe(400);
     expect(((await out.json()) as { error: string }).error).toMatch(/^row: 3 is out of range/);
+    // A text-only record (TRL's, verifiers') has no ids to rescore.
+    const text = JSON.stringify({ prompt: "2+2?", completion: "4", reward: 1 });
+    const textOnly = await post({ record: text, row: 0 });
+    expect(textOnly.status).toBe(400);
+    expect(((await textOnly.json()) as { error: string }).error).toMatch(
+      /^row 0: no token ids to rescore \(a text-only record\)/,
+    );
   }, 120_000);
 });

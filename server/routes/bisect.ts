@@ -3,7 +3,7 @@ import { z } from "zod";
 import { KNOB_NAMES } from "../../src/core/bisect/knobs";
 import { bisectTable } from "../../src/core/bisect/table";
 import type { Trajectory } from "../../src/core/trajectory/types";
-import { bisectTargetOf, tokenizerFacts } from "../bisect/bisectTarget";
+import { bisectRefusal, bisectTargetOf, tokenizerFacts } from "../bisect/bisectTarget";
 import { type BisectUpstreams, runBisect } from "../bisect/runBisect";
 import { type FamilyVerdict, refusalText } from "../rescore/familyGuard";
 import { readJsonBody } from "./readJsonBody";
@@ -80,8 +80,8 @@ export function bisectRoutes(options: BisectRoutesOptions) {
     if (!found.ok) return c.json({ error: found.error }, found.status);
     const t = found.trajectory;
     const target = bisectTargetOf(t);
-    if (!target.mask.includes(1))
-      return c.json({ error: "no trained token (loss mask 1) to compare" }, 400);
+    const cannot = bisectRefusal(t, target.mask);
+    if (cannot !== undefined) return c.json({ error: cannot }, 400);
     const knobs = v.knobs ?? KNOB_NAMES;
     const refused = await familyRefusal(options, t, knobs.includes("upstream"), v.force === true);
     if (refused !== undefined) return c.json({ error: refused }, 409);
