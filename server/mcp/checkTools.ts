@@ -126,6 +126,7 @@ export const checkMismatch: ToolRun = async (args, rt, ctx) => {
     skipped: r.skipped.slice(0, 20),
     skipped_count: r.skipped.length,
     bad_lines: r.errors.length,
+    ...(r.unit === undefined ? {} : { unit: r.unit }),
     ...(choices.length === 0 ? {} : { replays: r.replays.map(replayAnswer) }),
     ...(r.readError === undefined ? {} : { read_error: r.readError }),
   };

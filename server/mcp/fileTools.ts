@@ -1,6 +1,7 @@
 import { groupStats } from "../../src/core/files/groupStats";
 import { type DriftFilter, type RowQuery, selectRows } from "../../src/core/files/rowQuery";
 import type { RowSummary } from "../../src/core/files/rowSummary";
+import { trajectoryIdsAbsentReason } from "../../src/core/formats/idsAbsent";
 import { TOKENIZER_REASON_TEXT } from "../../src/core/tokenizer/chooseTokenizer";
 import { laneNames } from "../../src/core/trajectory/lanes";
 import { describeFile as describeListed } from "../files/fileRegistry";
@@ -47,6 +48,7 @@ export const describeFile: ToolRun = async (args, rt, ctx) => {
     rows: loaded.rows.length,
     lines: loaded.lines,
     bad_lines: loaded.errorCount,
+    ...(loaded.unit === undefined ? {} : { unit: loaded.unit }),
     errors: loaded.errors.slice(0, 10),
     groups: groupStats(loaded.rows).length,
     lanes: first ? laneNames(first) : [],
@@ -148,6 +150,7 @@ export const getTokens: ToolRun = async (args, rt, ctx) => {
   const start = Number(args.start ?? 0);
   const { total, tokens } = tokenWindow(t, start, Number(args.count ?? 200), tokenizer);
   const end = start + tokens.length;
+  const idsAbsent = trajectoryIdsAbsentReason(t);
   return {
     file: loaded.file.id,
     row,
@@ -157,6 +160,8 @@ export const getTokens: ToolRun = async (args, rt, ctx) => {
     tokens,
     next_start: end < total ? end : null,
     tokenizer: tokenizerOf(loaded),
+    // A text-only row (no ids): why, in its writer's words, rather than a silent empty window.
+    ...(idsAbsent === undefined ? {} : { ids_absent: idsAbsent }),
     url: rowUrl(ctx, loaded.file.id, row, start),
   };
 };

@@ -74,5 +74,6 @@ export const groupFindings: ToolRun = async (args, rt, ctx) => {
     })),
     next_offset: offset + page.length < picked.length ? offset + page.length : null,
     bad_lines: report.errors.length,
+    ...(report.unit === undefined ? {} : { unit: report.unit }),
   };
 };

@@ -26,7 +26,10 @@ export interface LoadedFile {
   readonly rows: readonly RowSummary[];
   /** Each row's forest group key (core/forest/groupKeys), for mapping group members to rows. */
   readonly groupKeys: readonly (string | undefined)[];
+  /** Lines read (records, for a table or document: see `unit`), bad ones and blanks included. */
   readonly lines: number;
+  /** "record" when the file is a table or document: `lines` and each `line` count its records. */
+  readonly unit?: "record";
   readonly errors: readonly LineError[];
   readonly errorCount: number;
   /** The tokenizer its ids are read with, and why (the rule `drift` uses). */
@@ -53,8 +56,11 @@ async function* trajectoriesOf(
   path: string,
   mapping: ColumnMapping | undefined,
   onError: (error: LineError) => void,
+  seen: { lines: number; unit?: "record" },
 ): AsyncGenerator<{ t: Trajectory; format: FormatId }> {
-  for await (const { result } of readRecords(path, { mapping })) {
+  for await (const { lineNo, result, isRecord } of readRecords(path, { mapping })) {
+    seen.lines = lineNo;
+    if (isRecord) seen.unit = "record";
     if (result.kind === "blank") continue;
     if (result.kind === "error") {
       onError(result.error);
@@ -78,7 +84,8 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
     errorCount += 1;
     if (errors.length < ERRORS_KEPT) errors.push(error);
   };
-  for await (const { t, format: f } of trajectoriesOf(file.path, mapping, onError)) {
+  const seen: { lines: number; unit?: "record" } = { lines: 0 };
+  for await (const { t, format: f } of trajectoriesOf(file.path, mapping, onError, seen)) {
     format = f;
     first ??= t;
     const summary = summarizeTrajectory(t, rows.length, f);
@@ -88,7 +95,7 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
     if (kept && keptTokens <= KEPT_TOKENS) kept.push(t);
     else kept = undefined;
   }
-  const lines = rows.reduce((n, r) => Math.max(n, r.line), 0);
+  const { lines } = seen;
   const tokenizer =
     first === undefined
       ? null
@@ -101,6 +108,7 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
   const revised = new Map<number, Trajectory>();
   return {
     ...{ file, format, rows, groupKeys, lines, errors, errorCount, tokenizer },
+    ...(seen.unit === undefined ? {} : { unit: seen.unit }),
     async trajectory(row) {
       const summary = rows[row];
       if (summary === undefined) {
@@ -109,7 +117,7 @@ async function readFileRows(files: McpFiles, file: RegisteredFile): Promise<Load
       const cached = revised.get(row) ?? all?.[row];
       if (cached) return cached;
       let index = 0;
-      for await (const { t } of trajectoriesOf(file.path, mapping, () => {})) {
+      for await (const { t } of trajectoriesOf(file.path, mapping, () => {}, { lines: 0 })) {
         if (index++ === row) return t;
       }
       throw new Error(`${file.name}: row ${row} is gone (the file changed since it was read)`);
