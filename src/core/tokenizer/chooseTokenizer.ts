@@ -16,7 +16,7 @@ export const TOKENIZER_REASON_TEXT: Readonly<Record<TokenizerReason, string>> = 
   "recorded-related":
     "the record names Llama 3.1, whose tokenizer is not installed: Llama 3's reads the same ids",
   ids: "recognised from the first token ids",
-  default: "the default: the record names none and its first ids match no known family",
+  default: "the default: the record names none and no known family is recognised from its ids",
 };
 
 export interface TokenizerChoice {
