@@ -45,7 +45,7 @@ describe("a table's places in the scanning commands", () => {
     expect(code).toBe(2);
     const lines = out.split("\n");
     expect(lines).toContain(
-      "  L1 (record 1) skipped: no logprobs at all: no sampled (inference) logprobs and no other lane",
+      "  L1 (record 1) skipped: no logprobs at all: a text-only row (no token ids)",
     );
     expect(lines).toContain(`  ${BAD}`);
     const json = JSON.parse((await runCli(["mismatch", csv, "--json"])).out);

@@ -1,4 +1,5 @@
 import type { ColumnMapping } from "../formats/columnMapping";
+import { trajectoryIdsAbsentReason } from "../formats/idsAbsent";
 import { readRolloutLineLanes, readRolloutValue } from "../formats/readRolloutLine";
 import type { FormatId } from "../formats/types";
 import { hasSampledLogprobs, laneValues, SAMPLED_LANE } from "../trajectory/lanes";
@@ -105,6 +106,15 @@ function laneFor(t: Trajectory, name: string): LaneValues | undefined | null {
   return name === SAMPLED_LANE ? undefined : (laneValues(t, name) ?? null);
 }
 
+/** Why `t` has no two lanes to compare: one lane only, no logprobs, or text only (no ids). */
+function noLanesReason(t: Trajectory): string {
+  if (hasSampledLogprobs(t)) return "no lane besides sampled";
+  // A text-only row (a CSV export, verifiers' results) has no tokens for a logprob to be of.
+  if (trajectoryIdsAbsentReason(t) !== undefined)
+    return "no logprobs at all: a text-only row (no token ids)";
+  return "no logprobs at all: no sampled (inference) logprobs and no other lane";
+}
+
 /** A trajectory charted (its compared tokens left gathered in the row scratch), or why not. */
 type Charted =
   | {
@@ -129,12 +139,7 @@ function chartLanes(
   options: MismatchScanOptions,
 ): Charted {
   const lanes = options.lanes ?? defaultLanes(t);
-  if (!lanes) {
-    const reason = hasSampledLogprobs(t)
-      ? "no lane besides sampled"
-      : "no logprobs at all: no sampled (inference) logprobs and no other lane";
-    return { ok: false, reason };
-  }
+  if (!lanes) return { ok: false, reason: noLanesReason(t) };
   const a = laneFor(t, lanes[0]);
   const b = laneFor(t, lanes[1]);
   if (a === null || b === null) {
