@@ -141,17 +141,21 @@ describe("rollout-lens mismatch", () => {
     writeFileSync(plain, `${fixtureLines("reference-rollout-lens.jsonl")[0]}\n`);
     const none = await runCli(["mismatch", plain]);
     expect(none.code).toBe(2);
-    expect(none.out).toContain("skipped: no lane besides sampled");
+    expect(none.out).toMatch(/ {2}1 skipped \(\S+ line 1\): no lane besides sampled/);
     // Real atropos rows without inference logprobs: per-token scores are never a default lane,
     // negative (a zero-variance group's) or not, and the row says it has no logprobs at all.
     const rubiks = join(dir, "rubiks.jsonl");
     writeFileSync(rubiks, `${fixtureLines("atropos-rubiks-trimmed.jsonl").join("\n")}\n`);
     const scores = await runCli(["mismatch", rubiks]);
     expect(scores.code).toBe(2);
-    const noLogprobs =
-      "skipped: no logprobs at all: no sampled (inference) logprobs and no other lane";
-    expect(scores.out).toContain(`L1.0 (line 1) ${noLogprobs}`);
-    expect(scores.out).toContain(`L2.0 (line 2) ${noLogprobs}`);
+    // Skipped rows are grouped by reason in the text, the first few named; --json lists each.
+    const rows = fixtureLines("atropos-rubiks-trimmed.jsonl").length;
+    expect(scores.out).toMatch(
+      /\n {2}(\d+) skipped \(L1\.0 line 1, .*L2\.0 line 2.*\): no logprobs at all: no sampled \(inference\) logprobs and no other lane\n/,
+    );
+    expect(scores.out.match(/ skipped \(/g)).toHaveLength(1);
+    const json = JSON.parse((await runCli(["mismatch", rubiks, "--json"])).out);
+    expect(json.files[0].skipped.length).toBeGreaterThanOrEqual(rows);
     expect(scores.out).not.toContain("token_scores");
     expect(scores.out).toContain("nothing compared: no trained token has a logprob in both lanes");
     expect((await runCli(["mismatch", file, "--correction", "nope"])).code).toBe(2);
@@ -180,7 +184,7 @@ describe("rollout-lens mismatch", () => {
     ]);
     const text = await runCli(["mismatch", mixed]);
     expect(text.code).toBe(2);
-    expect(text.out).toContain("empty (line 2) skipped: nothing compared");
+    expect(text.out).toContain("  1 skipped (empty line 2): nothing compared");
   });
 });
 

@@ -142,6 +142,27 @@ function failedUnit(unit: ShardedInput, error: unknown): MismatchUnitDone {
   };
 }
 
+/** Skipped trajectories named per reason in the text report; `--json` lists each one. */
+const SKIPPED_SHOWN = 8;
+
+/**
+ * The skipped trajectories grouped by reason, in file order, each reason's first few named
+ * (`id unit N`): a 10k-row text table gives one line, not 10k.
+ */
+function skippedLines(skipped: MismatchUnitDone["skipped"], unit: string): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const s of skipped) {
+    const places = byReason.get(s.reason) ?? [];
+    places.push(`${s.id} ${unit} ${s.line}`);
+    byReason.set(s.reason, places);
+  }
+  return [...byReason].map(([reason, places]) => {
+    const more = places.length > SKIPPED_SHOWN ? ` and ${places.length - SKIPPED_SHOWN} more` : "";
+    const named = places.slice(0, SKIPPED_SHOWN).join(", ");
+    return `  ${places.length} skipped (${named}${more}): ${reason}`;
+  });
+}
+
 /** The human lines of one file's report. */
 function humanLines(r: FileMismatchReport): string[] {
   if (r.readError !== undefined) return [`${r.path}: cannot read: ${r.readError}`];
@@ -168,7 +189,7 @@ function humanLines(r: FileMismatchReport): string[] {
       `  ${t.id} (${unit} ${t.line}, ${t.lanes[0]} vs ${t.lanes[1]}): ${statsText(t.stats)}`,
     );
   }
-  for (const s of r.skipped) lines.push(`  ${s.id} (${unit} ${s.line}) skipped: ${s.reason}`);
+  lines.push(...skippedLines(r.skipped, unit));
   if (nothingCompared(r)) lines.push(`${r.path}: ${NOTHING_COMPARED}`);
   for (const e of r.errors) {
     lines.push(`  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`);

@@ -45,11 +45,23 @@ describe("a table's places in the scanning commands", () => {
     expect(code).toBe(2);
     const lines = out.split("\n");
     expect(lines).toContain(
-      "  L1 (record 1) skipped: no logprobs at all: a text-only row (no token ids)",
+      "  2 skipped (L1 record 1, L3 record 3): no logprobs at all: a text-only row (no token ids)",
     );
     expect(lines).toContain(`  ${BAD}`);
     const json = JSON.parse((await runCli(["mismatch", csv, "--json"])).out);
     expect(json.files[0]).toMatchObject({ unit: "record", errors: [{ line: 2 }] });
+  });
+
+  it("mismatch groups its skipped rows by reason, naming the first eight", async () => {
+    const rows = Array.from({ length: 10 }, (_, i) => `p${i},c,1`);
+    const ten = tempFile("ten.csv", `prompt,completion,reward\n${rows.join("\n")}\n`);
+    const { out } = await runCli(["mismatch", ten]);
+    const named = Array.from({ length: 8 }, (_, i) => `L${i + 1} record ${i + 1}`).join(", ");
+    expect(out.split("\n")).toContain(
+      `  10 skipped (${named} and 2 more): no logprobs at all: a text-only row (no token ids)`,
+    );
+    const json = JSON.parse((await runCli(["mismatch", ten, "--json"])).out);
+    expect(json.files[0].skipped).toHaveLength(10);
   });
 
   it("groups names a group's first record and the bad ones as records", async () => {
