@@ -69,6 +69,18 @@ describe("bounded reading", () => {
       /^a JSON document of 314572800 bytes is over the 256 MiB read whole; write it as JSON lines/,
     );
   });
+
+  it("refuses a CSV table over the same cap before reading it, naming the cap", async () => {
+    const path = join(dir, "big.csv");
+    writeFileSync(path, "prompt,completion\na,b\n");
+    truncateSync(path, 300 * 1024 * 1024);
+    const lines = async () => {
+      for await (const _ of readLines(path)) break;
+    };
+    await expect(lines()).rejects.toThrow(
+      /^a CSV file of 314572800 bytes is over the 256 MiB read whole$/,
+    );
+  });
 });
 
 describe("drift's token cap", () => {

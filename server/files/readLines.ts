@@ -6,6 +6,7 @@ import {
   jsonDocumentHeadProblem,
   jsonDocumentRecords,
   MAX_JSON_DOCUMENT_BYTES,
+  tooBigToReadWhole,
 } from "../../src/core/files/recordIndexer";
 import {
   binaryFileProblem,
@@ -215,11 +216,8 @@ function* documentLines(records: readonly unknown[]): Generator<NumberedLine> {
 
 /** A file read whole as text, up to MAX_JSON_DOCUMENT_BYTES; `what` names it in the error. */
 async function wholeFileText(path: string, what: string): Promise<string> {
-  const { size } = await stat(path);
-  if (size > MAX_JSON_DOCUMENT_BYTES) {
-    const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
-    throw new Error(`${what} of ${size} bytes is over the ${mib} MiB read whole`);
-  }
+  const problem = tooBigToReadWhole(what, (await stat(path)).size);
+  if (problem !== undefined) throw new Error(problem);
   return readFile(path, "utf8");
 }
 
@@ -253,9 +251,8 @@ async function refuseBigDocument(path: string, size: number): Promise<void> {
     const text = head.toString("utf8", 0, bytesRead).replace(/^\uFEFF/, "");
     const firstLine = text.split("\n", 1)[0]?.trim() ?? "";
     if (text.trimStart().startsWith("[") || firstLine === "{") {
-      const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
       throw new Error(
-        `a JSON document of ${size} bytes is over the ${mib} MiB read whole; ` +
+        `${tooBigToReadWhole("a JSON document", size)}; ` +
           "write it as JSON lines (one record per line) to read it",
       );
     }

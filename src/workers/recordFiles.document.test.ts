@@ -32,6 +32,16 @@ describe("a CSV or TSV table dropped on the files page", () => {
     expect(await records?.read(0, 1)).toEqual([{ prompt: "2+2?", completion: "4", reward: 1 }]);
   });
 
+  it("is refused, naming the file and the cap, when it is over what is read whole", async () => {
+    const bytes = new TextEncoder().encode("prompt,completion\na,b\n");
+    const source = byteSource({ kind: "blob", name: "big.csv", blob: new Blob([bytes]) });
+    // The size the file says it has: nothing past the sniffed head is read before the refusal.
+    const big = 300 * 1024 * 1024;
+    await expect(recordSourceOf(source, "big.csv", big, undefined)).rejects.toThrow(
+      /^big\.csv: a CSV file of 314572800 bytes is over the 256 MiB read whole$/,
+    );
+  });
+
   it("names the file and the row whose cells do not match the header", async () => {
     await expect(open("samples.tsv", "prompt\tcompletion\na\tb\tc\n")).rejects.toThrow(
       /^samples\.tsv: the TSV table does not read: row 1 \(after the header\): Too many fields/,

@@ -8,6 +8,7 @@ import {
   MAX_JSON_DOCUMENT_BYTES,
   memoryRecordSource,
   type RecordSource,
+  tooBigToReadWhole,
 } from "../core/files/recordIndexer";
 import {
   binaryFileProblem,
@@ -116,10 +117,8 @@ async function wholeTextSource(
   records: (text: string) => Promise<unknown[]>,
   mapping: ColumnMapping | undefined,
 ): Promise<RecordSource> {
-  if (size > MAX_JSON_DOCUMENT_BYTES) {
-    const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
-    throw new Error(`${name}: ${what} of ${size} bytes is over the ${mib} MiB read whole`);
-  }
+  const problem = tooBigToReadWhole(what, size);
+  if (problem !== undefined) throw new Error(`${name}: ${problem}`);
   const text = decoder.decode(await readSpan(bytes, 0, size));
   try {
     return memoryRecordSource(await records(text), size, mapping);

@@ -42,6 +42,16 @@ export interface RecordSource {
 export const MAX_JSON_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 /**
+ * Why a file of `size` bytes that can only be read whole (a JSON or YAML document, a CSV table)
+ * is not read, `what` naming it; undefined when it is within MAX_JSON_DOCUMENT_BYTES.
+ */
+export function tooBigToReadWhole(what: string, size: number): string | undefined {
+  if (size <= MAX_JSON_DOCUMENT_BYTES) return undefined;
+  const mib = MAX_JSON_DOCUMENT_BYTES / (1024 * 1024);
+  return `${what} of ${size} bytes is over the ${mib} MiB read whole`;
+}
+
+/**
  * The records of a whole-file JSON document: an object is one record, an array one per element,
  * a W&B table one per row (tableRecords), and an object whose one key holds a list of objects (an
  * export's `{"data": [...]}` wrapper) one per element of that list, unless a format reads the
