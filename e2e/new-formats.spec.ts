@@ -27,7 +27,7 @@ test("a ZSTD-compressed Parquet file (ART's, polars' codec) opens in the browser
   page,
 }) => {
   await openRolloutFile(page, zstdFile, { rows: 3 });
-  await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
+  await expect(page.getByText("prime-rl-rollouts", { exact: true }).first()).toBeVisible();
 });
 
 test("a Parquet file opens in the browser, row groups indexed like lines, and exports as ATIF", async ({
@@ -37,7 +37,7 @@ test("a Parquet file opens in the browser, row groups indexed like lines, and ex
   await expect(page).toHaveURL(/\/files\/local-1$/);
   await expect(page.getByTestId("line-count")).toHaveText("3 records");
   await expect(page.getByTestId("row-count")).toContainText("3");
-  await expect(page.getByText("slime", { exact: true }).first()).toBeVisible();
+  await expect(page.getByText("prime-rl-rollouts", { exact: true }).first()).toBeVisible();
 
   await page.getByLabel("export format").selectOption("atif");
   const [download] = await Promise.all([

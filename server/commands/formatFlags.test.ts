@@ -39,9 +39,9 @@ describe("the --format tables, built from FORMAT_IDS", () => {
     expect(formatHelp(validateSpec())).toContain("auto|rollout-lens|slime|atropos|strands|verl");
     // Text-only formats (verl, prime-rl samples, ART, SkyRL evals, NeMo-RL val, AReaL, miles
     // trajectory sidecars, Tinker rollout summaries) are not drift formats; prime-rl traces
-    // (verifiers) and Tinker's capture carry ids.
+    // (verifiers), Tinker's capture, SkyRL batches and prime-rl rollout tables carry ids.
     expect(formatHelp(driftSpec())).toBe(
-      "auto|rollout-lens|slime|atropos|strands|atif|nemo-rl|verifiers|tinker-capture",
+      "auto|rollout-lens|slime|atropos|strands|atif|nemo-rl|verifiers|tinker-capture|skyrl-batch|prime-rl-rollouts",
     );
   });
 });

@@ -21,7 +21,7 @@ describe("a SkyRL training batch dump (.pkl) on the command line", () => {
   it("validate reads one trajectory per batch row", async () => {
     const { code, out } = await runCli(["validate", pkl]);
     expect(out).toBe(
-      `${pkl} (step 1): slime, 4 trajectories from 4 valid records (4 records, 0 bad)`,
+      `${pkl} (step 1): skyrl-batch, 4 trajectories from 4 valid records (4 records, 0 bad)`,
     );
     expect(code).toBe(0);
   });
@@ -44,13 +44,13 @@ describe("a SkyRL training batch dump (.pkl) on the command line", () => {
   it("drift recognises Qwen3 from the ids and finds no drift", async () => {
     const { code, out } = await runCli(["drift", pkl]);
     expect(out).toContain("tokenizer qwen3 (recognised from the first token ids)");
-    expect(out).toContain("slime, 4 trajectories (4 checked, 0 unchecked), 0 drifted");
+    expect(out).toContain("skyrl-batch, 4 trajectories (4 checked, 0 unchecked), 0 drifted");
     expect(code).toBe(0);
   });
 
   it("groups reads the prompts from policy_prompt_boundaries", async () => {
     const { code, out } = await runCli(["groups", pkl]);
-    expect(out).toContain(`${pkl}: slime, 2 groups`);
+    expect(out).toContain(`${pkl}: skyrl-batch, 2 groups`);
     expect(out).toContain("recorded: 0.500 -0.500");
     expect(code).toBe(0);
   });
@@ -58,7 +58,7 @@ describe("a SkyRL training batch dump (.pkl) on the command line", () => {
   it("validate of the dumped_data folder reads its .pkl steps", async () => {
     const dir = pkl.slice(0, pkl.lastIndexOf("/"));
     const { code, out } = await runCli(["validate", dir]);
-    expect(out).toContain(`${pkl} (step 1): slime, 4 trajectories from 4 valid records`);
+    expect(out).toContain(`${pkl} (step 1): skyrl-batch, 4 trajectories from 4 valid records`);
     expect(code).toBe(0);
   });
 

@@ -39,7 +39,7 @@ describe("readLines on Parquet files", () => {
   });
 
   it.each([
-    ["prime-rl rollouts", "rollouts.parquet", primeRolloutParquet, "slime", 3],
+    ["prime-rl rollouts", "rollouts.parquet", primeRolloutParquet, "prime-rl-rollouts", 3],
     ["prime-rl samples", "samples.parquet", primeSamplesParquet, "prime", 2],
     ["ART trajectories", "art.parquet", artParquet, "art", 2],
   ] as const)("validate reads %s", async (_name, name, build, format, count) => {

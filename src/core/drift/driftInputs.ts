@@ -4,6 +4,7 @@
  * is missing is reported unchecked with this reason, never as "no drift" (docs/drift.md).
  */
 import { trajectoryIdsAbsentReason } from "../formats/idsAbsent";
+import { isSlimeSample } from "../formats/types";
 import {
   chooseTokenizerFor,
   type TokenizerChoice,
@@ -31,7 +32,7 @@ export function recordedTexts(t: Trajectory): TextSpan[] {
     start = end;
   }
   const response = t.metadata.response;
-  if (spans.length === 0 && t.format === "slime" && typeof response === "string") {
+  if (spans.length === 0 && isSlimeSample(t.format) && typeof response === "string") {
     const first = t.segments[0];
     const promptLength = first?.kind === "prompt" ? first.tokenIds.length : 0;
     spans.push({ start: promptLength, end: start, text: response });

@@ -164,10 +164,17 @@ describe("Parquet summaries from projected columns", () => {
 
   it("are taken from the columns (not the records) past the first rows", async () => {
     const parquet = await open(table({ rows: 100, seed: 6, groupRows: 50 }));
-    const rows = await summarizeParquetRows(parquet, 50, 100, 50, "slime", "t.parquet");
+    const rows = await summarizeParquetRows(parquet, 50, 100, 50, "prime-rl-rollouts", "t.parquet");
     expect(rows?.map((r) => r.line)).toEqual(Array.from({ length: 50 }, (_, k) => 51 + k));
     // A range inside a group (the first group's rows after the head).
-    const inside = await summarizeParquetRows(parquet, 16, 50, 16, "slime", "t.parquet");
+    const inside = await summarizeParquetRows(
+      parquet,
+      16,
+      50,
+      16,
+      "prime-rl-rollouts",
+      "t.parquet",
+    );
     expect(inside?.map((r) => r.index)).toEqual(Array.from({ length: 34 }, (_, k) => 16 + k));
   });
 
@@ -176,7 +183,7 @@ describe("Parquet summaries from projected columns", () => {
       const { projected, full } = await bothIndexes(primeRolloutParquet(1, codec));
       expect(projected.rows).toEqual(full.rows);
       const parquet = await open(primeRolloutParquet(1, codec));
-      expect(await summarizeParquetRows(parquet, 1, 2, 1, "slime")).toHaveLength(1);
+      expect(await summarizeParquetRows(parquet, 1, 2, 1, "prime-rl-rollouts")).toHaveLength(1);
     }
   });
 
@@ -187,10 +194,14 @@ describe("Parquet summaries from projected columns", () => {
     expect(projected.errors.length).toBeGreaterThan(0);
     expect(projected.errors).toEqual(full.errors);
     expect(projected.rows).toEqual(full.rows);
-    expect(await summarizeParquetRows(await open(bad), 40, 80, 40, "slime")).toBeUndefined();
+    expect(
+      await summarizeParquetRows(await open(bad), 40, 80, 40, "prime-rl-rollouts"),
+    ).toBeUndefined();
     // A loss mask column: the reader maps it, so its rows are read whole.
     const masked = table({ rows: 40, seed: 8, groupRows: 20, extra: ["loss_mask"] });
-    expect(await summarizeParquetRows(await open(masked), 20, 40, 20, "slime")).toBeUndefined();
+    expect(
+      await summarizeParquetRows(await open(masked), 20, 40, 20, "prime-rl-rollouts"),
+    ).toBeUndefined();
     const both = await bothIndexes(masked);
     expect(both.projected.rows).toEqual(both.full.rows);
     // A response without a prompt: the full path's invariant error.

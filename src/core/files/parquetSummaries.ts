@@ -158,7 +158,8 @@ export async function summarizeParquetRows(
     (g) => g.start <= start && end <= g.start + g.rows,
   );
   const group = parquet.rowGroups[groupIndex];
-  if (parquet.producer !== "prime-rl-rollouts" || format !== "slime" || !group) return undefined;
+  if (parquet.producer !== "prime-rl-rollouts" || format !== "prime-rl-rollouts" || !group)
+    return undefined;
   const plan = planOf(parquet, groupIndex);
   if (!plan || TOKENS.some((t) => !plan.flat.has(t))) return undefined;
   const names = [...plan.flat.keys()];

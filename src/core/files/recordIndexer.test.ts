@@ -28,7 +28,7 @@ describe("indexRecords", () => {
       [1, 1],
     ]);
     expect(deltas[1]?.bytes).toBeGreaterThan(deltas[0]?.bytes ?? 0);
-    expect(index.format).toBe("slime");
+    expect(index.format).toBe("prime-rl-rollouts");
     expect(
       index.rows.map((r) => [r.index, r.line, r.reward, r.totalTokens, r.trainableTokens]),
     ).toEqual([

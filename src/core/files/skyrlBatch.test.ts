@@ -56,6 +56,8 @@ describe("a SkyRL dumped_data/*.pkl, unconverted", () => {
     ]);
     // policy_prompt_boundaries [(0, 2), (2, 4)] are the GRPO groups
     expect(ts.map((t) => t.group)).toEqual(["0", "0", "1", "1"]);
+    // Read as slime Samples, named for the tool that wrote the file.
+    expect(new Set(ts.map((t) => t.format))).toEqual(new Set(["skyrl-batch"]));
   });
 
   it("takes loss mask and sampled logprobs from the right-aligned response columns", async () => {

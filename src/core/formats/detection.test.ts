@@ -1,8 +1,15 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fixtureLines } from "../../test/fixtureFiles";
+import { namedBytes } from "../../../test-support/namedBytes";
+import { fixtureLines, fixturePath } from "../../test/fixtureFiles";
+import { primeRolloutParquet } from "../../test/parquetFixtures";
+import { rolloutDumpSource } from "../files/torchRecords";
 import { parseJsonLine } from "./jsonLine";
+import { openParquet, readParquetRecords } from "./parquet";
 import { ADAPTERS, detectFormat } from "./readRolloutLine";
 import type { FormatId } from "./types";
+
+const SKYRL_PKL = "dumps/skyrl/dumped_data/global_step_1_training_input.pkl";
 
 /** Every committed fixture of a record format, and the format each of its lines must be read as. */
 const FIXTURES: readonly { file: string; format: FormatId }[] = [
@@ -54,6 +61,41 @@ describe("format detection over every fixture", () => {
   });
 
   it("covers every format", () => {
-    expect(new Set(FIXTURES.map((f) => f.format))).toEqual(new Set(ADAPTERS.map((a) => a.id)));
+    const covered = [...FIXTURES.map((f) => f.format), "skyrl-batch", "prime-rl-rollouts"];
+    expect(new Set(covered)).toEqual(new Set(ADAPTERS.map((a) => a.id)));
+  });
+});
+
+/*
+ * The records a binary file's reader makes: a SkyRL batch's rows and an older prime-rl rollout
+ * table's, each turned into a slime Sample marked with its producer. The producer's adapter
+ * claims it first; slime's, which reads it alike, is the only other.
+ */
+describe("format detection of the records binary files are read into", () => {
+  async function skyrlRecords(): Promise<unknown[]> {
+    const bytes = new Uint8Array(readFileSync(fixturePath(SKYRL_PKL)));
+    const source = await rolloutDumpSource([namedBytes("global_step_1_training_input.pkl", bytes)]);
+    return source.read(0, source.rows);
+  }
+
+  async function primeRecords(): Promise<unknown[]> {
+    const buffer = primeRolloutParquet();
+    const parquet = await openParquet({
+      byteLength: buffer.byteLength,
+      slice: (start: number, end?: number) => Promise.resolve(buffer.slice(start, end)),
+    });
+    return readParquetRecords(parquet, 0, 3);
+  }
+
+  it.each([
+    ["a SkyRL dumped_data batch row", skyrlRecords, "skyrl-batch"],
+    ["an older prime-rl rollout table's row", primeRecords, "prime-rl-rollouts"],
+  ] as const)("%s is %s, and only slime besides claims it", async (_, records, format) => {
+    const values = (await records()) as Record<string, unknown>[];
+    expect(values.length).toBeGreaterThan(0);
+    for (const value of values) {
+      expect(detectFormat(value)).toBe(format);
+      expect(ADAPTERS.filter((a) => a.detect(value)).map((a) => a.id)).toEqual([format, "slime"]);
+    }
   });
 });

@@ -71,8 +71,10 @@ describe("Parquet rollouts", () => {
     const [first] = out;
     const result = first?.result;
     if (result?.kind !== "trajectories") throw new Error(JSON.stringify(result));
-    expect(result.format).toBe("slime");
+    // Read as slime Samples, named for the tool that wrote the table.
+    expect(result.format).toBe("prime-rl-rollouts");
     const [t] = result.trajectories;
+    expect(t?.format).toBe("prime-rl-rollouts");
     expect(t?.source).toEqual({ kind: "file", path: "x.parquet", line: 1, row: 0 });
     expect(t?.segments.map((s) => [s.kind, s.tokenIds.length])).toEqual([
       ["prompt", 13],

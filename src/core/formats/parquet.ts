@@ -142,6 +142,8 @@ function primeRolloutSample(row: Record<string, unknown>): Record<string, unknow
     tokens: input.concat(output),
     response_length: output.length,
     rollout_log_probs: Array.isArray(output_logprobs) ? output_logprobs : null,
+    // Read as a slime Sample, named for its producer (formats/slime.ts, primeRlRolloutsAdapter).
+    prime_rl_rollouts: true,
   };
   // The older table's per-token `loss_mask` maps when it covers the response exactly.
   if (Array.isArray(rest.loss_mask) && rest.loss_mask.length !== output.length) {

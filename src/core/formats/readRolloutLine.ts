@@ -13,7 +13,7 @@ import {
 import { parseJsonLine } from "./jsonLine";
 import { nemoRlAdapter } from "./nemoRl";
 import { rolloutLensAdapter } from "./rolloutLens";
-import { slimeAdapter } from "./slime";
+import { primeRlRolloutsAdapter, skyrlBatchAdapter, slimeAdapter } from "./slime";
 import { strandsAdapter } from "./strands";
 import {
   arealAdapter,
@@ -34,6 +34,8 @@ const PRODUCER_ADAPTERS: readonly FormatAdapter[] = [
   atifAdapter,
   nemoRlAdapter,
   strandsAdapter,
+  skyrlBatchAdapter,
+  primeRlRolloutsAdapter,
   slimeAdapter,
   atroposAdapter,
   verlAdapter,

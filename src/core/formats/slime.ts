@@ -12,7 +12,7 @@ import {
 } from "./fastArrays";
 import { readLanesWire, writeLanesWire } from "./lanesWire";
 import { maskRuns, nulls, segmentsByKind } from "./maskSegments";
-import type { FieldError, FormatAdapter, ReadContext, ReadResult } from "./types";
+import type { FieldError, FormatAdapter, FormatId, ReadContext, ReadResult } from "./types";
 import {
   lengthError,
   logprobsSchema,
@@ -335,3 +335,23 @@ export const slimeAdapter: FormatAdapter = {
     ("rollout_id" in v && Array.isArray(v.samples)),
   read: readSlime,
 };
+
+/** The slime reader under the id of a producer whose rows were turned into slime Samples. */
+function convertedAdapter(id: FormatId, marker: string): FormatAdapter {
+  return {
+    ...slimeAdapter,
+    id,
+    detect: (v) => marker in v && slimeAdapter.detect(v),
+    read: (value, context) => {
+      const result = readSlime(value, context);
+      if (!result.ok) return result;
+      return { ...result, trajectories: result.trajectories.map((t) => ({ ...t, format: id })) };
+    },
+  };
+}
+
+/** A row of SkyRL's training batch dump (`dumped_data/*.pkl`). */
+export const skyrlBatchAdapter = convertedAdapter("skyrl-batch", "skyrl_batch");
+
+/** A row of prime-rl's older rollout table (Parquet `input_tokens`, `output_tokens`, ...). */
+export const primeRlRolloutsAdapter = convertedAdapter("prime-rl-rollouts", "prime_rl_rollouts");

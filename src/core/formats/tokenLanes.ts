@@ -1,6 +1,7 @@
 import { tokenCount } from "../trajectory/flatten";
 import type { Trajectory } from "../trajectory/types";
 import { NEMO_RL_LANE_KEYS } from "./nemoRl";
+import { isSlimeSample } from "./types";
 
 /*
  * Extra per-token number arrays a record carries besides the token ids, mask and behaviour
@@ -15,6 +16,8 @@ export const TOKEN_LANE_KEYS: Readonly<Record<string, readonly string[]>> = {
   "nemo-rl": NEMO_RL_LANE_KEYS,
   atropos: ["advantages", "ref_logprobs"],
   slime: ["teacher_log_probs"],
+  "skyrl-batch": ["teacher_log_probs"],
+  "prime-rl-rollouts": ["teacher_log_probs"],
 };
 
 /** One lane: its metadata key and one value per token (null where the record has none). */
@@ -43,7 +46,7 @@ export function tokenLanesOf(t: Trajectory): TokenLane[] {
   const keys = TOKEN_LANE_KEYS[t.format] ?? [];
   const n = tokenCount(t.segments);
   const first = t.segments[0];
-  const offset = t.format === "slime" && first?.kind === "prompt" ? first.tokenIds.length : 0;
+  const offset = isSlimeSample(t.format) && first?.kind === "prompt" ? first.tokenIds.length : 0;
   const lanes: TokenLane[] = [];
   for (const key of keys) {
     const own = ownArray(t.metadata[key], t.source.row ?? 0);

@@ -5,6 +5,8 @@ import type { Trajectory } from "../trajectory/types";
 export type FormatId =
   | "rollout-lens/v1"
   | "slime"
+  | "skyrl-batch"
+  | "prime-rl-rollouts"
   | "atropos"
   | "strands"
   | "verl"
@@ -39,7 +41,26 @@ export const FORMAT_IDS: readonly FormatId[] = [
   "text-table",
   "tinker-capture",
   "tinker-summary",
+  "skyrl-batch",
+  "prime-rl-rollouts",
 ];
+
+/**
+ * The formats whose records are slime Samples: slime's own, and the other producers' files the
+ * readers turn into them (docs/format.md): a SkyRL `dumped_data` batch (core/files/skyrlBatch.ts
+ * marks each row `skyrl_batch`) and an older prime-rl rollout table (formats/parquet.ts marks each
+ * row `prime_rl_rollouts`). They read alike; the id says who wrote the file.
+ */
+export const SLIME_SAMPLE_FORMATS: readonly FormatId[] = [
+  "slime",
+  "skyrl-batch",
+  "prime-rl-rollouts",
+];
+
+/** True when `format`'s records are slime Samples (response-only arrays after the prompt). */
+export function isSlimeSample(format: string): boolean {
+  return (SLIME_SAMPLE_FORMATS as readonly string[]).includes(format);
+}
 
 /** A bad line: 1-based `line` in its file, `field` the JSON path at fault when known. */
 export interface LineError {
