@@ -80,17 +80,20 @@ export async function findFileRow(
   if (!file) return { status: 404, error: `fork: no file "${spec.file}"` };
   const row = spec.row ?? 0;
   let seen = 0;
+  // A table's or document's records are numbered as lines are: `record L`, not `line L`.
+  let place = "line";
   try {
     const reading = { mapping: mappingOf(file), fixFormat: false, name: file.name };
     for await (const read of readRecords(await servedPath(file), reading)) {
       const { lineNo, result } = read;
+      if (read.isRecord) place = "record";
       if (spec.line !== undefined && lineNo !== spec.line) continue;
       if (result.kind === "error") {
         if (spec.line !== undefined) {
           const field = result.error.field ? ` field ${result.error.field}:` : "";
           return {
             status: 400,
-            error: `fork: ${file.name} line ${lineNo}:${field} ${result.error.message}`,
+            error: `fork: ${file.name} ${place} ${lineNo}:${field} ${result.error.message}`,
           };
         }
         continue;
@@ -114,7 +117,7 @@ export async function findFileRow(
   } catch (error) {
     return { status: 400, error: `fork: ${file.name} cannot be read: ${String(error)}` };
   }
-  const where = spec.line === undefined ? "" : ` on line ${spec.line}`;
+  const where = spec.line === undefined ? "" : ` on ${place} ${spec.line}`;
   return { status: 400, error: `fork: ${file.name} has no row ${row}${where} (${seen} rows)` };
 }
 

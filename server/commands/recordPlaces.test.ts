@@ -91,6 +91,15 @@ describe("a table's places in the scanning commands", () => {
     expect(drift.out).toContain(`${many}: 3 more bad records not listed`);
   });
 
+  it("branch --line names a table's record as a record", async () => {
+    const out = join(dir, "branched.jsonl");
+    const bad = await runCli(["branch", csv, "--line", "2", "--index", "1", "--out", out]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain(`${csv} record 2: field reward: expected a number`);
+    const past = await runCli(["branch", csv, "--line", "9", "--index", "1", "--out", out]);
+    expect(past.err).toContain(`${csv} has no row 0 on record 9`);
+  });
+
   it("JSON lines keep their lines", async () => {
     const drift = await runCli(["drift", jsonl]);
     expect(drift.out).toMatch(/: line 2: invalid JSON/);
@@ -98,5 +107,7 @@ describe("a table's places in the scanning commands", () => {
     expect(mismatch.files[0].unit).toBeUndefined();
     const groups = await runCli(["groups", jsonl]);
     expect(groups.out).toMatch(/ {2}line 2: invalid JSON/);
+    const branch = await runCli(["branch", jsonl, "--line", "2", "--index", "1", "--out", "x"]);
+    expect(branch.err).toContain(`${jsonl} line 2: invalid JSON`);
   });
 });
