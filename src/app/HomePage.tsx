@@ -14,8 +14,6 @@ const DESCRIPTIONS: Readonly<Record<(typeof demoNames)[number], string>> = {
 const PRODUCER: Partial<Record<FormatId, string>> = {
   strands: "strands-sglang",
   prime: "prime-rl / verifiers",
-  "skyrl-batch": "SkyRL dumped_data",
-  "prime-rl-rollouts": "prime-rl rollout tables",
   "nemo-rl": "NeMo-RL",
   art: "ART",
   atif: "ATIF",
