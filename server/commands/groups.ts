@@ -1,3 +1,4 @@
+import { badLineText } from "../../src/core/files/errorLog";
 import type { LocatedForest } from "../../src/core/forest/forestOf";
 import { DEFAULT_NEAR_K } from "../../src/core/forest/groupForest";
 import { type FileGroupsReport, groupsUnit } from "../scan/groupsUnit";
@@ -69,10 +70,7 @@ function formatFile(report: FileGroupsReport): string[] {
     `${count((x) => x.zeroVariance)} zero-variance, ${count((x) => x.duplicateSets.length > 0)} with duplicates, ` +
     `${count((x) => x.multiplicity.tokens > 0)} with multiplicity`;
   const unit = report.unit ?? "line";
-  const bad = report.errors.map(
-    (e) =>
-      `  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message} (not checked)`,
-  );
+  const bad = report.errors.map((e) => `  ${badLineText(e, unit)} (not checked)`);
   return [head, ...bad, ...g.flatMap((x) => formatGroup(x, unit))];
 }
 
@@ -123,8 +121,7 @@ function groupsSink(json: boolean, head: Record<string, unknown>, io: CommandIo)
       out.write(`${files++ > 0 ? "," : ""}${JSON.stringify(fileJson(r))}`);
       // The text report names these; with --json they also go to stderr, as before.
       if (r.readError !== undefined) io.err(`${r.path}: cannot read: ${r.readError}`);
-      const unit = r.unit ?? "line";
-      for (const e of r.errors) io.err(`${r.path}: ${unit} ${e.line}: ${e.message} (not checked)`);
+      for (const e of r.errors) io.err(`${r.path}: ${badLineText(e, r.unit)} (not checked)`);
     },
     end: () => out.end("]}"),
   };

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { mergeDriftReports, type NamedReport } from "../../src/core/drift/mergeReports";
+import { badLineText } from "../../src/core/files/errorLog";
 import { isGroupsReport, mergeGroupsReports } from "../../src/core/forest/mergeGroupsReports";
 import { mergeMismatchReports } from "../../src/core/mismatch/mergeMismatchReports";
 import type { MergeReportsFlags, ParsedArgs } from "./commandFlags";
@@ -36,9 +37,7 @@ function humanLines(file: Json): string[] {
   }
   const unit = unitOf(file);
   for (const e of (file.errors ?? []) as Json[]) {
-    lines.push(
-      `${path}: ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
-    );
+    lines.push(`${path}: ${badLineText(e, unit)}`);
   }
   const checked = Number(file.checked);
   const drifted = Number(file.drifted);

@@ -1,3 +1,4 @@
+import { badLineText } from "../../src/core/files/errorLog";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { CorrectionChoice } from "../../src/core/mismatch/corrections/registry";
 import type { ReplaySummary } from "../../src/core/mismatch/corrections/replay";
@@ -192,7 +193,7 @@ function humanLines(r: FileMismatchReport): string[] {
   lines.push(...skippedLines(r.skipped, unit));
   if (nothingCompared(r)) lines.push(`${r.path}: ${NOTHING_COMPARED}`);
   for (const e of r.errors) {
-    lines.push(`  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`);
+    lines.push(`  ${badLineText(e, unit)}`);
   }
   return lines;
 }

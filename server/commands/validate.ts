@@ -1,4 +1,4 @@
-import { createErrorLog, unlistedNote } from "../../src/core/files/errorLog";
+import { badLineText, createErrorLog, unlistedNote } from "../../src/core/files/errorLog";
 import { recordStepOf, runPositionLabel, runPositionOf } from "../../src/core/files/runSteps";
 import type { ColumnMapping } from "../../src/core/formats/columnMapping";
 import type { FormatId, LineError } from "../../src/core/formats/types";
@@ -133,9 +133,7 @@ function formatReport(report: FileReport): string {
   const head =
     `${report.path}${where}: ${report.format ?? "no readable records"}, ${report.trajectories} trajectories ` +
     `from ${report.valid} valid ${unit}s (${counts})`;
-  const bad = report.errors.map(
-    (e) => `  ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
-  );
+  const bad = report.errors.map((e) => `  ${badLineText(e, unit)}`);
   const unlisted = unlistedNote(report.bad, report.errors.length, unit);
   return [head, ...bad, ...(unlisted === undefined ? [] : [`  ${unlisted}`])].join("\n");
 }

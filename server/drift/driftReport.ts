@@ -1,7 +1,7 @@
 import { driftExitCodeOf } from "../../src/core/drift/mergeReports";
 import type { TurnCheck, TurnReport } from "../../src/core/drift/prefixCheck";
 import type { DriftResult } from "../../src/core/drift/types";
-import { unlistedNote } from "../../src/core/files/errorLog";
+import { badLineText, unlistedNote } from "../../src/core/files/errorLog";
 import {
   TOKENIZER_REASON_TEXT,
   type TokenizerChoice,
@@ -111,9 +111,7 @@ export function humanReport(file: FileDrift): string[] {
   lines.push(...uncheckedLines(file));
   const unit = file.unit ?? "line";
   for (const e of file.errors) {
-    lines.push(
-      `${file.path}: ${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`,
-    );
+    lines.push(`${file.path}: ${badLineText(e, unit)}`);
   }
   const unlisted = unlistedNote(file.badLines, file.errors.length, unit);
   if (unlisted !== undefined) lines.push(`${file.path}: ${unlisted}`);

@@ -37,3 +37,11 @@ export function unlistedNote(
 ): string | undefined {
   return count > listed ? `${count - listed} more bad ${unit}s not listed` : undefined;
 }
+
+/** A bad line as every report names it: `line 3 [reward]: message` (`record 3` in a table). */
+export function badLineText(
+  e: { readonly line?: unknown; readonly field?: unknown; readonly message?: unknown },
+  unit: "line" | "record" = "line",
+): string {
+  return `${unit} ${e.line}${e.field === undefined ? "" : ` [${e.field}]`}: ${e.message}`;
+}
